@@ -1,0 +1,75 @@
+/**
+ * THE byte rules: every domain tag and every hashed or signed byte string of
+ * the session protocol is assembled here and nowhere else (docs/PROTOCOL.md
+ * specifies the same bytes in prose). The digest is passed in; this file does
+ * no crypto itself.
+ *
+ * Domain separation:
+ * - entry hash     = D(0x00 ‖ entryBytes)             RFC 6962 leaf hash
+ * - tree node      = D(0x01 ‖ left ‖ right)           RFC 6962 interior node
+ * - tagged hash    = D(utf8(tag) ‖ 0x00 ‖ data)       every other hash; tags
+ *   start with "tally/" (0x74…), so no tagged preimage can begin with 0x00 or
+ *   0x01 and collide with a tree preimage, and the NUL ends the tag.
+ */
+import { canonicalBytes, utf8, type CanonicalValue } from './canonical.js';
+import { LEAF_PREFIX } from './merkle/hasher.js';
+
+/** A 32-byte digest function (SHA-256 in Tally). */
+export type Digest = (data: Uint8Array) => Uint8Array;
+
+/** Version string written into every genesis entry. */
+export const PROTOCOL_VERSION = 'tally/1';
+
+/** Every domain tag, by the structure it names. */
+export const DOMAIN_TAGS = {
+  /** Frame root: the digest of a frame's content `{data?, ordinal, time}`. */
+  frameRoot: 'tally/v1/frame-root',
+  /** Authored bytes of a turn. */
+  authored: 'tally/v1/authored',
+  /** Identity of a turn as submitted (the entry without the engine's ruling). */
+  turnClaim: 'tally/v1/turn-claim',
+} as const;
+
+export { LEAF_PREFIX, NODE_PREFIX } from './merkle/hasher.js';
+
+/** `D(utf8(tag) ‖ 0x00 ‖ data)`. */
+export function taggedHash(digest: Digest, tag: string, data: Uint8Array): Uint8Array {
+  const t = utf8(tag);
+  const buf = new Uint8Array(t.length + 1 + data.length);
+  buf.set(t, 0);
+  buf[t.length] = 0;
+  buf.set(data, t.length + 1);
+  return digest(buf);
+}
+
+/** Entry hash = RFC 6962 leaf hash of the entry's canonical bytes: `D(0x00 ‖ bytes)`. */
+export function entryHash(digest: Digest, entryBytes: Uint8Array): Uint8Array {
+  const buf = new Uint8Array(entryBytes.length + 1);
+  buf[0] = LEAF_PREFIX;
+  buf.set(entryBytes, 1);
+  return digest(buf);
+}
+
+/** The content a frame root commits to. `data` is omitted when absent. */
+export interface FrameContent {
+  readonly ordinal: number;
+  readonly time: number;
+  readonly data?: CanonicalValue;
+}
+
+/** Frame root = tagged hash of canonical `{"data":…,"ordinal":…,"time":…}`. */
+export function frameRoot(digest: Digest, content: FrameContent): Uint8Array {
+  const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal: content.ordinal, time: content.time };
+  if (content.data !== undefined) obj.data = content.data;
+  return taggedHash(digest, DOMAIN_TAGS.frameRoot, canonicalBytes(obj));
+}
+
+/** Authored hash = tagged hash of the exact authored bytes. */
+export function authoredHash(digest: Digest, authored: Uint8Array): Uint8Array {
+  return taggedHash(digest, DOMAIN_TAGS.authored, authored);
+}
+
+/** Turn-claim hash = tagged hash of the canonical turn entry WITHOUT its `ruling`. */
+export function turnClaimHash(digest: Digest, claimBytes: Uint8Array): Uint8Array {
+  return taggedHash(digest, DOMAIN_TAGS.turnClaim, claimBytes);
+}

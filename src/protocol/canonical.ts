@@ -1,0 +1,131 @@
+import { TallyError } from './errors.js';
+
+/**
+ * A value Tally can hash: strings, safe integers, booleans, arrays and plain
+ * objects of these. Decimals travel as canonical decimal strings; there is no
+ * `null` (absent fields are omitted) and no non-integer number.
+ */
+export type CanonicalValue = string | number | boolean | readonly CanonicalValue[] | CanonicalObject;
+/** A plain object of canonical values; `undefined` members are omitted on encoding. */
+export interface CanonicalObject {
+  readonly [key: string]: CanonicalValue | undefined;
+}
+
+/** Deepest nesting accepted; deeper input is rejected before it can exhaust the stack. */
+export const CANONICAL_MAX_DEPTH = 64;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const encoder = new TextEncoder();
+
+/** Why a value cannot be canonicalized; `path` is a JSON-pointer-like location. */
+export interface CanonicalProblem {
+  readonly code:
+    | 'non-integer-number'
+    | 'unsafe-integer'
+    | 'non-finite-number'
+    | 'null'
+    | 'lone-surrogate'
+    | 'unsupported-type'
+    | 'too-deep';
+  readonly path: string;
+}
+
+class Problem {
+  constructor(readonly problem: CanonicalProblem) {}
+}
+
+function encodeString(s: string, path: string): string {
+  if (LONE_SURROGATE.test(s)) throw new Problem({ code: 'lone-surrogate', path });
+  // JSON.stringify escapes exactly what RFC 8785 §3.2.2.2 requires: `"`, `\`,
+  // and U+0000–U+001F (as \b \t \n \f \r or \u00xx lowercase); all else literal.
+  return JSON.stringify(s);
+}
+
+function encode(v: unknown, path: string, depth: number): string {
+  switch (typeof v) {
+    case 'string':
+      return encodeString(v, path);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(v)) throw new Problem({ code: 'non-finite-number', path });
+      if (!Number.isInteger(v)) throw new Problem({ code: 'non-integer-number', path });
+      if (!Number.isSafeInteger(v)) throw new Problem({ code: 'unsafe-integer', path });
+      return v === 0 ? '0' : String(v); // -0 encodes as 0, as in RFC 8785
+    case 'object': {
+      if (v === null) throw new Problem({ code: 'null', path });
+      if (depth >= CANONICAL_MAX_DEPTH) throw new Problem({ code: 'too-deep', path });
+      if (Array.isArray(v)) {
+        let out = '[';
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out += ',';
+          const item: unknown = v[i];
+          if (item === undefined) throw new Problem({ code: 'unsupported-type', path: `${path}/${i}` });
+          out += encode(item, `${path}/${i}`, depth + 1);
+        }
+        return out + ']';
+      }
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw new Problem({ code: 'unsupported-type', path });
+      const obj = v as Record<string, unknown>;
+      // Default sort compares UTF-16 code units: the order RFC 8785 §3.2.3 requires.
+      const keys = Object.keys(obj).sort();
+      let out = '{';
+      let first = true;
+      for (const k of keys) {
+        const item = obj[k];
+        if (item === undefined) continue;
+        const p = `${path}/${k}`;
+        if (!first) out += ',';
+        first = false;
+        out += encodeString(k, p) + ':' + encode(item, p, depth + 1);
+      }
+      return out + '}';
+    }
+    default:
+      throw new Problem({ code: 'unsupported-type', path });
+  }
+}
+
+/**
+ * Canonical JSON text of `value` (Tally's one byte rule for structured data):
+ * object keys sorted by UTF-16 code units at every depth, no whitespace,
+ * `undefined` members omitted, only safe integers as numbers. For every value
+ * it accepts the output equals RFC 8785 (JCS).
+ *
+ * @returns `{ ok: true, text }` or `{ ok: false, problem }`; never throws on data.
+ * @example
+ * tryCanonicalJson({ b: 1, a: ['x'] }) // { ok: true, text: '{"a":["x"],"b":1}' }
+ */
+export function tryCanonicalJson(value: unknown): { ok: true; text: string } | { ok: false; problem: CanonicalProblem } {
+  try {
+    return { ok: true, text: encode(value, '', 0) };
+  } catch (e) {
+    if (e instanceof Problem) return { ok: false, problem: e.problem };
+    throw e;
+  }
+}
+
+/**
+ * Canonical JSON text of `value`; throws `TALLY_CANONICAL_<PROBLEM>` when the
+ * value is outside the canonical domain (a programming error for engine data).
+ */
+export function canonicalJson(value: CanonicalValue): string {
+  const r = tryCanonicalJson(value);
+  if (r.ok) return r.text;
+  throw new TallyError(
+    `TALLY_CANONICAL_${r.problem.code.toUpperCase().replace(/-/g, '_')}`,
+    `Value cannot be canonicalized: ${r.problem.code}.`,
+    { details: `at ${r.problem.path || '/'}` },
+  );
+}
+
+/** UTF-8 bytes of {@link canonicalJson}. */
+export function canonicalBytes(value: CanonicalValue): Uint8Array {
+  return encoder.encode(canonicalJson(value));
+}
+
+/** UTF-8 encoding of a well-formed string. */
+export function utf8(s: string): Uint8Array {
+  return encoder.encode(s);
+}

@@ -1,0 +1,236 @@
+/**
+ * The offline chain verifier as a pure, streaming state machine: feed it the
+ * lines of a bundle one at a time; it recomputes every hash, link, ordinal,
+ * frame root, the Merkle root and the seal, and reports the FIRST bad entry by
+ * index with a typed reason. State is O(log n) (a Merkle frontier), so memory
+ * stays bounded however long the bundle.
+ */
+import { tryCanonicalJson } from './canonical.js';
+import { fromBase64 } from './base64.js';
+import { authoredHash, entryHash, frameRoot, type Digest } from './bytes.js';
+import { parseEntry, type Entry } from './entries.js';
+import { toHex } from './hex.js';
+import { LIMITS } from './limits.js';
+import { Frontier } from './merkle/frontier.js';
+import { rfc6962Hasher } from './merkle/hasher.js';
+import { OPEN_ORDINAL } from './vocabulary.js';
+
+/** Why a bundle failed verification. */
+export type ChainErrorCode =
+  | 'empty'
+  | 'too-large'
+  | 'not-utf8'
+  | 'not-json'
+  | 'not-canonical'
+  | 'bad-structure'
+  | 'not-genesis'
+  | 'wrong-session'
+  | 'broken-link'
+  | 'unexpected-entry'
+  | 'bad-ordinal'
+  | 'time-regressed'
+  | 'bad-frame-root'
+  | 'bad-authored-bytes'
+  | 'bad-authored-hash'
+  | 'bad-seal-size'
+  | 'bad-seal-root'
+  | 'after-seal'
+  | 'not-sealed'
+  | 'missing-newline';
+/** Runtime tuple of every {@link ChainErrorCode}. */
+export const CHAIN_ERROR_CODES = [
+  'empty',
+  'too-large',
+  'not-utf8',
+  'not-json',
+  'not-canonical',
+  'bad-structure',
+  'not-genesis',
+  'wrong-session',
+  'broken-link',
+  'unexpected-entry',
+  'bad-ordinal',
+  'time-regressed',
+  'bad-frame-root',
+  'bad-authored-bytes',
+  'bad-authored-hash',
+  'bad-seal-size',
+  'bad-seal-root',
+  'after-seal',
+  'not-sealed',
+  'missing-newline',
+] as const satisfies readonly ChainErrorCode[];
+
+/** A verification failure naming the 0-based entry (line) index. */
+export interface ChainError {
+  readonly ok: false;
+  readonly index: number;
+  readonly code: ChainErrorCode;
+  readonly message: string;
+}
+
+/** A verified chain. `receiptRoot` is the RFC 6962 root over all `size` entries. */
+export interface ChainSummary {
+  readonly ok: true;
+  readonly sessionId: string;
+  readonly size: number;
+  readonly head: string;
+  readonly receiptRoot: string;
+  readonly sealed: boolean;
+  readonly frames: number;
+  readonly turns: number;
+}
+
+/** A checked entry as the verifier saw it, for callers that want more than a verdict. */
+export interface VerifiedEntry {
+  readonly ok: true;
+  readonly index: number;
+  readonly hash: string;
+  readonly entry: Entry;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
+export class ChainVerifier {
+  private readonly digest: Digest;
+  private readonly frontier: Frontier;
+  private index = 0;
+  private sessionId = '';
+  private head = '';
+  private expectOrdinal = OPEN_ORDINAL;
+  private pending: { ordinal: number; frameRoot: string } | undefined;
+  private lastTime = 0;
+  private sealed = false;
+  private frames = 0;
+  private turns = 0;
+  private failed: ChainError | undefined;
+
+  constructor(digest: Digest) {
+    this.digest = digest;
+    this.frontier = new Frontier(rfc6962Hasher(digest));
+  }
+
+  /** Feeds the bytes of one line (without its newline). Returns the error once one is found. */
+  push(line: Uint8Array): ChainError | VerifiedEntry {
+    if (this.failed) return this.failed;
+    const r = this.check(line);
+    if (!r.ok) this.failed = r;
+    return r;
+  }
+
+  private fail(code: ChainErrorCode, message: string): ChainError {
+    return { ok: false, index: this.index, code, message };
+  }
+
+  private check(line: Uint8Array): ChainError | VerifiedEntry {
+    if (this.sealed) return this.fail('after-seal', 'an entry follows the finalize seal');
+    if (line.length > LIMITS.entryBytes) return this.fail('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
+    let text: string;
+    try {
+      text = decoder.decode(line);
+    } catch {
+      return this.fail('not-utf8', 'entry is not valid UTF-8');
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.fail('not-json', 'entry is not JSON');
+    }
+    const canon = tryCanonicalJson(value);
+    if (!canon.ok) return this.fail('not-canonical', `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})`);
+    if (canon.text !== text) return this.fail('not-canonical', 'entry bytes are not the canonical encoding of their value');
+    const parsed = parseEntry(value);
+    if (!parsed.ok) return this.fail('bad-structure', parsed.reason);
+    const e = parsed.entry;
+    const hashBytes = entryHash(this.digest, line);
+    const hash = toHex(hashBytes);
+
+    if (this.index === 0) {
+      if (e.kind !== 'genesis') return this.fail('not-genesis', 'the first entry must be the genesis');
+      this.sessionId = hash;
+    } else {
+      if (e.kind === 'genesis') return this.fail('unexpected-entry', 'genesis may only be the first entry');
+      if (e.session !== this.sessionId) return this.fail('wrong-session', `entry names session ${e.session}, expected ${this.sessionId}`);
+      if (e.parent !== this.head) return this.fail('broken-link', `parent ${e.parent} is not the previous entry's hash ${this.head}`);
+      const bad = this.checkTransition(e);
+      if (bad) return bad;
+    }
+    this.frontier.append(hashBytes);
+    this.head = hash;
+    const verified: VerifiedEntry = { ok: true, index: this.index, hash, entry: e };
+    this.index++;
+    return verified;
+  }
+
+  private checkTransition(e: Exclude<Entry, { kind: 'genesis' }>): ChainError | undefined {
+    switch (e.kind) {
+      case 'frame': {
+        if (this.pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pending.ordinal} is unanswered`);
+        if (e.ordinal !== this.expectOrdinal) return this.fail('bad-ordinal', `frame ordinal ${e.ordinal}, expected ${this.expectOrdinal}`);
+        if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${e.time} is before the previous frame's ${this.lastTime}`);
+        const root = toHex(frameRoot(this.digest, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
+        if (root !== e.frameRoot) return this.fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
+        this.pending = { ordinal: e.ordinal, frameRoot: root };
+        this.lastTime = e.time;
+        this.frames++;
+        return undefined;
+      }
+      case 'turn': {
+        if (!this.pending) return this.fail('unexpected-entry', 'a turn with no frame to answer');
+        if (e.ordinal !== this.pending.ordinal) return this.fail('bad-ordinal', `turn ordinal ${e.ordinal} does not answer frame ${this.pending.ordinal}`);
+        if (e.frameRoot !== this.pending.frameRoot) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
+        if (e.body.kind === 'authored') {
+          const bytes = fromBase64(e.body.bytes);
+          if (!bytes || bytes.length > LIMITS.authoredBytes) return this.fail('bad-authored-bytes', 'body.bytes is not canonical padded base64 within the size limit');
+          if (toHex(authoredHash(this.digest, bytes)) !== e.body.hash) return this.fail('bad-authored-hash', 'body.hash does not match the authored bytes');
+        }
+        this.expectOrdinal = this.pending.ordinal + 1;
+        this.pending = undefined;
+        this.turns++;
+        return undefined;
+      }
+      case 'finalize': {
+        if (this.pending) return this.fail('unexpected-entry', `finalize while frame ${this.pending.ordinal} is unanswered`);
+        if (e.size !== this.index) return this.fail('bad-seal-size', `seal size ${e.size}, but ${this.index} entries precede it`);
+        const root = toHex(this.frontier.root());
+        if (root !== e.root) return this.fail('bad-seal-root', `seal root ${e.root} does not match the entries' root ${root}`);
+        this.sealed = true;
+        return undefined;
+      }
+    }
+  }
+
+  /**
+   * Ends the stream. `requireSealed` (default true) rejects a bundle that
+   * stops before its seal, which is how a truncated tail is caught.
+   */
+  finish(options: { requireSealed?: boolean } = {}): ChainSummary | ChainError {
+    if (this.failed) return this.failed;
+    if (this.index === 0) return this.fail('empty', 'the bundle has no entries');
+    if ((options.requireSealed ?? true) && !this.sealed) return this.fail('not-sealed', 'the bundle ends before a finalize seal');
+    return {
+      ok: true,
+      sessionId: this.sessionId,
+      size: this.index,
+      head: this.head,
+      receiptRoot: toHex(this.frontier.root()),
+      sealed: this.sealed,
+      frames: this.frames,
+      turns: this.turns,
+    };
+  }
+
+  /** The Merkle frontier over every entry accepted so far (a copy). */
+  frontierHashes(): Uint8Array[] {
+    return this.frontier.hashes();
+  }
+
+  /** Records a framing error found by the caller (for example a missing final newline) at the current index. */
+  reject(code: ChainErrorCode, message: string): ChainError {
+    if (this.failed) return this.failed;
+    this.failed = this.fail(code, message);
+    return this.failed;
+  }
+}

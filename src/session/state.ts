@@ -1,0 +1,119 @@
+/**
+ * The engine's in-memory picture of one session, and how it is (re)built
+ * from a store: every stored row is re-hashed and re-linked by the pure chain
+ * verifier (store hashes are never trusted); adjudication is NOT re-run.
+ */
+import { ChainVerifier, Frontier, fromHex, rfc6962Hasher, toHex, canonicalJson, type CanonicalValue, type SessionPhase, type SessionSpec } from '../protocol/index.js';
+import { sha256 } from '../codec/sha256.js';
+import type { TranscriptStore } from '../store/types.js';
+import { StoreCorruptionError } from './errors.js';
+import type { Receipt, SessionCounts } from './types.js';
+
+/** The engine's view of a session; replaced (never mutated) after each append. */
+export interface SessionState {
+  readonly sessionId: string;
+  readonly spec: SessionSpec;
+  readonly size: number;
+  readonly head: string;
+  readonly frontier: Frontier;
+  readonly phase: SessionPhase;
+  readonly nextOrdinal: number;
+  readonly pending: { readonly ordinal: number; readonly frameRoot: string; readonly entryHash: string; readonly time: number; readonly data?: CanonicalValue } | undefined;
+  readonly lastFrameTime: number | undefined;
+  readonly counts: SessionCounts;
+  readonly seal: { readonly receipt: Receipt; readonly artifactsText: string } | undefined;
+}
+
+/** The SHA-256 RFC 6962 hasher used everywhere above the protocol layer. */
+export const hasher = rfc6962Hasher(sha256);
+
+const BATCH = 4096;
+
+/** Loads and re-derives a session from `store`; `undefined` when unknown. Throws {@link StoreCorruptionError}. */
+export async function loadState(store: TranscriptStore, sessionId: string): Promise<SessionState | undefined> {
+  const head = await store.loadHead(sessionId);
+  if (!head) return undefined;
+  const v = new ChainVerifier(sha256);
+  let spec: SessionSpec | undefined;
+  let pending: SessionState['pending'];
+  let nextOrdinal = -1;
+  let lastFrameTime: number | undefined;
+  let frames = 0;
+  let turns = 0;
+  let authored = 0;
+  let standDowns = 0;
+  let seal: SessionState['seal'];
+  let lastHash = '';
+  for (let from = 0; from < head.size; from += BATCH) {
+    const rows = await store.readRange(sessionId, from, Math.min(head.size, from + BATCH));
+    if (rows.length === 0) throw new StoreCorruptionError(sessionId, from, `head says ${head.size} entries, store returned none from ${from}`);
+    for (const row of rows) {
+      const r = v.push(row.bytes);
+      if (!r.ok) throw new StoreCorruptionError(sessionId, r.index, `${r.code}: ${r.message}`);
+      if (row.index !== r.index) throw new StoreCorruptionError(sessionId, r.index, `row index ${row.index} out of order`);
+      if (row.hash !== r.hash) throw new StoreCorruptionError(sessionId, r.index, `stored hash ${row.hash} is not the hash of the stored bytes (${r.hash})`);
+      const e = r.entry;
+      if (e.kind === 'genesis') spec = e.spec;
+      else if (e.kind === 'frame') {
+        pending = e.data === undefined ? { ordinal: e.ordinal, frameRoot: e.frameRoot, entryHash: r.hash, time: e.time } : { ordinal: e.ordinal, frameRoot: e.frameRoot, entryHash: r.hash, time: e.time, data: e.data };
+        lastFrameTime = e.time;
+        frames++;
+      } else if (e.kind === 'turn') {
+        pending = undefined;
+        nextOrdinal = e.ordinal + 1;
+        turns++;
+        if (e.body.kind === 'authored') authored++;
+        else standDowns++;
+      } else {
+        seal = {
+          receipt: { sessionId, size: r.index + 1, receiptRoot: '', head: r.hash },
+          artifactsText: canonicalJson(e.artifacts ?? {}),
+        };
+      }
+      lastHash = r.hash;
+    }
+  }
+  const sum = v.finish({ requireSealed: false });
+  if (!sum.ok) throw new StoreCorruptionError(sessionId, sum.index, `${sum.code}: ${sum.message}`);
+  if (sum.size !== head.size || sum.head !== head.head || lastHash !== head.head) {
+    throw new StoreCorruptionError(sessionId, sum.size - 1, `stored head (${head.size}, ${head.head}) disagrees with the entries (${sum.size}, ${sum.head})`);
+  }
+  const frontierHashes = v.frontierHashes();
+  const stored = head.frontier;
+  if (stored.length !== frontierHashes.length || stored.some((h, i) => h !== toHex(frontierHashes[i]!))) {
+    throw new StoreCorruptionError(sessionId, sum.size - 1, 'stored Merkle frontier disagrees with the entries');
+  }
+  const phase: SessionPhase = seal ? 'sealed' : pending ? 'pending' : 'awaiting-frame';
+  if (phase !== head.phase) throw new StoreCorruptionError(sessionId, sum.size - 1, `stored phase ${head.phase}, entries say ${phase}`);
+  if (seal) seal = { ...seal, receipt: { ...seal.receipt, receiptRoot: sum.receiptRoot } };
+  return {
+    sessionId,
+    spec: spec!,
+    size: sum.size,
+    head: sum.head,
+    frontier: Frontier.fromHashes(hasher, sum.size, frontierHashes),
+    phase,
+    nextOrdinal,
+    pending,
+    lastFrameTime,
+    counts: { frames, turns, authored, standDowns },
+    seal,
+  };
+}
+
+/** Copies a frontier and appends one leaf hash (the engine builds on a copy, then commits). */
+export function extendFrontier(f: Frontier, leafHash: Uint8Array): Frontier {
+  const next = Frontier.fromHashes(hasher, f.size, f.hashes());
+  next.append(leafHash);
+  return next;
+}
+
+/** Hex strings of a frontier, as stores persist it. */
+export function frontierHex(f: Frontier): string[] {
+  return f.hashes().map(toHex);
+}
+
+/** Parses a stored frontier. */
+export function frontierFromHex(size: number, hashes: readonly string[]): Frontier {
+  return Frontier.fromHashes(hasher, size, hashes.map(fromHex));
+}

@@ -1,0 +1,98 @@
+import type { AppendOutcome, AppendRequest, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from './types.js';
+
+interface MemSession {
+  head: SessionHead;
+  entries: StoredEntry[];
+  frames: Map<number, StoredEntry>;
+  turns: Map<number, StoredEntry>;
+}
+
+/**
+ * In-memory {@link TranscriptStore} for tests and ephemeral use. Each call
+ * runs to completion before any other (single-threaded JS, no `await` inside
+ * a mutation), which is what makes its compare-and-append atomic.
+ *
+ * @example
+ * const engine = createEngine({ store: new MemoryStore() });
+ */
+export class MemoryStore implements TranscriptStore {
+  readonly name = 'memory';
+  private readonly sessions = new Map<string, MemSession>();
+  private readonly nonces = new Map<string, NonceOwner>();
+  private closed = false;
+
+  private live(): void {
+    if (this.closed) throw new Error('MemoryStore is closed');
+  }
+
+  async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
+    this.live();
+    if (this.sessions.has(head.sessionId)) return 'exists';
+    this.sessions.set(head.sessionId, { head, entries: [copy(genesis)], frames: new Map(), turns: new Map() });
+    return 'created';
+  }
+
+  async append(req: AppendRequest): Promise<AppendOutcome> {
+    this.live();
+    const s = this.sessions.get(req.sessionId);
+    if (!s) return { ok: false, reason: 'unknown-session' };
+    if (s.head.phase === 'sealed') return { ok: false, reason: 'sealed' };
+    if (s.head.size !== req.expected.size || s.head.head !== req.expected.head || req.entry.index !== s.head.size) {
+      return { ok: false, reason: 'head-moved' };
+    }
+    for (const n of req.nonces) {
+      const owner = this.nonces.get(nonceKey(n.agentId, n.nonce));
+      if (owner) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner };
+    }
+    const e = copy(req.entry);
+    s.entries.push(e);
+    if (e.kind === 'frame' && e.ordinal !== undefined) s.frames.set(e.ordinal, e);
+    if (e.kind === 'turn' && e.ordinal !== undefined) s.turns.set(e.ordinal, e);
+    for (const n of req.nonces) this.nonces.set(nonceKey(n.agentId, n.nonce), { intentHash: n.intentHash, sessionId: req.sessionId, index: e.index });
+    s.head = req.next;
+    return { ok: true };
+  }
+
+  async loadHead(sessionId: string): Promise<SessionHead | undefined> {
+    this.live();
+    return this.sessions.get(sessionId)?.head;
+  }
+
+  async readRange(sessionId: string, from: number, to: number): Promise<StoredEntry[]> {
+    this.live();
+    const s = this.sessions.get(sessionId);
+    if (!s) return [];
+    return s.entries.slice(Math.max(0, from), Math.max(0, to)).map(copy);
+  }
+
+  async readSlot(sessionId: string, kind: 'frame' | 'turn', ordinal: number): Promise<StoredEntry | undefined> {
+    this.live();
+    const s = this.sessions.get(sessionId);
+    const e = kind === 'frame' ? s?.frames.get(ordinal) : s?.turns.get(ordinal);
+    return e ? copy(e) : undefined;
+  }
+
+  async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
+    this.live();
+    return this.nonces.get(nonceKey(agentId, nonce));
+  }
+
+  async listSessions(): Promise<string[]> {
+    this.live();
+    return [...this.sessions.keys()];
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+function nonceKey(agentId: string, nonce: string): string {
+  return `${agentId.length}:${agentId}:${nonce}`;
+}
+
+// Stored bytes are private: callers get their own copy, so mutating a returned
+// entry can never change the record.
+function copy(e: StoredEntry): StoredEntry {
+  return { ...e, bytes: e.bytes.slice() };
+}

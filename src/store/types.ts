@@ -1,0 +1,109 @@
+/**
+ * The storage contract every transcript store implements (memory, SQLite,
+ * PostgreSQL). Written as MUST / MUST NOT so an implementation can be checked
+ * against it; the conformance suite in tests/store exercises every clause.
+ *
+ * A store keeps bytes; it never decides. The engine computes every hash and
+ * ruling, and re-derives every hash when it loads a session (a store's hashes
+ * are never trusted).
+ */
+import type { SessionPhase } from '../protocol/index.js';
+
+/** One stored entry. */
+export interface StoredEntry {
+  /** 0-based position in its session (genesis is 0). */
+  readonly index: number;
+  /** Entry hash, 64 lowercase hex (the RFC 6962 leaf hash of `bytes`). */
+  readonly hash: string;
+  /** The exact canonical entry bytes. */
+  readonly bytes: Uint8Array;
+  /** The entry kind, for slot lookups. */
+  readonly kind: 'genesis' | 'frame' | 'turn' | 'finalize';
+  /** Frame or turn ordinal; absent for genesis and finalize. */
+  readonly ordinal?: number;
+}
+
+/** The mutable head of a session: what compare-and-append compares. */
+export interface SessionHead {
+  readonly sessionId: string;
+  /** Number of entries. */
+  readonly size: number;
+  /** Hash of the last entry. */
+  readonly head: string;
+  /** RFC 6962 compact range (frontier) over all `size` entries, as hex. */
+  readonly frontier: readonly string[];
+  readonly phase: SessionPhase;
+}
+
+/** A nonce an admitted intent consumes; reserved atomically with its entry. */
+export interface NonceClaim {
+  readonly agentId: string;
+  readonly nonce: string;
+  readonly intentHash: string;
+}
+
+/** Who used a nonce first. */
+export interface NonceOwner {
+  readonly intentHash: string;
+  readonly sessionId: string;
+  readonly index: number;
+}
+
+/** One atomic compare-and-append. */
+export interface AppendRequest {
+  readonly sessionId: string;
+  /** The head the engine built this entry on. */
+  readonly expected: { readonly size: number; readonly head: string };
+  /** `entry.index` MUST equal `expected.size`. */
+  readonly entry: StoredEntry;
+  /** The head after the append (size + 1, entry hash, new frontier, new phase). */
+  readonly next: SessionHead;
+  /** Nonces to reserve in the same transaction. */
+  readonly nonces: readonly NonceClaim[];
+}
+
+/** Outcome of an append. Expected races are results, not exceptions. */
+export type AppendOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'head-moved' }
+  | { readonly ok: false; readonly reason: 'nonce-taken'; readonly agentId: string; readonly nonce: string; readonly owner: NonceOwner }
+  | { readonly ok: false; readonly reason: 'sealed' }
+  | { readonly ok: false; readonly reason: 'unknown-session' };
+
+/**
+ * A transcript store.
+ *
+ * - `createSession` MUST be idempotent: creating an existing session id
+ *   returns `'exists'` and changes nothing.
+ * - `append` MUST be atomic: the entry, the new head (size, hash, frontier,
+ *   phase) and every nonce reservation are written together or not at all.
+ * - `append` MUST compare before it writes: if the stored head is not
+ *   `expected`, it MUST write nothing and return `head-moved`; if any nonce is
+ *   already reserved (in ANY session), it MUST write nothing and return
+ *   `nonce-taken` naming the first owner. Of N concurrent appends on one head,
+ *   exactly one MUST succeed.
+ * - A store MUST NOT change or delete an entry once written, and MUST refuse
+ *   (`sealed`) any append to a session whose phase is `sealed`.
+ * - Reads MUST return exactly the bytes written.
+ * - Across processes sharing one database the same guarantees MUST hold.
+ */
+export interface TranscriptStore {
+  /** A short name for messages, e.g. `memory`, `sqlite:/path`. */
+  readonly name: string;
+  /** Creates a session from its genesis entry and initial head. */
+  createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'>;
+  /** Atomic compare-and-append; see the interface contract. */
+  append(request: AppendRequest): Promise<AppendOutcome>;
+  /** The current head, or `undefined` for an unknown session. */
+  loadHead(sessionId: string): Promise<SessionHead | undefined>;
+  /** Entries with `from <= index < to`, in order (fewer if the session is shorter). */
+  readRange(sessionId: string, from: number, to: number): Promise<StoredEntry[]>;
+  /** The frame or turn recorded for `ordinal`, if any. */
+  readSlot(sessionId: string, kind: 'frame' | 'turn', ordinal: number): Promise<StoredEntry | undefined>;
+  /** The first owner of `(agentId, nonce)`, if reserved. */
+  nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined>;
+  /** Every session id, in creation order. */
+  listSessions(): Promise<string[]>;
+  /** Releases resources; the store is unusable afterwards. */
+  close(): Promise<void>;
+}
