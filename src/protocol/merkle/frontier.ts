@@ -1,0 +1,109 @@
+import { TallyError } from '../errors.js';
+import { assertTreeHash, isTreeHash } from './guards.js';
+import type { MerkleHasher } from './hasher.js';
+import { half, isOdd, isTreeCount, popcount } from './numbers.js';
+
+/**
+ * The compact range `[0, size)`: the roots of the perfect subtrees on the
+ * tree's right border, largest (leftmost) first — one per set bit of `size`,
+ * so O(log n) state. Appending hashes only the subtrees it completes
+ * (amortised one hash per append); the tree is never recomputed.
+ *
+ * @example
+ * ```ts
+ * const f = new Frontier(hasher);
+ * f.append(hasher.hashLeaf(data));
+ * const saved = { size: f.size, hashes: f.hashes() };
+ * const again = Frontier.fromHashes(hasher, saved.size, saved.hashes);
+ * ```
+ */
+export class Frontier {
+  readonly #hasher: MerkleHasher;
+  readonly #hashes: Uint8Array[];
+  #size: number;
+
+  /** An empty frontier (size 0). */
+  constructor(hasher: MerkleHasher) {
+    this.#hasher = hasher;
+    this.#hashes = [];
+    this.#size = 0;
+  }
+
+  /**
+   * Restores a frontier from persisted state. Throws
+   * `TALLY_MERKLE_FRONTIER_MALFORMED` unless `size` is a non-negative safe
+   * integer and `hashes` holds exactly `popcount(size)` 32-byte hashes.
+   *
+   * @example
+   * ```ts
+   * const f = Frontier.fromHashes(hasher, 3, [rootOf01, leaf2]);
+   * ```
+   */
+  static fromHashes(hasher: MerkleHasher, size: number, hashes: readonly Uint8Array[]): Frontier {
+    if (!isTreeCount(size)) {
+      throw new TallyError('TALLY_MERKLE_FRONTIER_MALFORMED', 'Frontier size must be a non-negative safe integer.', {
+        details: `got ${String(size)}`,
+      });
+    }
+    if (!Array.isArray(hashes) || hashes.length !== popcount(size)) {
+      throw new TallyError('TALLY_MERKLE_FRONTIER_MALFORMED', 'Frontier hash count must equal popcount(size).', {
+        details: `size ${size} needs ${popcount(size)} hashes, got ${Array.isArray(hashes) ? hashes.length : typeof hashes}`,
+      });
+    }
+    const f = new Frontier(hasher);
+    for (let i = 0; i < hashes.length; i++) {
+      const h: unknown = hashes[i];
+      if (!isTreeHash(h)) {
+        throw new TallyError('TALLY_MERKLE_FRONTIER_MALFORMED', 'Frontier hashes must be 32-byte Uint8Arrays.', {
+          details: `hashes[${i}] is not`,
+        });
+      }
+      f.#hashes.push(h.slice());
+    }
+    f.#size = size;
+    return f;
+  }
+
+  /** Number of leaves appended so far. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Appends one leaf hash (a 32-byte `H(0x00 ‖ data)`), merging the perfect
+   * subtrees it completes. Throws `TALLY_MERKLE_BAD_HASH` on a wrong-length hash.
+   */
+  append(leafHash: Uint8Array): void {
+    assertTreeHash(leafHash, 'leafHash');
+    if (this.#size >= Number.MAX_SAFE_INTEGER) {
+      throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'Frontier is full.', { details: `size ${this.#size}` });
+    }
+    let carry: Uint8Array = leafHash.slice();
+    // Each trailing 1 bit of the old size is a perfect subtree that the new leaf completes.
+    for (let s = this.#size; isOdd(s); s = half(s)) {
+      const left = this.#hashes.pop() as Uint8Array;
+      carry = this.#hasher.hashChildren(left, carry);
+    }
+    this.#hashes.push(carry);
+    this.#size += 1;
+  }
+
+  /** Merkle Tree Hash of the `size` leaves: the border roots folded right to left; `H('')` when empty. */
+  root(): Uint8Array {
+    const hs = this.#hashes;
+    if (hs.length === 0) return this.#hasher.emptyRoot();
+    let acc: Uint8Array = (hs[hs.length - 1] as Uint8Array).slice();
+    for (let i = hs.length - 2; i >= 0; i--) acc = this.#hasher.hashChildren(hs[i] as Uint8Array, acc);
+    return acc;
+  }
+
+  /** Copies of the border roots, largest subtree first (what {@link Frontier.fromHashes} takes back). */
+  hashes(): Uint8Array[] {
+    return this.#hashes.map((h) => h.slice());
+  }
+
+  /** An independent copy of this frontier. */
+  clone(): Frontier {
+    return Frontier.fromHashes(this.#hasher, this.#size, this.#hashes);
+  }
+}
