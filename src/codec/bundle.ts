@@ -4,7 +4,7 @@
  * verification logic itself is the pure {@link ChainVerifier}.
  */
 import { createReadStream } from 'node:fs';
-import { ChainVerifier, type ChainError, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
+import { ChainVerifier, type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
 import { sha256 } from './sha256.js';
 
 const NEWLINE = 0x0a;
@@ -58,6 +58,8 @@ function concat(parts: Uint8Array[], len: number): Uint8Array {
 export interface VerifyBundleOptions {
   /** Reject a bundle without a finalize seal (default true). */
   readonly requireSealed?: boolean;
+  /** Values pinned out of band (session id, size, receipt root). */
+  readonly pin?: ChainPin;
   /** Called for every verified entry (for progress or inspection). */
   readonly onEntry?: (entry: VerifiedEntry) => void;
 }
@@ -81,7 +83,10 @@ export async function verifyBundle(
     if (!r.ok) return r;
     options.onEntry?.(r);
   }
-  return options.requireSealed === undefined ? v.finish() : v.finish({ requireSealed: options.requireSealed });
+  return v.finish({
+    ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
+    ...(options.pin === undefined ? {} : { pin: options.pin }),
+  });
 }
 
 /** Verifies a bundle file by streaming it from disk. */

@@ -28,6 +28,12 @@ import {
   ttlField,
 } from './fields.js';
 
+/** Removes keys whose value is `undefined` (an explicit `tp: undefined` means "absent"). */
+function dropUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as Array<keyof T>) if (value[key] === undefined) delete value[key];
+  return value;
+}
+
 /** The four Intent actions. */
 export const INTENT_ACTIONS = ['open', 'modify', 'close', 'transfer'] as const;
 
@@ -62,12 +68,9 @@ const transferShape = { action: z.literal('transfer'), ...common };
  * unsignedIntentSchema.parse({ action: 'transfer', agent_id: 'a1', nonce: 7, ttl: 1893456000000, size: 1.0, target_address: '0x000000000000000000000000000000000000dEaD' });
  * // → { ..., nonce: '7', ttl: '2030-01-01T00:00:00.000Z', size: '1', target_address: '0x…dead' }
  */
-export const unsignedIntentSchema = z.discriminatedUnion('action', [
-  z.strictObject(openShape),
-  z.strictObject(modifyShape),
-  z.strictObject(closeShape),
-  z.strictObject(transferShape),
-]);
+export const unsignedIntentSchema = z
+  .discriminatedUnion('action', [z.strictObject(openShape), z.strictObject(modifyShape), z.strictObject(closeShape), z.strictObject(transferShape)])
+  .transform(dropUndefined);
 
 /**
  * A signed Intent: the unsigned fields plus the EIP-191 `signature` over the
@@ -77,12 +80,14 @@ export const unsignedIntentSchema = z.discriminatedUnion('action', [
  * const r = intentSchema.safeParse(untrustedJson);
  * if (r.success) r.data.size; // canonical decimal string
  */
-export const intentSchema = z.discriminatedUnion('action', [
-  z.strictObject({ ...openShape, signature: signatureField }),
-  z.strictObject({ ...modifyShape, signature: signatureField }),
-  z.strictObject({ ...closeShape, signature: signatureField }),
-  z.strictObject({ ...transferShape, signature: signatureField }),
-]);
+export const intentSchema = z
+  .discriminatedUnion('action', [
+    z.strictObject({ ...openShape, signature: signatureField }),
+    z.strictObject({ ...modifyShape, signature: signatureField }),
+    z.strictObject({ ...closeShape, signature: signatureField }),
+    z.strictObject({ ...transferShape, signature: signatureField }),
+  ])
+  .transform(dropUndefined);
 
 /** A parsed, normalized signed Intent (all values are strings). */
 export type Intent = z.output<typeof intentSchema>;

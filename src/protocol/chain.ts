@@ -36,7 +36,8 @@ export type ChainErrorCode =
   | 'bad-seal-root'
   | 'after-seal'
   | 'not-sealed'
-  | 'missing-newline';
+  | 'missing-newline'
+  | 'pin-mismatch';
 /** Runtime tuple of every {@link ChainErrorCode}. */
 export const CHAIN_ERROR_CODES = [
   'empty',
@@ -59,6 +60,7 @@ export const CHAIN_ERROR_CODES = [
   'after-seal',
   'not-sealed',
   'missing-newline',
+  'pin-mismatch',
 ] as const satisfies readonly ChainErrorCode[];
 
 /** A verification failure naming the 0-based entry (line) index. */
@@ -87,6 +89,21 @@ export interface VerifiedEntry {
   readonly index: number;
   readonly hash: string;
   readonly entry: Entry;
+}
+
+/** What a grader pins: any given member must match the bundle. */
+export interface ChainPin {
+  readonly sessionId?: string;
+  readonly size?: number;
+  readonly receiptRoot?: string;
+}
+
+/** Options of {@link ChainVerifier.finish}. */
+export interface FinishOptions {
+  /** Reject a bundle that stops before its seal (default true): this is how a truncated tail is caught. */
+  readonly requireSealed?: boolean;
+  /** Values pinned out of band (for example from a signed receipt); a mismatch is `pin-mismatch`. */
+  readonly pin?: ChainPin;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -202,20 +219,25 @@ export class ChainVerifier {
     }
   }
 
-  /**
-   * Ends the stream. `requireSealed` (default true) rejects a bundle that
-   * stops before its seal, which is how a truncated tail is caught.
-   */
-  finish(options: { requireSealed?: boolean } = {}): ChainSummary | ChainError {
+  /** Ends the stream and returns the summary, or the first error. */
+  finish(options: FinishOptions = {}): ChainSummary | ChainError {
     if (this.failed) return this.failed;
     if (this.index === 0) return this.fail('empty', 'the bundle has no entries');
     if ((options.requireSealed ?? true) && !this.sealed) return this.fail('not-sealed', 'the bundle ends before a finalize seal');
+    const pin = options.pin;
+    const root = toHex(this.frontier.root());
+    if (pin) {
+      const last = this.index - 1;
+      if (pin.sessionId !== undefined && pin.sessionId !== this.sessionId) return { ok: false, index: 0, code: 'pin-mismatch', message: `session id ${this.sessionId} is not the pinned ${pin.sessionId}` };
+      if (pin.size !== undefined && pin.size !== this.index) return { ok: false, index: last, code: 'pin-mismatch', message: `bundle has ${this.index} entries, the pin says ${pin.size}` };
+      if (pin.receiptRoot !== undefined && pin.receiptRoot !== root) return { ok: false, index: last, code: 'pin-mismatch', message: `receipt root ${root} is not the pinned ${pin.receiptRoot}` };
+    }
     return {
       ok: true,
       sessionId: this.sessionId,
       size: this.index,
       head: this.head,
-      receiptRoot: toHex(this.frontier.root()),
+      receiptRoot: root,
       sealed: this.sealed,
       frames: this.frames,
       turns: this.turns,

@@ -50,7 +50,7 @@ export type {
 export { reconcileTurn, reconcileFrame, phaseGate } from './reconcile.js';
 export type { TurnClaim, SlotPrior, FrameClaim, FrameSlotPrior, ReconcileResult, WriteVerb } from './reconcile.js';
 export { ChainVerifier, CHAIN_ERROR_CODES } from './chain.js';
-export type { ChainError, ChainErrorCode, ChainSummary, VerifiedEntry } from './chain.js';
+export type { ChainError, ChainErrorCode, ChainSummary, VerifiedEntry, ChainPin, FinishOptions } from './chain.js';
 export {
   MERKLE_HASH_LENGTH,
   rfc6962Hasher,

@@ -1,17 +1,18 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { ed25519RawPublicKey, ed25519Sign } from '../note/ed25519.js';
+import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { ed25519RawPublicKey, ed25519Sign, ed25519Verify } from '../note/ed25519.js';
 import { isValidKeyName } from '../note/name.js';
-import type { NoteSigner } from '../note/types.js';
+import type { NoteSigner, NoteVerifier } from '../note/types.js';
 import { formatVerifierKey, keyId as computeKeyId } from '../note/verifierKey.js';
 import { TallyError } from '../../protocol/errors.js';
 
 /**
- * The engine's Ed25519 signing key, under its note key name. It is a
- * `NoteSigner`, so it can be passed straight to `signNote`.
+ * The engine's Ed25519 signing key, under its note key name. It is both a
+ * `NoteSigner` and a `NoteVerifier`, so it can be passed straight to
+ * `signNote` and to `openNote`.
  * The private half stays inside a `KeyObject` (its `util.inspect` and JSON
  * forms do not reveal the secret).
  */
-export interface EngineKey extends NoteSigner {
+export interface EngineKey extends NoteSigner, NoteVerifier {
   /** Note key name (e.g. `tally.example/acme`). */
   readonly name: string;
   /** C2SP key ID: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ publicKey)[0:4], big-endian. */
@@ -24,6 +25,8 @@ export interface EngineKey extends NoteSigner {
   readonly privateKey: KeyObject;
   /** Ed25519 signature of `message`. */
   sign(message: Uint8Array): Uint8Array;
+  /** True when `signature` is this key's Ed25519 signature of `message`. */
+  verify(message: Uint8Array, signature: Uint8Array): boolean;
 }
 
 /** Throws `TALLY_NOTE_KEY_NAME_INVALID` unless `name` is a valid note key name. */
@@ -47,6 +50,7 @@ export function engineKeyFromPrivateKey(name: string, privateKey: KeyObject): En
     });
   }
   const publicKey = ed25519RawPublicKey(privateKey);
+  const publicKeyObject = createPublicKey(privateKey);
   const key: EngineKey = {
     name,
     keyId: computeKeyId(name, publicKey),
@@ -54,6 +58,7 @@ export function engineKeyFromPrivateKey(name: string, privateKey: KeyObject): En
     verifierKey: formatVerifierKey(name, publicKey),
     privateKey,
     sign: (message: Uint8Array) => ed25519Sign(privateKey, message),
+    verify: (message: Uint8Array, signature: Uint8Array) => ed25519Verify(publicKeyObject, message, signature),
   };
   return Object.freeze(key);
 }

@@ -77,7 +77,7 @@ async function syncDir(dir: string): Promise<void> {
  *
  * @example
  * const key = await loadOrCreateEngineKey('/var/lib/tally/engine.key', 'tally.example/acme');
- * console.log(key.verifierKey);
+ * key.verifierKey;  // give this to verifiers
  */
 export async function loadOrCreateEngineKey(path: string, name: string): Promise<EngineKey> {
   assertKeyName(name);

@@ -44,7 +44,7 @@ function decodeNote(note: string | Uint8Array): string | undefined {
  *
  * @example
  * const r = openNote(note, ['PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW']);
- * if (r.ok) console.log(r.text, r.verified[0]?.name);
+ * if (r.ok) r.verified[0]?.name;  // 'PeterNeumann'
  */
 export function openNote(note: string | Uint8Array, verifiers: readonly (NoteVerifier | string)[]): OpenNoteResult {
   const known = new Map<string, NoteVerifier[]>();

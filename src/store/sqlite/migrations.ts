@@ -1,0 +1,90 @@
+/**
+ * The numbered schema migrations of the SQLite store. A migration, once
+ * released, is NEVER edited: its SQL is kept verbatim so a database written by
+ * any earlier release can be brought forward (tests/store/sqlite-migrate
+ * opens a committed version-1 file with the current code). Add a new number
+ * instead.
+ *
+ * Layout: every key of `entries` starts with the session id; `nonces` is the
+ * one table shared by all sessions, keyed by `(agent_id, nonce)`.
+ */
+
+/** One numbered migration. */
+export interface SqliteMigration {
+  /** 1, 2, 3, … with no gaps; recorded in `tally_schema`. */
+  readonly version: number;
+  /** What the migration does, recorded beside the version. */
+  readonly name: string;
+  /** The statements, run in one `BEGIN IMMEDIATE` transaction. */
+  readonly sql: string;
+}
+
+/** Version 1: sessions, entries (with unique frame/turn slots) and nonce reservations. */
+export const SQLITE_V1_SQL = `
+CREATE TABLE sessions (
+  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  id       TEXT    NOT NULL UNIQUE,
+  size     INTEGER NOT NULL CHECK (size >= 1),
+  head     TEXT    NOT NULL,
+  frontier TEXT    NOT NULL,
+  phase    TEXT    NOT NULL CHECK (phase IN ('awaiting-frame', 'pending', 'sealed'))
+);
+CREATE TABLE entries (
+  session_id TEXT    NOT NULL REFERENCES sessions (id),
+  idx        INTEGER NOT NULL CHECK (idx >= 0),
+  hash       TEXT    NOT NULL,
+  kind       TEXT    NOT NULL CHECK (kind IN ('genesis', 'frame', 'turn', 'finalize')),
+  ordinal    INTEGER,
+  bytes      BLOB    NOT NULL,
+  PRIMARY KEY (session_id, idx)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX entries_slot ON entries (session_id, kind, ordinal) WHERE ordinal IS NOT NULL;
+CREATE TABLE nonces (
+  agent_id    TEXT    NOT NULL,
+  nonce       TEXT    NOT NULL,
+  intent_hash TEXT    NOT NULL,
+  session_id  TEXT    NOT NULL,
+  idx         INTEGER NOT NULL,
+  PRIMARY KEY (agent_id, nonce)
+) WITHOUT ROWID;
+`;
+
+/**
+ * Version 2: the database itself refuses to change history. Entries and
+ * nonce reservations can be neither updated nor deleted, and a sealed
+ * session's head can no longer move. (Defence in depth: the engine re-derives
+ * every hash on load anyway, so a tamperer who drops these triggers is still
+ * caught, by entry index.)
+ */
+export const SQLITE_V2_SQL = `
+CREATE TRIGGER entries_immutable_update BEFORE UPDATE ON entries
+BEGIN SELECT RAISE(ABORT, 'tally: entries are immutable'); END;
+CREATE TRIGGER entries_immutable_delete BEFORE DELETE ON entries
+BEGIN SELECT RAISE(ABORT, 'tally: entries are immutable'); END;
+CREATE TRIGGER nonces_immutable_update BEFORE UPDATE ON nonces
+BEGIN SELECT RAISE(ABORT, 'tally: nonce reservations are immutable'); END;
+CREATE TRIGGER nonces_immutable_delete BEFORE DELETE ON nonces
+BEGIN SELECT RAISE(ABORT, 'tally: nonce reservations are immutable'); END;
+CREATE TRIGGER sessions_sealed_update BEFORE UPDATE ON sessions WHEN OLD.phase = 'sealed'
+BEGIN SELECT RAISE(ABORT, 'tally: a sealed session is immutable'); END;
+CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
+BEGIN SELECT RAISE(ABORT, 'tally: sessions are never deleted'); END;
+`;
+
+/** Every migration, in order. The last version is the current schema. */
+export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
+  { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
+  { version: 2, name: 'immutability triggers', sql: SQLITE_V2_SQL },
+];
+
+/** The schema version this code writes. */
+export const SQLITE_SCHEMA_VERSION = SQLITE_MIGRATIONS[SQLITE_MIGRATIONS.length - 1]!.version;
+
+/** The version table; created before any migration runs (not itself a migration). */
+export const SQLITE_VERSION_TABLE_SQL = `
+CREATE TABLE IF NOT EXISTS tally_schema (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  applied_at TEXT    NOT NULL
+);
+`;
