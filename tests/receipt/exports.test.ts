@@ -52,5 +52,6 @@ test('receipt/checkpoint exports', () => {
     'isValidOrigin',
     'parseCheckpoint',
     'parseTlogProof',
+    'verifyTlogProof',
   ]);
 });

@@ -70,8 +70,8 @@ export function openNote(note: string | Uint8Array, verifiers: readonly (NoteVer
   const split = msg.lastIndexOf(SIGNATURE_SEPARATOR);
   if (split < 0) return fail('malformed-note', 'note has no blank line before its signatures');
   const text = msg.slice(0, split + 1);
-  let sigs = msg.slice(split + 2);
-  if (sigs.length === 0 || !sigs.endsWith('\n')) return fail('malformed-note', 'note must end with signature lines, each ending in a newline');
+  const sigStart = split + 2;
+  if (sigStart >= msg.length || !msg.endsWith('\n')) return fail('malformed-note', 'note must end with signature lines, each ending in a newline');
 
   const message = signedMessage(text);
   const verified: NoteSignature[] = [];
@@ -79,10 +79,11 @@ export function openNote(note: string | Uint8Array, verifiers: readonly (NoteVer
   const seen = new Set<string>();
   const seenUnverified = new Set<string>();
   let count = 0;
-  while (sigs.length > 0) {
-    const nl = sigs.indexOf('\n');
-    let line = sigs.slice(0, nl);
-    sigs = sigs.slice(nl + 1);
+  for (let pos = sigStart; pos < msg.length; ) {
+    // The note ends in "\n", so indexOf always finds one.
+    const nl = msg.indexOf('\n', pos);
+    let line = msg.slice(pos, nl);
+    pos = nl + 1;
     if (!line.startsWith(SIGNATURE_LINE_PREFIX)) return fail('malformed-note', 'a line after the blank line is not a signature line');
     line = line.slice(SIGNATURE_LINE_PREFIX.length);
     const [name, b64] = chop(line, ' ');
