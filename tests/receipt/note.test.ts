@@ -143,6 +143,12 @@ describe('openNote — verifiers', () => {
     expect(code(r)).toBe('malformed-verifier-key');
   });
 
+  test('a private key passed as a verifier is refused without echoing the secret', () => {
+    const r = openNote(`${text}\n${peterSig}`, [goNote.peter.privateKey]);
+    expect(code(r)).toBe('malformed-verifier-key');
+    expect(r.ok ? '' : r.message).not.toContain('AYEKFALV');
+  });
+
   test('a key split into more than three parts: the third part keeps its "+" and must be valid base64', () => {
     expect(code(openNote(`${text}\n${peterSig}`, [`${peterKey}+extra`]))).toBe('malformed-verifier-key');
     expect(parseVerifierKey(`Peter+Neumann+c74f20a3+${peterKey.split('+')[2]!}`).ok).toBe(false);

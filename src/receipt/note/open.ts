@@ -52,7 +52,8 @@ export function openNote(note: string | Uint8Array, verifiers: readonly (NoteVer
     let verifier: NoteVerifier;
     if (typeof v === 'string') {
       const parsed = parseVerifierKey(v);
-      if (!parsed.ok) return fail('malformed-verifier-key', `verifier key ${JSON.stringify(v)}: ${parsed.message}`);
+      // Echo only the part before the first "+": a private key pasted here by mistake must not reach logs.
+      if (!parsed.ok) return fail('malformed-verifier-key', `verifier key ${JSON.stringify(chop(v, '+')[0])}+…: ${parsed.message}`);
       verifier = parsed.verifier;
     } else {
       verifier = v;
