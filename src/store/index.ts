@@ -1,3 +1,13 @@
 /** `agent-tally/store`: the transcript storage contract and its implementations. */
 export { MemoryStore } from './memory.js';
 export type { TranscriptStore, StoredEntry, SessionHead, NonceClaim, NonceOwner, AppendRequest, AppendOutcome } from './types.js';
+export { SqliteStore } from './sqlite/store.js';
+export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite/store.js';
+export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
+export type { SqliteMigration } from './sqlite/migrations.js';
+export { PostgresStore, DEFAULT_PG_SCHEMA } from './postgres/store.js';
+export type { PostgresStoreOptions } from './postgres/store.js';
+export { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './postgres/migrations.js';
+export type { PostgresMigration } from './postgres/migrations.js';
+export { openStore, defaultStoreLocation, DEFAULT_DB_PATH, STORE_ENV_VAR } from './open.js';
+export type { OpenStoreOptions } from './open.js';

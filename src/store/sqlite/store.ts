@@ -1,0 +1,371 @@
+/**
+ * The embedded durable store: one SQLite file (better-sqlite3, WAL mode).
+ * Several OS processes may share the file: every write transaction starts
+ * with `BEGIN IMMEDIATE` (it takes the write lock before reading the head it
+ * compares), and `busy_timeout` makes a second writer wait instead of fail.
+ */
+import Database from 'better-sqlite3';
+import { TallyError } from '../../protocol/errors.js';
+import type { SessionPhase } from '../../protocol/index.js';
+import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
+import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
+
+/** Options of {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * `PRAGMA synchronous`. `FULL` (the default) fsyncs the write-ahead log on
+   * every commit: an acknowledged append survives power loss. `NORMAL` in WAL
+   * mode fsyncs only at checkpoints: several times faster per commit, and a
+   * power loss (or OS crash) can lose the last acknowledged commits — but it
+   * never corrupts the database, and a crash of the process alone loses
+   * nothing. Choose `NORMAL` only if losing the last seconds of a transcript
+   * after a power cut is acceptable.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How long a writer waits for another process's write lock, in ms (default 5000). Blocks the thread while waiting. */
+  readonly busyTimeoutMs?: number;
+  /**
+   * Group commit (default `true`): appends that arrive while the store is
+   * busy (in the same event-loop turn) are applied in ONE `BEGIN IMMEDIATE`
+   * transaction, each still compared and answered on its own; one fsync
+   * then covers them all. `false` commits every append separately.
+   */
+  readonly groupCommit?: boolean;
+}
+
+/** Counters of a {@link SqliteStore} since it was opened. */
+export interface SqliteStoreStats {
+  /** Appends answered (any outcome). */
+  readonly appends: number;
+  /** Write transactions committed for appends (equal to `appends` without group commit). */
+  readonly commits: number;
+}
+
+interface HeadRow {
+  readonly size: number;
+  readonly head: string;
+  readonly frontier: string;
+  readonly phase: SessionPhase;
+}
+interface EntryRow {
+  readonly idx: number;
+  readonly hash: string;
+  readonly kind: StoredEntry['kind'];
+  readonly ordinal: number | null;
+  readonly bytes: Buffer;
+}
+interface OwnerRow {
+  readonly intent_hash: string;
+  readonly session_id: string;
+  readonly idx: number;
+}
+
+interface Queued {
+  readonly request: AppendRequest;
+  readonly resolve: (o: AppendOutcome) => void;
+  readonly reject: (e: unknown) => void;
+}
+
+type Settled = { readonly ok: true; readonly outcome: AppendOutcome } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * A {@link TranscriptStore} in one SQLite file. Opening runs any pending
+ * numbered migrations (a file written by an older release is brought
+ * forward; a file from a newer release is refused).
+ *
+ * @example
+ * const store = new SqliteStore('.tally/tally.db', { synchronous: 'FULL' });
+ * const engine = createEngine({ store });
+ * // …
+ * await store.close();
+ */
+export class SqliteStore implements TranscriptStore {
+  readonly name: string;
+  /** The database file. */
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly groupCommit: boolean;
+  private queue: Queued[] = [];
+  private scheduled = false;
+  private closed = false;
+  private appends = 0;
+  private commits = 0;
+  private readonly q: {
+    readonly head: Database.Statement<[string], HeadRow>;
+    readonly owner: Database.Statement<[string, string], OwnerRow>;
+    readonly insertSession: Database.Statement<[string, number, string, string, string]>;
+    readonly insertEntry: Database.Statement<[string, number, string, string, number | null, Buffer]>;
+    readonly insertNonce: Database.Statement<[string, string, string, string, number]>;
+    readonly updateHead: Database.Statement<[number, string, string, string, string, number, string]>;
+    readonly range: Database.Statement<[string, number, number], EntryRow>;
+    readonly slot: Database.Statement<[string, string, number], EntryRow>;
+    readonly list: Database.Statement<[], { readonly id: string }>;
+  };
+  private readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
+  private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
+  private readonly batchTx: (batch: readonly Queued[]) => Settled[];
+
+  /** Opens (creating if needed) and migrates the database at `path`. Throws `TallyError` on I/O or a too-new schema. */
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    const synchronous = options.synchronous ?? 'FULL';
+    if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new TypeError(`synchronous must be 'FULL' or 'NORMAL', got ${String(synchronous)}`);
+    const busy = options.busyTimeoutMs ?? 5000;
+    if (!Number.isSafeInteger(busy) || busy < 0) throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busy}`);
+    this.path = path;
+    this.name = `sqlite:${path}`;
+    this.groupCommit = options.groupCommit ?? true;
+    try {
+      this.db = new Database(path);
+    } catch (cause) {
+      throw new TallyError('TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
+    }
+    try {
+      this.db.pragma(`busy_timeout = ${busy}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${synchronous}`);
+      this.db.pragma('foreign_keys = ON');
+      migrate(this.db, path);
+    } catch (cause) {
+      this.db.close();
+      if (cause instanceof TallyError) throw cause;
+      throw new TallyError('TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
+    }
+    const db = this.db;
+    this.q = {
+      head: db.prepare('SELECT size, head, frontier, phase FROM sessions WHERE id = ?'),
+      owner: db.prepare('SELECT intent_hash, session_id, idx FROM nonces WHERE agent_id = ? AND nonce = ?'),
+      insertSession: db.prepare('INSERT OR IGNORE INTO sessions (id, size, head, frontier, phase) VALUES (?, ?, ?, ?, ?)'),
+      insertEntry: db.prepare('INSERT INTO entries (session_id, idx, hash, kind, ordinal, bytes) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertNonce: db.prepare('INSERT INTO nonces (agent_id, nonce, intent_hash, session_id, idx) VALUES (?, ?, ?, ?, ?)'),
+      updateHead: db.prepare('UPDATE sessions SET size = ?, head = ?, frontier = ?, phase = ? WHERE id = ? AND size = ? AND head = ?'),
+      range: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx'),
+      slot: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND kind = ? AND ordinal = ?'),
+      list: db.prepare('SELECT id FROM sessions ORDER BY seq'),
+    };
+    this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
+      const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);
+      if (r.changes === 0) return 'exists' as const;
+      this.q.insertEntry.run(head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, blob(genesis.bytes));
+      return 'created' as const;
+    }).immediate;
+    // Nested inside batchTx this runs as a SAVEPOINT: a request that throws
+    // half-way leaves nothing behind and the others in the batch still commit.
+    this.applyOneTx = db.transaction((request: AppendRequest) => this.applyOne(request));
+    this.batchTx = db.transaction((batch: readonly Queued[]) =>
+      batch.map((item): Settled => {
+        try {
+          return { ok: true, outcome: this.applyOneTx(item.request) };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    ).immediate;
+  }
+
+  /** Append counters (to see group commit at work). */
+  get stats(): SqliteStoreStats {
+    return { appends: this.appends, commits: this.commits };
+  }
+
+  /** The schema version recorded in the file. */
+  schemaVersion(): number {
+    this.live();
+    const r = this.db.prepare('SELECT MAX(version) AS v FROM tally_schema').get() as { v: number | null };
+    return r.v ?? 0;
+  }
+
+  async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
+    this.live();
+    if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
+      throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
+    }
+    return this.io('create a session', () => this.createTx(genesis, head));
+  }
+
+  append(request: AppendRequest): Promise<AppendOutcome> {
+    try {
+      this.live();
+      checkRequest(request);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (!this.groupCommit) {
+      try {
+        const [settled] = this.commitBatch([{ request, resolve: () => {}, reject: () => {} }]);
+        return settled!.ok ? Promise.resolve(settled!.outcome) : Promise.reject(settled!.error);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return new Promise<AppendOutcome>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  async loadHead(sessionId: string): Promise<SessionHead | undefined> {
+    this.live();
+    const r = this.io('read a head', () => this.q.head.get(sessionId));
+    if (!r) return undefined;
+    return { sessionId, size: r.size, head: r.head, frontier: parseFrontier(sessionId, r.frontier), phase: r.phase };
+  }
+
+  async readRange(sessionId: string, from: number, to: number): Promise<StoredEntry[]> {
+    this.live();
+    if (to <= from) return [];
+    return this.io('read entries', () => this.q.range.all(sessionId, Math.max(0, from), to)).map(toEntry);
+  }
+
+  async readSlot(sessionId: string, kind: 'frame' | 'turn', ordinal: number): Promise<StoredEntry | undefined> {
+    this.live();
+    const r = this.io('read a slot', () => this.q.slot.get(sessionId, kind, ordinal));
+    return r ? toEntry(r) : undefined;
+  }
+
+  async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
+    this.live();
+    const r = this.io('read a nonce', () => this.q.owner.get(agentId, nonce));
+    return r ? { intentHash: r.intent_hash, sessionId: r.session_id, index: r.idx } : undefined;
+  }
+
+  async listSessions(): Promise<string[]> {
+    this.live();
+    return this.io('list sessions', () => this.q.list.all()).map((r) => r.id);
+  }
+
+  /** Commits any queued appends, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.db.close();
+  }
+
+  private live(): void {
+    if (this.closed) throw new TallyError('TALLY_STORE_CLOSED', `${this.name} is closed.`);
+  }
+
+  private io<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (cause) {
+      throw ioError(this.path, what, cause);
+    }
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    let settled: Settled[];
+    try {
+      settled = this.commitBatch(batch);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    settled.forEach((s, i) => (s.ok ? batch[i]!.resolve(s.outcome) : batch[i]!.reject(s.error)));
+  }
+
+  /** One IMMEDIATE transaction for the whole batch; throws only if the transaction itself failed. */
+  private commitBatch(batch: readonly Queued[]): Settled[] {
+    let settled: Settled[];
+    try {
+      settled = this.batchTx(batch);
+    } catch (cause) {
+      throw ioError(this.path, `commit ${batch.length} append(s)`, cause);
+    }
+    this.commits++;
+    this.appends += batch.length;
+    return settled.map((s) => (s.ok ? s : { ok: false, error: s.error instanceof TallyError ? s.error : ioError(this.path, 'append', s.error) }));
+  }
+
+  // Runs inside the write transaction: compare first, write only if everything matches.
+  private applyOne(req: AppendRequest): AppendOutcome {
+    const row = this.q.head.get(req.sessionId);
+    if (!row) return { ok: false, reason: 'unknown-session' };
+    if (row.phase === 'sealed') return { ok: false, reason: 'sealed' };
+    if (row.size !== req.expected.size || row.head !== req.expected.head || req.entry.index !== row.size) return { ok: false, reason: 'head-moved' };
+    const nonces = distinctNonces(req.nonces);
+    for (const n of nonces) {
+      const o = this.q.owner.get(n.agentId, n.nonce);
+      if (o) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner: { intentHash: o.intent_hash, sessionId: o.session_id, index: o.idx } };
+    }
+    const e = req.entry;
+    this.q.insertEntry.run(req.sessionId, e.index, e.hash, e.kind, e.ordinal ?? null, blob(e.bytes));
+    for (const n of nonces) this.q.insertNonce.run(n.agentId, n.nonce, n.intentHash, req.sessionId, e.index);
+    const next = req.next;
+    const u = this.q.updateHead.run(next.size, next.head, JSON.stringify(next.frontier), next.phase, req.sessionId, row.size, row.head);
+    if (u.changes !== 1) throw new TallyError('TALLY_STORE_IO', 'The session head changed inside its own write transaction.');
+    return { ok: true };
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    db.exec(SQLITE_VERSION_TABLE_SQL);
+    const current = (db.prepare('SELECT MAX(version) AS v FROM tally_schema').get() as { v: number | null }).v ?? 0;
+    if (current > SQLITE_SCHEMA_VERSION) {
+      throw new TallyError('TALLY_STORE_SCHEMA_TOO_NEW', `SQLite database ${path} has schema version ${current}; this release understands up to ${SQLITE_SCHEMA_VERSION}.`);
+    }
+    const record = db.prepare('INSERT INTO tally_schema (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of SQLITE_MIGRATIONS) {
+      if (m.version <= current) continue;
+      db.exec(m.sql);
+      record.run(m.version, m.name, new Date().toISOString());
+    }
+  }).immediate();
+}
+
+/** Misuse checks shared by every append: the request must describe one consistent step. */
+function checkRequest(r: AppendRequest): void {
+  const e = r.entry;
+  if (e.index !== r.expected.size || r.next.size !== r.expected.size + 1 || r.next.head !== e.hash || r.next.sessionId !== r.sessionId) {
+    throw new TallyError('TALLY_STORE_MISUSE', 'An append request must add entry `expected.size` and produce the head (size + 1, entry hash) of the same session.');
+  }
+}
+
+function distinctNonces(claims: readonly NonceClaim[]): NonceClaim[] {
+  const seen = new Set<string>();
+  const out: NonceClaim[] = [];
+  for (const c of claims) {
+    const k = `${c.agentId.length}:${c.agentId}:${c.nonce}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(c);
+  }
+  return out;
+}
+
+function blob(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function toEntry(r: EntryRow): StoredEntry {
+  const bytes = new Uint8Array(r.bytes);
+  return r.ordinal === null ? { index: r.idx, hash: r.hash, bytes, kind: r.kind } : { index: r.idx, hash: r.hash, bytes, kind: r.kind, ordinal: r.ordinal };
+}
+
+function parseFrontier(sessionId: string, text: string): string[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    v = undefined;
+  }
+  if (!Array.isArray(v) || !v.every((h): h is string => typeof h === 'string')) {
+    throw new TallyError('TALLY_STORE_CORRUPT', `The stored Merkle frontier of session ${sessionId.slice(0, 16)}… is not a list of hashes.`);
+  }
+  return v;
+}
+
+function ioError(path: string, what: string, cause: unknown): TallyError {
+  if (cause instanceof TallyError) return cause;
+  const code = (cause as { code?: unknown } | null)?.code;
+  const busy = code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+  return new TallyError(busy ? 'TALLY_STORE_BUSY' : 'TALLY_STORE_IO', `SQLite could not ${what} (${path}).`, { details: String(cause), cause });
+}
