@@ -28,28 +28,39 @@ export function toBase64(bytes: Uint8Array): string {
  * `undefined` for anything else.
  */
 export function fromBase64(s: string): Uint8Array | undefined {
-  if (s.length % 4 !== 0) return undefined;
-  let pad = 0;
-  if (s.endsWith('==')) pad = 2;
-  else if (s.endsWith('=')) pad = 1;
-  const out = new Uint8Array((s.length / 4) * 3 - pad);
+  const n = s.length;
+  if (n % 4 !== 0) return undefined;
+  const pad = n > 0 && s.charCodeAt(n - 1) === 61 ? (s.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
+  const out = new Uint8Array((n / 4) * 3 - pad);
+  const full = n - (pad > 0 ? 4 : 0);
   let o = 0;
-  for (let i = 0; i < s.length; i += 4) {
-    const last = i + 4 === s.length;
-    const v = [0, 0, 0, 0];
-    for (let j = 0; j < 4; j++) {
-      const c = s.charCodeAt(i + j);
-      if (last && c === 61 /* = */ && j >= 4 - pad) continue;
-      const d = c < 128 ? LOOKUP[c]! : -1;
-      if (d < 0) return undefined;
-      v[j] = d;
+  for (let i = 0; i < full; i += 4) {
+    const a = dec(s.charCodeAt(i));
+    const b = dec(s.charCodeAt(i + 1));
+    const c = dec(s.charCodeAt(i + 2));
+    const d = dec(s.charCodeAt(i + 3));
+    if ((a | b | c | d) < 0) return undefined;
+    out[o++] = (a << 2) | (b >> 4);
+    out[o++] = ((b & 15) << 4) | (c >> 2);
+    out[o++] = ((c & 3) << 6) | d;
+  }
+  if (pad > 0) {
+    const a = dec(s.charCodeAt(full));
+    const b = dec(s.charCodeAt(full + 1));
+    if ((a | b) < 0) return undefined;
+    out[o++] = (a << 2) | (b >> 4);
+    if (pad === 2) {
+      // Unused bits must be zero: one spelling per byte string.
+      if ((b & 15) !== 0) return undefined;
+    } else {
+      const c = dec(s.charCodeAt(full + 2));
+      if (c < 0 || (c & 3) !== 0) return undefined;
+      out[o++] = ((b & 15) << 4) | (c >> 2);
     }
-    const n = (v[0]! << 18) | (v[1]! << 12) | (v[2]! << 6) | v[3]!;
-    if (last && pad === 2 && (n & 0xffff) !== 0) return undefined;
-    if (last && pad === 1 && (n & 0xff) !== 0) return undefined;
-    out[o++] = n >> 16;
-    if (o < out.length) out[o++] = (n >> 8) & 255;
-    if (o < out.length) out[o++] = n & 255;
   }
   return out;
+}
+
+function dec(c: number): number {
+  return c < 128 ? LOOKUP[c]! : -1;
 }

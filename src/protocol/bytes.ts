@@ -32,13 +32,26 @@ export const DOMAIN_TAGS = {
 
 export { LEAF_PREFIX, NODE_PREFIX } from './merkle/hasher.js';
 
+const tagPrefixes = new Map<string, Uint8Array>();
+
+/** `utf8(tag) ‖ 0x00`, encoded once per tag. */
+function tagPrefix(tag: string): Uint8Array {
+  let p = tagPrefixes.get(tag);
+  if (!p) {
+    const t = utf8(tag);
+    p = new Uint8Array(t.length + 1);
+    p.set(t, 0);
+    tagPrefixes.set(tag, p);
+  }
+  return p;
+}
+
 /** `D(utf8(tag) ‖ 0x00 ‖ data)`. */
 export function taggedHash(digest: Digest, tag: string, data: Uint8Array): Uint8Array {
-  const t = utf8(tag);
-  const buf = new Uint8Array(t.length + 1 + data.length);
+  const t = tagPrefix(tag);
+  const buf = new Uint8Array(t.length + data.length);
   buf.set(t, 0);
-  buf[t.length] = 0;
-  buf.set(data, t.length + 1);
+  buf.set(data, t.length);
   return digest(buf);
 }
 

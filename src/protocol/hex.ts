@@ -1,15 +1,12 @@
 import { TallyError } from './errors.js';
 
-const HEX = '0123456789abcdef';
 const HEX_RE = /^[0-9a-f]*$/;
+const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, b) => (b < 16 ? '0' : '') + b.toString(16));
 
 /** Lowercase hex of `bytes`, no prefix. */
 export function toHex(bytes: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i] as number;
-    out += HEX[b >> 4]! + HEX[b & 15]!;
-  }
+  for (let i = 0; i < bytes.length; i++) out += BYTE_HEX[bytes[i]!]!;
   return out;
 }
 
@@ -19,8 +16,12 @@ export function fromHex(hex: string): Uint8Array {
     throw new TallyError('TALLY_HEX_INVALID', 'Expected lowercase hex of even length.', { details: `got ${JSON.stringify(hex.slice(0, 80))}` });
   }
   const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
+}
+
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87; // '0'-'9' or 'a'-'f' (already validated)
 }
 
 /** True when `s` is 64 lowercase hex characters (a 32-byte digest as written in Tally entries). */

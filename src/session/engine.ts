@@ -33,7 +33,7 @@ import type { AppendOutcome, NonceClaim, StoredEntry, TranscriptStore } from '..
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
 import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
-import { extendFrontier, frontierHex, hasher, loadState, type SessionState } from './state.js';
+import { extendFrontier, frontierHex, hasher, loadState, nextFrontierHex, type SessionState } from './state.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -144,11 +144,12 @@ export class Engine {
         ...(f.data === undefined ? {} : { data: f.data }),
       };
       const s = stored(st.size, entry);
-      const committed = await this.commit(st, s, 'pending', [], (frontier) => ({
+      const committed = await this.commit(st, s, 'pending', [], (frontier, hex) => ({
         ...st,
         size: st.size + 1,
         head: s.hash,
         frontier,
+        frontierHex: hex,
         phase: 'pending',
         pending: f.data === undefined ? { ordinal: f.ordinal, frameRoot: f.frameRoot, entryHash: s.hash, time: f.time } : { ordinal: f.ordinal, frameRoot: f.frameRoot, entryHash: s.hash, time: f.time, data: f.data },
         lastFrameTime: f.time,
@@ -221,11 +222,12 @@ export class Engine {
     const entry: TurnEntry = ruling === undefined ? t.entry : { ...t.entry, ruling };
     const s = stored(st.size, entry);
     const standDown = t.entry.body.kind === 'stand-down';
-    const committed = await this.commit(st, s, 'awaiting-frame', nonces, (frontier) => ({
+    const committed = await this.commit(st, s, 'awaiting-frame', nonces, (frontier, hex) => ({
       ...st,
       size: st.size + 1,
       head: s.hash,
       frontier,
+      frontierHex: hex,
       phase: 'awaiting-frame',
       nextOrdinal: pending.ordinal + 1,
       pending: undefined,
@@ -262,10 +264,10 @@ export class Engine {
       };
       const s = stored(st.size, entry);
       let receipt: FinalizeResult | undefined;
-      const committed = await this.commit(st, s, 'sealed', [], (frontier) => {
+      const committed = await this.commit(st, s, 'sealed', [], (frontier, hex) => {
         const r = { sessionId: st.sessionId, size: st.size + 1, receiptRoot: toHex(frontier.root()), head: s.hash };
         receipt = { ok: true, receipt: r, duplicate: false };
-        return { ...st, size: st.size + 1, head: s.hash, frontier, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
+        return { ...st, size: st.size + 1, head: s.hash, frontier, frontierHex: hex, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
       });
       if (committed !== true) return committed;
       return receipt!;
@@ -367,18 +369,19 @@ export class Engine {
     s: StoredEntry,
     phase: SessionPhase,
     nonces: readonly NonceClaim[],
-    next: (frontier: SessionState['frontier']) => SessionState,
+    next: (frontier: SessionState['frontier'], hex: readonly string[]) => SessionState,
   ): Promise<true | Rejection> {
     const frontier = extendFrontier(st.frontier, fromHex(s.hash));
+    const hex = nextFrontierHex(st.frontierHex, frontier);
     const outcome: AppendOutcome = await this.store.append({
       sessionId: st.sessionId,
       expected: { size: st.size, head: st.head },
       entry: s,
-      next: { sessionId: st.sessionId, size: st.size + 1, head: s.hash, frontier: frontierHex(frontier), phase },
+      next: { sessionId: st.sessionId, size: st.size + 1, head: s.hash, frontier: hex, phase },
       nonces,
     });
     if (outcome.ok) {
-      this.cache.set(st.sessionId, next(frontier));
+      this.cache.set(st.sessionId, next(frontier, hex));
       return true;
     }
     if (outcome.reason === 'unknown-session') return reject('wrong-session', `no session ${st.sessionId}`);

@@ -16,6 +16,8 @@ export interface SessionState {
   readonly size: number;
   readonly head: string;
   readonly frontier: Frontier;
+  /** `frontier` as hex, as the store keeps it. */
+  readonly frontierHex: readonly string[];
   readonly phase: SessionPhase;
   readonly nextOrdinal: number;
   readonly pending: { readonly ordinal: number; readonly frameRoot: string; readonly entryHash: string; readonly time: number; readonly data?: CanonicalValue } | undefined;
@@ -92,6 +94,7 @@ export async function loadState(store: TranscriptStore, sessionId: string): Prom
     size: sum.size,
     head: sum.head,
     frontier: Frontier.fromHashes(hasher, sum.size, frontierHashes),
+    frontierHex: stored,
     phase,
     nextOrdinal,
     pending,
@@ -103,9 +106,22 @@ export async function loadState(store: TranscriptStore, sessionId: string): Prom
 
 /** Copies a frontier and appends one leaf hash (the engine builds on a copy, then commits). */
 export function extendFrontier(f: Frontier, leafHash: Uint8Array): Frontier {
-  const next = Frontier.fromHashes(hasher, f.size, f.hashes());
+  const next = f.clone();
   next.append(leafHash);
   return next;
+}
+
+/**
+ * Hex of the frontier after one append, from the hex before it: appending
+ * merges the trailing perfect subtrees into one, so every hash but the last is
+ * unchanged (popcount(size + 1) - 1 of them) and only one needs encoding.
+ */
+export function nextFrontierHex(before: readonly string[], after: Frontier): string[] {
+  const hashes = after.hashes();
+  const keep = hashes.length - 1;
+  const out = before.slice(0, keep);
+  out.push(toHex(hashes[keep]!));
+  return out;
 }
 
 /** Hex strings of a frontier, as stores persist it. */
