@@ -72,13 +72,13 @@ export async function driveDay(engine: Engine, name: string, wakes: number, fina
   return sid;
 }
 
-/** Records `count` sessions of a day each (the last entry of a finalized chain seals it). */
-export async function recordChains(prefix: string, count: number, wakes: number, finalize: boolean): Promise<RecordedChain[]> {
+/** Records one session per element of `wakes`, each a day of that many wakes (a finalized chain ends sealed). */
+export async function recordChains(prefix: string, wakes: readonly number[], finalize: boolean): Promise<RecordedChain[]> {
   const rec = new RecordingStore();
   const engine = createEngine({ store: rec });
   const out: RecordedChain[] = [];
-  for (let i = 0; i < count; i++) {
-    const sid = await driveDay(engine, `${prefix}-${i}`, wakes, finalize);
+  for (let i = 0; i < wakes.length; i++) {
+    const sid = await driveDay(engine, `${prefix}-${i}`, wakes[i]!, finalize);
     out.push(rec.chains.get(sid)!);
   }
   return out;

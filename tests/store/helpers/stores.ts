@@ -1,0 +1,93 @@
+/**
+ * The three stores under one test interface: a factory makes a fresh, empty
+ * store; `reopen` closes it and opens the same database again (durable
+ * stores only); `dispose` closes and deletes everything.
+ */
+import { join } from 'node:path';
+import { MemoryStore, PostgresStore, SqliteStore, type TranscriptStore } from '../../../src/store/index.js';
+import { PG_URL, dropSchema, freshSchemaName, pgReady } from './pg.js';
+import { tempDir } from './tmp.js';
+
+/** A fresh store and how to reopen and remove it. */
+export interface StoreEnv {
+  store: TranscriptStore;
+  readonly durable: boolean;
+  /** Closes the store and opens the same database again (durable stores). */
+  reopen(): Promise<TranscriptStore>;
+  /** Closes the store and removes its data. */
+  dispose(): Promise<void>;
+}
+
+/** One kind of store. */
+export interface StoreKind {
+  readonly label: 'memory' | 'sqlite' | 'postgres';
+  /** Why this kind is skipped here, if it is. */
+  readonly skip: boolean;
+  fresh(): Promise<StoreEnv>;
+}
+
+let counter = 0;
+
+export const memoryKind: StoreKind = {
+  label: 'memory',
+  skip: false,
+  async fresh() {
+    const env: StoreEnv = {
+      store: new MemoryStore(),
+      durable: false,
+      async reopen() {
+        return env.store;
+      },
+      async dispose() {
+        await env.store.close();
+      },
+    };
+    return env;
+  },
+};
+
+export const sqliteKind: StoreKind = {
+  label: 'sqlite',
+  skip: false,
+  async fresh() {
+    const file = join(tempDir('sqlite'), `t${counter++}.db`);
+    const env: StoreEnv = {
+      store: new SqliteStore(file),
+      durable: true,
+      async reopen() {
+        await env.store.close();
+        env.store = new SqliteStore(file);
+        return env.store;
+      },
+      async dispose() {
+        await env.store.close();
+      },
+    };
+    return env;
+  },
+};
+
+export const postgresKind: StoreKind = {
+  label: 'postgres',
+  skip: !pgReady,
+  async fresh() {
+    const schema = freshSchemaName(`k${counter++}`);
+    const env: StoreEnv = {
+      store: await PostgresStore.open({ url: PG_URL!, schema, poolSize: 4 }),
+      durable: true,
+      async reopen() {
+        await env.store.close();
+        env.store = await PostgresStore.open({ url: PG_URL!, schema, poolSize: 4 });
+        return env.store;
+      },
+      async dispose() {
+        await env.store.close();
+        await dropSchema(schema);
+      },
+    };
+    return env;
+  },
+};
+
+/** Every store kind, in the order tests report them. */
+export const STORE_KINDS: readonly StoreKind[] = [memoryKind, sqliteKind, postgresKind];
