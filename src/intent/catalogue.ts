@@ -68,7 +68,7 @@ export const INTENT_RULING_CATALOGUE = freezeRows([
   {
     stage: 'bounds',
     code: 'nonpositive_size',
-    when: 'size ≤ 0.',
+    when: 'size ≤ 0 after normalization (so "-0.0" is 0), on any action.',
     fix: 'Send a strictly positive size; direction is expressed by action/side, never by sign.',
   },
   {
@@ -80,19 +80,19 @@ export const INTENT_RULING_CATALOGUE = freezeRows([
   {
     stage: 'bounds',
     code: 'slippage_out_of_range',
-    when: 'max_slippage is outside the closed interval [0, 1] (a fraction, not a percentage).',
+    when: 'max_slippage (open, modify, close) is outside the closed interval [0, 1]; it is a fraction, not a percentage.',
     fix: 'Send max_slippage as a fraction, e.g. "0.005" for 0.5 %.',
   },
   {
     stage: 'bounds',
     code: 'nonpositive_tp',
-    when: 'tp is present and ≤ 0.',
+    when: 'tp is present (open, modify) and ≤ 0.',
     fix: 'Send a strictly positive take-profit price, or omit tp.',
   },
   {
     stage: 'bounds',
     code: 'nonpositive_sl',
-    when: 'sl is present and ≤ 0.',
+    when: 'sl is present (open, modify) and ≤ 0.',
     fix: 'Send a strictly positive stop-loss price, or omit sl.',
   },
   {

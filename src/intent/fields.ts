@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DECIMAL_LITERAL_PATTERN, MAX_DECIMAL_LITERAL_LENGTH, canonicalDecimal } from './decimal.js';
-import { MAX_TTL_STRING_LENGTH, TTL_STRING_PATTERN, normalizeTtl } from './ttl.js';
+import { MAX_TTL_MS, MAX_TTL_STRING_LENGTH, MIN_TTL_MS, TTL_STRING_PATTERN, normalizeTtl } from './ttl.js';
 
 /** Longest accepted `agent_id` and `nonce` string. */
 export const MAX_TOKEN_LENGTH = 128;
@@ -25,7 +25,7 @@ const abort = { abort: true } as const;
 
 /** A numeric: a finite JS number or a decimal string, normalized to a canonical decimal string. */
 export const decimalField = z
-  .union([z.number(), z.string().max(MAX_DECIMAL_LITERAL_LENGTH, abort).regex(new RegExp(DECIMAL_LITERAL_PATTERN))])
+  .union([z.number(), z.string().max(MAX_DECIMAL_LITERAL_LENGTH, abort).regex(new RegExp(DECIMAL_LITERAL_PATTERN), 'not a decimal literal')])
   .transform((v, ctx): string => {
     const r = canonicalDecimal(v);
     if (r.ok) return r.value;
@@ -35,7 +35,10 @@ export const decimalField = z
 
 /** The ttl: integer epoch ms or ISO-8601 with explicit zone, normalized to `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const ttlField = z
-  .union([z.number().int(), z.string().max(MAX_TTL_STRING_LENGTH, abort).regex(new RegExp(TTL_STRING_PATTERN))])
+  .union([
+    z.number().int().min(MIN_TTL_MS).max(MAX_TTL_MS),
+    z.string().max(MAX_TTL_STRING_LENGTH, abort).regex(new RegExp(TTL_STRING_PATTERN), 'not ISO-8601 with an explicit zone (Z or ±hh:mm)'),
+  ])
   .transform((v, ctx): string => {
     const r = normalizeTtl(v);
     if (r.ok) return r.iso;
@@ -45,14 +48,14 @@ export const ttlField = z
 
 /** The nonce: a safe integer or a string token, normalized to the string token. */
 export const nonceField = z
-  .union([z.number().int(), z.string().min(1, abort).max(MAX_TOKEN_LENGTH, abort).regex(new RegExp(NONCE_PATTERN))])
+  .union([z.number().int(), z.string().min(1, abort).max(MAX_TOKEN_LENGTH, abort).regex(new RegExp(NONCE_PATTERN), 'nonce must be printable ASCII without spaces')])
   .transform((v): string => (typeof v === 'number' ? String(v) : v));
 
 /** The claimed issuer. */
-export const agentIdField = z.string().min(1, abort).max(MAX_TOKEN_LENGTH, abort).regex(new RegExp(AGENT_ID_PATTERN));
+export const agentIdField = z.string().min(1, abort).max(MAX_TOKEN_LENGTH, abort).regex(new RegExp(AGENT_ID_PATTERN), 'agent_id must be printable ASCII without spaces');
 
 /** A market symbol. */
-export const marketField = z.string().max(64, abort).regex(new RegExp(MARKET_PATTERN));
+export const marketField = z.string().max(64, abort).regex(new RegExp(MARKET_PATTERN), 'not a market symbol');
 
 /** Position side. */
 export const sideField = z.enum(['long', 'short']);
@@ -61,12 +64,12 @@ export const sideField = z.enum(['long', 'short']);
 export const addressField = z
   .string()
   .max(42, abort)
-  .regex(new RegExp(ADDRESS_PATTERN))
+  .regex(new RegExp(ADDRESS_PATTERN), 'not a 0x-prefixed 20-byte hex address')
   .transform((v): string => v.toLowerCase());
 
 /** A 65-byte EIP-191 signature, lowercased. */
 export const signatureField = z
   .string()
   .max(132, abort)
-  .regex(new RegExp(SIGNATURE_PATTERN))
+  .regex(new RegExp(SIGNATURE_PATTERN), 'not a 0x-prefixed 65-byte hex signature')
   .transform((v): string => v.toLowerCase());

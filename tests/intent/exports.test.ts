@@ -1,0 +1,44 @@
+import { expect, test } from 'vitest';
+import * as intent from '../../src/intent/index.js';
+import { benchIntentValidation } from '../../src/intent/bench.js';
+
+test('the public surface of agent-tally/intent is deliberate', () => {
+  expect(Object.keys(intent).sort()).toEqual([
+    'DECIMAL_LITERAL_PATTERN',
+    'DEFAULT_INTENT_LIMITS',
+    'EIP191_PREFIX',
+    'INTENT_ACTIONS',
+    'INTENT_CODES',
+    'INTENT_CODE_STAGE',
+    'INTENT_RULING_CATALOGUE',
+    'INTENT_STAGES',
+    'MAX_CANONICAL_FRACTION_DIGITS',
+    'MAX_CANONICAL_INTEGER_DIGITS',
+    'MAX_DECIMAL_EXPONENT',
+    'MAX_DECIMAL_LITERAL_LENGTH',
+    'MAX_TOKEN_LENGTH',
+    'canonicalDecimal',
+    'canonicalPayload',
+    'createNonceGuard',
+    'createSignerCache',
+    'eip191Digest',
+    'hashCanonicalPayload',
+    'intentHash',
+    'intentJsonSchema',
+    'intentSchema',
+    'normalizeTtl',
+    'recoverIntentSigner',
+    'signIntent',
+    'unsignedIntentJsonSchema',
+    'unsignedIntentSchema',
+    'validateIntent',
+    'verifyIntentSignature',
+  ]);
+});
+
+test('benchIntentValidation runs and reports finite throughputs (numbers are for `npm run bench`, not asserted)', async () => {
+  const r = await benchIntentValidation(10);
+  expect(r.n).toBe(10);
+  for (const v of [r.baselineRecoverPerSec, r.validatePerSec, r.ratio]) expect(Number.isFinite(v) && v > 0).toBe(true);
+  await expect(benchIntentValidation(0)).rejects.toMatchObject({ code: 'TALLY_BENCH_FAILED' });
+});
