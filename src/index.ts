@@ -7,7 +7,10 @@
  * @example
  * import { createEngine, verifyBundle } from 'agent-tally';
  */
-export { createEngine, Engine, StoreCorruptionError, ContentionError } from './session/index.js';
+export { createEngine } from './engine.js';
+export { Engine, StoreCorruptionError, ContentionError } from './session/index.js';
+export { createIntentRuler } from './rules/index.js';
+export type { IntentRuling } from './rules/index.js';
 export type {
   EngineOptions,
   OpenResult,

@@ -1,0 +1,116 @@
+/**
+ * The intent ruler: every authored turn that carries a signed Intent is
+ * validated at append time with the session's signer registry, the store's
+ * nonce reservations (unique per agent across ALL sessions) and the time of
+ * the frame being answered as "now" — never the wall clock — and the ruling is
+ * recorded in the turn. An admitted intent's nonce is reserved in the same
+ * atomic append as its turn.
+ *
+ * Authored bytes carrying an intent are a UTF-8 JSON object
+ * `{"intent": <signed Intent>, "context"?: <untrusted text>, …}`. Bytes that
+ * are not such an object are recorded without a ruling (a plain turn).
+ */
+import type { CanonicalObject } from '../protocol/index.js';
+import { createSignerCache, validateIntent, type SignerCache } from '../intent/index.js';
+import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
+import type { NonceOwner } from '../store/index.js';
+import { checkIntentSpec, intentOptionsOf, signerOf } from './spec.js';
+
+/** The `intent` member of a turn's ruling. */
+export type IntentRuling =
+  | {
+      readonly admitted: true;
+      readonly intent_hash: string;
+      readonly agent_id: string;
+      readonly nonce: string;
+      readonly action: string;
+      readonly signer: string;
+    }
+  | {
+      readonly admitted: false;
+      readonly stage: string;
+      readonly code: string;
+      readonly message: string;
+      readonly intent_hash?: string;
+      /** On `replayed_nonce`: where the nonce was first used. */
+      readonly first?: { readonly intent_hash: string; readonly session: string; readonly index: number };
+    };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses authored bytes as an intent-carrying turn; `undefined` for a plain turn. */
+export function intentOfAuthored(bytes: Uint8Array): { intent: unknown; context?: unknown } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'intent')) return undefined;
+  const v = value as Record<string, unknown>;
+  return Object.hasOwn(v, 'context') ? { intent: v['intent'], context: v['context'] } : { intent: v['intent'] };
+}
+
+/** Options of {@link createIntentRuler}. */
+export interface IntentRulerOptions {
+  /** Signer key cache shared across sessions (default: a new one per ruler). */
+  readonly signerCache?: SignerCache;
+}
+
+/** Rules on one intent-carrying turn; exported for replay, which must reach the same ruling. */
+export async function ruleIntent(
+  ctx: Pick<RuleContext, 'spec' | 'frameTime'> & { nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> | NonceOwner | undefined },
+  intent: unknown,
+  signerCache?: SignerCache,
+): Promise<{ ruling: IntentRuling; nonce?: { agentId: string; nonce: string; intentHash: string } }> {
+  const opts = intentOptionsOf(ctx.spec);
+  let first: NonceOwner | undefined;
+  const r = await validateIntent(intent, {
+    resolveSigner: (agentId) => signerOf(ctx.spec, agentId),
+    isNonceUsed: async (agentId, nonce) => {
+      first = await ctx.nonceOwner(agentId, nonce);
+      return first ? { usedBy: first.intentHash } : false;
+    },
+    now: ctx.frameTime,
+    ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
+    ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
+    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+    ...(signerCache === undefined ? {} : { signerCache }),
+  });
+  if (r.ok) {
+    return {
+      ruling: { admitted: true, intent_hash: r.intent_hash, agent_id: r.intent.agent_id, nonce: r.intent.nonce, action: r.intent.action, signer: r.signer },
+      nonce: { agentId: r.intent.agent_id, nonce: r.intent.nonce, intentHash: r.intent_hash },
+    };
+  }
+  return {
+    ruling: {
+      admitted: false,
+      stage: r.stage,
+      code: r.code,
+      message: r.message,
+      ...(r.intent_hash === undefined ? {} : { intent_hash: r.intent_hash }),
+      ...(r.code === 'replayed_nonce' && first ? { first: { intent_hash: first.intentHash, session: first.sessionId, index: first.index } } : {}),
+    },
+  };
+}
+
+/**
+ * Creates the intent ruler to pass to `createEngine({ ruler })`.
+ *
+ * @example
+ * const engine = createEngine({ store, ruler: createIntentRuler() });
+ */
+export function createIntentRuler(options: IntentRulerOptions = {}): TurnRuler {
+  const signerCache = options.signerCache ?? createSignerCache();
+  return {
+    checkSpec: checkIntentSpec,
+    async rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
+      if (ctx.spec['agents'] === undefined) return undefined;
+      const carried = intentOfAuthored(ctx.authored);
+      if (!carried) return undefined;
+      const { ruling, nonce } = await ruleIntent(ctx, carried.intent, signerCache);
+      return { ruling: { intent: ruling as unknown as CanonicalObject }, nonces: nonce ? [nonce] : [] };
+    },
+  };
+}
