@@ -10,6 +10,7 @@ import {
   signIntent,
   verifyIntentSignature,
 } from '../../src/intent/index.js';
+import type { UnsignedIntentInput } from '../../src/intent/index.js';
 import { checkSignature } from '../../src/intent/check-signature.js';
 import { SECP256K1_N, parseSignature } from '../../src/intent/signature.js';
 import { ANVIL0_ADDRESS, ANVIL0_KEY, ANVIL1_KEY, anvil0, anvil1, hostileValues, openInput, transferInput } from './helpers.js';
@@ -107,6 +108,35 @@ describe('signIntent / recoverIntentSigner / verifyIntentSignature', () => {
       await expect(recoverIntentSigner({ ...intent, signature })).resolves.toBeNull();
       await expect(verifyIntentSignature({ ...intent, signature }, ANVIL0_ADDRESS)).resolves.toBe(false);
     }
+  });
+
+  const arbUnsigned = fc
+    .record({
+      action: fc.constantFrom('open', 'modify'),
+      agent_id: fc.stringMatching(/^[!-~]{1,24}$/),
+      nonce: fc.oneof(fc.maxSafeInteger(), fc.stringMatching(/^[!-~]{1,24}$/)),
+      ttl: fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      size: fc.stringMatching(/^[1-9][0-9]{0,6}(\.[0-9]{1,6})?$/),
+      market: fc.constantFrom('BTC-PERP', 'kPEPE-PERP'),
+      side: fc.constantFrom('long', 'short'),
+      leverage: fc.integer({ min: 1, max: 50 }),
+      max_slippage: fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000),
+    })
+    .map((x) => x as UnsignedIntentInput);
+
+  test('round trip and single-nibble tamper over random Intents and keys (seed 0x5167)', async () => {
+    const signers = [ANVIL0_KEY, ANVIL1_KEY] as const;
+    await fc.assert(
+      fc.asyncProperty(arbUnsigned, fc.nat(1), fc.nat(129), async (input, k, nibble) => {
+        const key = signers[k]!;
+        const address = privateKeyToAccount(key).address;
+        const intent = await signIntent(input, key);
+        expect(await recoverIntentSigner(intent)).toBe(address);
+        expect(await verifyIntentSignature(intent, address.toLowerCase())).toBe(true);
+        expect(await verifyIntentSignature({ ...intent, signature: flipNibble(intent.signature, nibble) }, address)).toBe(false);
+      }),
+      { seed: 0x5167, numRuns: 60 },
+    );
   });
 
   test('signIntent rejects misuse with coded errors', async () => {
