@@ -42,6 +42,7 @@ import type {
   OpenResult,
   Rejection,
   SessionEvent,
+  TurnOptions,
   TurnResult,
   TurnRuler,
 } from './types.js';
@@ -161,7 +162,7 @@ export class Engine {
   }
 
   /** `session/turn`: the one answer to the pending frame; an identical retry returns the settled hash forever. */
-  async turn(input: unknown): Promise<TurnResult> {
+  async turn(input: unknown, options: TurnOptions = {}): Promise<TurnResult> {
     const p = prepareTurn(input);
     if (!p.ok) return p;
     const t = p.turn;
@@ -196,11 +197,11 @@ export class Engine {
       const pending = st.pending!;
       const r = reconcileTurn({ state: 'open', sessionId: st.sessionId, ordinal: pending.ordinal, parentHash: pending.entryHash, frameRoot: pending.frameRoot }, t.claim);
       if (!r.ok) return reject(r.diagnostic, turnMessage(r.diagnostic, pending.ordinal));
-      return this.admitTurn(st, t);
+      return this.admitTurn(st, t, options);
     });
   }
 
-  private async admitTurn(st: SessionState, t: PreparedTurn): Promise<TurnResult> {
+  private async admitTurn(st: SessionState, t: PreparedTurn, options: TurnOptions): Promise<TurnResult> {
     const pending = st.pending!;
     let ruling: CanonicalObject | undefined;
     let nonces: readonly NonceClaim[] = [];
@@ -213,6 +214,7 @@ export class Engine {
         ...(pending.data === undefined ? {} : { frameData: pending.data }),
         authored: t.authored,
         nonceOwner: (agentId, nonce) => this.store.nonceOwner(agentId, nonce),
+        ...(options.recordedRuling === undefined ? {} : { recorded: options.recordedRuling }),
       });
       if (outcome) {
         ruling = outcome.ruling;

@@ -11,6 +11,7 @@ export type {
   TurnBodyInput,
   TurnInput,
   TurnResult,
+  TurnOptions,
   Receipt,
   FinalizeResult,
   SessionEvent,

@@ -135,6 +135,19 @@ export interface RuleContext {
   readonly authored: Uint8Array;
   /** Who first reserved a nonce, in any session of the store. */
   nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined>;
+  /**
+   * Replay only: the ruling as recorded in the transcript being replayed. A
+   * ruler whose decision depended on an outside party (a judge model) takes
+   * that party's signed evidence from here instead of asking again, and
+   * re-verifies it; everything else it re-derives.
+   */
+  readonly recorded?: CanonicalObject;
+}
+
+/** Options of `Engine.turn`. */
+export interface TurnOptions {
+  /** Replay only: the recorded ruling, passed to the ruler as `context.recorded`. */
+  readonly recordedRuling?: CanonicalObject;
 }
 
 /** A ruling and the nonces it consumes (reserved atomically with the turn). */
