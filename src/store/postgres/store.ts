@@ -94,8 +94,9 @@ export class PostgresStore implements TranscriptStore {
       await store.migrate();
     } catch (cause) {
       await pool.end().catch(() => {});
-      if (cause instanceof TallyError) throw cause;
-      throw new TallyError('TALLY_STORE_OPEN', `Cannot open PostgreSQL store ${store.name}.`, { details: String(cause), cause });
+      if (cause instanceof TallyError && cause.code === 'TALLY_STORE_SCHEMA_TOO_NEW') throw cause;
+      const details = cause instanceof TallyError ? (cause.details ?? cause.shortMessage) : String(cause);
+      throw new TallyError('TALLY_STORE_OPEN', `Cannot open PostgreSQL store ${store.name}.`, { details, cause });
     }
     return store;
   }
