@@ -25,7 +25,7 @@ async function day(di) {
       if (!t.duplicate) say(`ack ${di} ${t.index} ${t.entryHash}`);
     } else {
       const ord = d.nextOrdinal;
-      const f = await engine.frame({ sessionId: sid, ordinal: ord, time: 1000 + (ord + 1) * 1000, data: { ord, pad: 'x'.repeat(ord % 50) } });
+      const f = await engine.frame({ sessionId: sid, ordinal: ord, time: 1000 + (ord + 1) * 1000, data: { ord, pad: 'x'.repeat((ord + 1) % 50) } });
       if (!f.ok) throw new Error(f.message);
       if (!f.duplicate) say(`ack ${di} ${f.index} ${f.entryHash}`);
     }
