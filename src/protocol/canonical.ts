@@ -34,39 +34,59 @@ class Problem {
   constructor(readonly problem: CanonicalProblem) {}
 }
 
-function encodeString(s: string, path: string): string {
-  if (LONE_SURROGATE.test(s)) throw new Problem({ code: 'lone-surrogate', path });
+// Characters JSON.stringify escapes (", \\, U+0000–U+001F) and every surrogate
+// code unit: a string without any of them encodes as itself between quotes.
+const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/**
+ * The location being encoded, as a stack of member names and array indexes.
+ * It is turned into a JSON-pointer-like path only when a problem is thrown,
+ * so the common (valid) case builds no path strings.
+ */
+type Segments = Array<string | number>;
+
+function pathOf(segs: Segments): string {
+  let p = '';
+  for (const s of segs) p += `/${s}`;
+  return p;
+}
+
+function encodeString(s: string, segs: Segments): string {
+  if (!NEEDS_CARE.test(s)) return `"${s}"`;
+  if (LONE_SURROGATE.test(s)) throw new Problem({ code: 'lone-surrogate', path: pathOf(segs) });
   // JSON.stringify escapes exactly what RFC 8785 §3.2.2.2 requires: `"`, `\`,
   // and U+0000–U+001F (as \b \t \n \f \r or \u00xx lowercase); all else literal.
   return JSON.stringify(s);
 }
 
-function encode(v: unknown, path: string, depth: number): string {
+function encode(v: unknown, segs: Segments, depth: number): string {
   switch (typeof v) {
     case 'string':
-      return encodeString(v, path);
+      return encodeString(v, segs);
     case 'boolean':
       return v ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(v)) throw new Problem({ code: 'non-finite-number', path });
-      if (!Number.isInteger(v)) throw new Problem({ code: 'non-integer-number', path });
-      if (!Number.isSafeInteger(v)) throw new Problem({ code: 'unsafe-integer', path });
+      if (!Number.isFinite(v)) throw new Problem({ code: 'non-finite-number', path: pathOf(segs) });
+      if (!Number.isInteger(v)) throw new Problem({ code: 'non-integer-number', path: pathOf(segs) });
+      if (!Number.isSafeInteger(v)) throw new Problem({ code: 'unsafe-integer', path: pathOf(segs) });
       return v === 0 ? '0' : String(v); // -0 encodes as 0, as in RFC 8785
     case 'object': {
-      if (v === null) throw new Problem({ code: 'null', path });
-      if (depth >= CANONICAL_MAX_DEPTH) throw new Problem({ code: 'too-deep', path });
+      if (v === null) throw new Problem({ code: 'null', path: pathOf(segs) });
+      if (depth >= CANONICAL_MAX_DEPTH) throw new Problem({ code: 'too-deep', path: pathOf(segs) });
       if (Array.isArray(v)) {
         let out = '[';
         for (let i = 0; i < v.length; i++) {
           if (i > 0) out += ',';
           const item: unknown = v[i];
-          if (item === undefined) throw new Problem({ code: 'unsupported-type', path: `${path}/${i}` });
-          out += encode(item, `${path}/${i}`, depth + 1);
+          segs.push(i);
+          if (item === undefined) throw new Problem({ code: 'unsupported-type', path: pathOf(segs) });
+          out += encode(item, segs, depth + 1);
+          segs.pop();
         }
         return out + ']';
       }
       const proto: unknown = Object.getPrototypeOf(v);
-      if (proto !== Object.prototype && proto !== null) throw new Problem({ code: 'unsupported-type', path });
+      if (proto !== Object.prototype && proto !== null) throw new Problem({ code: 'unsupported-type', path: pathOf(segs) });
       const obj = v as Record<string, unknown>;
       // Default sort compares UTF-16 code units: the order RFC 8785 §3.2.3 requires.
       const keys = Object.keys(obj).sort();
@@ -75,15 +95,16 @@ function encode(v: unknown, path: string, depth: number): string {
       for (const k of keys) {
         const item = obj[k];
         if (item === undefined) continue;
-        const p = `${path}/${k}`;
+        segs.push(k);
         if (!first) out += ',';
         first = false;
-        out += encodeString(k, p) + ':' + encode(item, p, depth + 1);
+        out += encodeString(k, segs) + ':' + encode(item, segs, depth + 1);
+        segs.pop();
       }
       return out + '}';
     }
     default:
-      throw new Problem({ code: 'unsupported-type', path });
+      throw new Problem({ code: 'unsupported-type', path: pathOf(segs) });
   }
 }
 
@@ -99,7 +120,7 @@ function encode(v: unknown, path: string, depth: number): string {
  */
 export function tryCanonicalJson(value: unknown): { ok: true; text: string } | { ok: false; problem: CanonicalProblem } {
   try {
-    return { ok: true, text: encode(value, '', 0) };
+    return { ok: true, text: encode(value, [], 0) };
   } catch (e) {
     if (e instanceof Problem) return { ok: false, problem: e.problem };
     throw e;

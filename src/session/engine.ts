@@ -11,7 +11,6 @@ import {
   Frontier,
   canonicalBytes,
   entryHash,
-  fromHex,
   parseEntry,
   phaseGate,
   reconcileFrame,
@@ -62,11 +61,19 @@ function reject(diagnostic: Rejection['diagnostic'], message: string): Rejection
   return { ok: false, diagnostic, message };
 }
 
-function stored(index: number, entry: Entry): StoredEntry {
-  const bytes = canonicalBytes(entry as unknown as CanonicalObject);
-  const hash = toHex(entryHash(sha256, bytes));
+/** A stored row for `entry` and its leaf hash bytes (the row's `hash` as bytes). */
+interface Row {
+  readonly s: StoredEntry;
+  readonly leaf: Uint8Array;
+}
+
+/** `bytes`, when given, MUST be the canonical bytes of `entry` (the caller already encoded it). */
+function stored(index: number, entry: Entry, bytes: Uint8Array = canonicalBytes(entry as unknown as CanonicalObject)): Row {
+  const leaf = entryHash(sha256, bytes);
+  const hash = toHex(leaf);
   const ordinal = entry.kind === 'frame' || entry.kind === 'turn' ? entry.ordinal : undefined;
-  return ordinal === undefined ? { index, hash, bytes, kind: entry.kind } : { index, hash, bytes, kind: entry.kind, ordinal };
+  const s: StoredEntry = ordinal === undefined ? { index, hash, bytes, kind: entry.kind } : { index, hash, bytes, kind: entry.kind, ordinal };
+  return { s, leaf };
 }
 
 function decode(e: StoredEntry, sessionId: string): Entry {
@@ -96,8 +103,8 @@ export class Engine {
     const problem = this.ruler?.checkSpec?.(p.spec);
     if (problem) return malformed(problem);
     const genesis: GenesisEntry = { kind: 'genesis', protocol: PROTOCOL_VERSION, spec: p.spec };
-    const g = stored(0, genesis);
-    const frontier = extendFrontier(new Frontier(hasher), fromHex(g.hash));
+    const { s: g, leaf } = stored(0, genesis);
+    const frontier = extendFrontier(new Frontier(hasher), leaf);
     const created = await this.store.createSession(g, {
       sessionId: g.hash,
       size: 1,
@@ -144,8 +151,9 @@ export class Engine {
         frameRoot: f.frameRoot,
         ...(f.data === undefined ? {} : { data: f.data }),
       };
-      const s = stored(st.size, entry);
-      const committed = await this.commit(st, s, 'pending', [], (frontier, hex) => ({
+      const row = stored(st.size, entry);
+      const s = row.s;
+      const committed = await this.commit(st, row, 'pending', [], (frontier, hex) => ({
         ...st,
         size: st.size + 1,
         head: s.hash,
@@ -221,10 +229,11 @@ export class Engine {
         nonces = outcome.nonces;
       }
     }
-    const entry: TurnEntry = ruling === undefined ? t.entry : { ...t.entry, ruling };
-    const s = stored(st.size, entry);
+    // Without a ruling the entry is exactly the claim, whose bytes are already encoded.
+    const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : stored(st.size, { ...t.entry, ruling });
+    const s = row.s;
     const standDown = t.entry.body.kind === 'stand-down';
-    const committed = await this.commit(st, s, 'awaiting-frame', nonces, (frontier, hex) => ({
+    const committed = await this.commit(st, row, 'awaiting-frame', nonces, (frontier, hex) => ({
       ...st,
       size: st.size + 1,
       head: s.hash,
@@ -264,9 +273,10 @@ export class Engine {
         root: toHex(st.frontier.root()),
         ...(a.artifacts === undefined ? {} : { artifacts: a.artifacts }),
       };
-      const s = stored(st.size, entry);
+      const row = stored(st.size, entry);
+      const s = row.s;
       let receipt: FinalizeResult | undefined;
-      const committed = await this.commit(st, s, 'sealed', [], (frontier, hex) => {
+      const committed = await this.commit(st, row, 'sealed', [], (frontier, hex) => {
         const r = { sessionId: st.sessionId, size: st.size + 1, receiptRoot: toHex(frontier.root()), head: s.hash };
         receipt = { ok: true, receipt: r, duplicate: false };
         return { ...st, size: st.size + 1, head: s.hash, frontier, frontierHex: hex, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
@@ -345,7 +355,7 @@ export class Engine {
   private withSession<T extends { ok: boolean }>(sessionId: string, fn: (st: SessionState) => Promise<T | Rejection>): Promise<T | Rejection> {
     return this.lock.run(sessionId, async () => {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const st = await this.state(sessionId);
+        const st = this.cache.get(sessionId) ?? (await this.state(sessionId));
         if (!st) return reject('wrong-session', `no session ${sessionId}`);
         try {
           return await fn(st);
@@ -368,12 +378,13 @@ export class Engine {
    */
   private async commit(
     st: SessionState,
-    s: StoredEntry,
+    row: Row,
     phase: SessionPhase,
     nonces: readonly NonceClaim[],
     next: (frontier: SessionState['frontier'], hex: readonly string[]) => SessionState,
   ): Promise<true | Rejection> {
-    const frontier = extendFrontier(st.frontier, fromHex(s.hash));
+    const s = row.s;
+    const frontier = extendFrontier(st.frontier, row.leaf);
     const hex = nextFrontierHex(st.frontierHex, frontier);
     const outcome: AppendOutcome = await this.store.append({
       sessionId: st.sessionId,

@@ -1,0 +1,100 @@
+/**
+ * The lazy-path canonical encoder (src/protocol/canonical.ts) against a frozen
+ * copy of the encoder it replaced: same text for every canonical value, same
+ * problem code AND path for every value outside the domain.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { tryCanonicalJson } from '../../src/protocol/canonical.js';
+
+// ---- frozen reference (the encoder before the fast path) ----
+const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+class P {
+  constructor(readonly problem: { code: string; path: string }) {}
+}
+function refString(s: string, path: string): string {
+  if (LONE.test(s)) throw new P({ code: 'lone-surrogate', path });
+  return JSON.stringify(s);
+}
+function ref(v: unknown, path: string, depth: number): string {
+  switch (typeof v) {
+    case 'string':
+      return refString(v, path);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(v)) throw new P({ code: 'non-finite-number', path });
+      if (!Number.isInteger(v)) throw new P({ code: 'non-integer-number', path });
+      if (!Number.isSafeInteger(v)) throw new P({ code: 'unsafe-integer', path });
+      return v === 0 ? '0' : String(v);
+    case 'object': {
+      if (v === null) throw new P({ code: 'null', path });
+      if (depth >= 64) throw new P({ code: 'too-deep', path });
+      if (Array.isArray(v)) {
+        let out = '[';
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) out += ',';
+          const item: unknown = v[i];
+          if (item === undefined) throw new P({ code: 'unsupported-type', path: `${path}/${i}` });
+          out += ref(item, `${path}/${i}`, depth + 1);
+        }
+        return out + ']';
+      }
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) throw new P({ code: 'unsupported-type', path });
+      const obj = v as Record<string, unknown>;
+      let out = '{';
+      let first = true;
+      for (const k of Object.keys(obj).sort()) {
+        const item = obj[k];
+        if (item === undefined) continue;
+        const p = `${path}/${k}`;
+        if (!first) out += ',';
+        first = false;
+        out += refString(k, p) + ':' + ref(item, p, depth + 1);
+      }
+      return out + '}';
+    }
+    default:
+      throw new P({ code: 'unsupported-type', path });
+  }
+}
+function reference(value: unknown): { ok: true; text: string } | { ok: false; problem: { code: string; path: string } } {
+  try {
+    return { ok: true, text: ref(value, '', 0) };
+  } catch (e) {
+    if (e instanceof P) return { ok: false, problem: e.problem };
+    throw e;
+  }
+}
+
+// Strings rich in the characters that need care: quotes, backslashes, controls, surrogates.
+const tricky = fc.oneof(
+  fc.string(),
+  fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\uD800', '\uDC00', '\uD83D\uDE00', 'é') }),
+);
+const leaf = fc.oneof(tricky, fc.integer(), fc.boolean(), fc.double(), fc.constant(null), fc.constant(undefined), fc.bigInt().map((b) => Number(b)), fc.constant(-0));
+const value = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(tricky, tie('v'), { maxKeys: 4 })),
+})).v;
+
+describe('canonical fast path', () => {
+  it('matches the frozen reference on random values, text and problem path (seed 0xca11)', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(tryCanonicalJson(v)).toEqual(reference(v));
+      }),
+      { seed: 0xca11, numRuns: 3000 },
+    );
+  });
+
+  it('matches on too-deep nesting and on a problem deep inside', () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 70; i++) deep = i % 2 ? [deep] : { ['k' + i]: deep };
+    expect(tryCanonicalJson(deep)).toEqual(reference(deep));
+    const late = { a: [1, 2, { b: { c: ['ok', 'x\uD800'] } }] };
+    expect(tryCanonicalJson(late)).toEqual({ ok: false, problem: { code: 'lone-surrogate', path: '/a/2/b/c/1' } });
+    expect(tryCanonicalJson({ 'k\uDC00': 1 })).toEqual(reference({ 'k\uDC00': 1 }));
+    expect(tryCanonicalJson([1, undefined])).toEqual({ ok: false, problem: { code: 'unsupported-type', path: '/1' } });
+  });
+});
