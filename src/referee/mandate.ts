@@ -1,0 +1,279 @@
+/**
+ * The mandate: what the owner of the money allows, sealed in genesis as
+ * `spec.mandate`. Checked at `open` (through the ruler's `checkSpec`) as
+ * strictly as the seed contract: bounded lists and texts, caps in range,
+ * decimal figures as canonical decimal strings, no zero addresses.
+ *
+ * ```json
+ * "mandate": {
+ *   "instance": "desk-7/prod",
+ *   "principal": "0x…", "operator": "0x…", "executor": "0x…",
+ *   "actions": ["open", "close"], "markets": ["BTC-PERP"],
+ *   "caps": { "size": "2", "leverage": "5", "slippage": "0.01" },
+ *   "quota": { "cap": "10", "weights": { "close": "0" } },
+ *   "tx_cap": 20, "expires_at": 1893459600000, "ticket_ttl_ms": 3600000,
+ *   "rules": ["Only trade with the trend described in the context."],
+ *   "judges": ["0x…"], "judge_rate": { "max": 30, "window_ms": 3600000 }
+ * }
+ * ```
+ */
+import { INTENT_ACTIONS, type IntentAction } from '../intent/index.js';
+import type { SessionSpec } from '../protocol/index.js';
+import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
+
+/** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
+export const MANDATE_LIMITS = Object.freeze({
+  /** Engine instance id: 1–64 characters of `[A-Za-z0-9._:/-]`. */
+  instanceLength: 64,
+  maxRules: 6,
+  ruleLength: 800,
+  rulesTotalLength: 6000,
+  maxMarkets: 32,
+  maxTargets: 32,
+  maxJudges: 8,
+  /** Quota cap: at most 38 integer digits (< 10^38 < 2^128) and 18 fraction digits. */
+  quotaIntegerDigits: 38,
+  figureIntegerDigits: 18,
+  figureFractionDigits: 18,
+  maxTxCap: 1_000_000,
+  minTicketTtlMs: 30_000,
+  maxTicketTtlMs: 86_400_000,
+  maxJudgeRate: 10_000,
+  minJudgeWindowMs: 60_000,
+  maxJudgeWindowMs: 86_400_000,
+});
+
+/** Judge rate limit: at most `max` judgments per agent in any `window_ms` of frame time. */
+export const DEFAULT_JUDGE_RATE = Object.freeze({ max: 30, window_ms: 3_600_000 });
+/** Ticket lifetime when the mandate names none (the seed's maximum, one day). */
+export const DEFAULT_TICKET_TTL_MS = 86_400_000;
+
+/** A checked mandate (addresses lowercased, defaults filled in). */
+export interface Mandate {
+  readonly instance: string;
+  readonly principal: string;
+  readonly operator: string;
+  readonly executor: string;
+  readonly actions: readonly IntentAction[];
+  readonly markets: readonly string[];
+  /** Allowed transfer targets (lowercase); `undefined` = any. */
+  readonly targets: readonly string[] | undefined;
+  readonly caps: { readonly size: string; readonly leverage: string; readonly slippage: string };
+  readonly quotaCap: string;
+  /** Quota weight multiplier per action (default `"1"`): weight = size × multiplier. */
+  readonly weights: Readonly<Record<IntentAction, string>>;
+  readonly txCap: number;
+  readonly expiresAt: number;
+  readonly ticketTtlMs: number;
+  readonly rules: readonly string[];
+  /** Trusted judge signers (lowercase). */
+  readonly judges: readonly string[];
+  readonly judgeRate: { readonly max: number; readonly windowMs: number };
+}
+
+/** Result of {@link parseMandate}. */
+export type ParseMandateResult = { readonly ok: true; readonly mandate: Mandate | undefined } | { readonly ok: false; readonly problem: string };
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ZERO = /^0x0{40}$/;
+const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
+const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
+const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'judge_rate'];
+const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'expires_at'];
+
+class Problem {
+  constructor(readonly text: string) {}
+}
+const fail = (text: string): never => {
+  throw new Problem(text);
+};
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function exactKeys(o: Record<string, unknown>, where: string, allowed: readonly string[], required: readonly string[]): void {
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(`${where}: unknown member "${k}"`);
+  for (const k of required) if (!Object.hasOwn(o, k)) fail(`${where}.${k} is required`);
+}
+
+function address(v: unknown, where: string): string {
+  if (typeof v !== 'string' || !ADDRESS.test(v)) fail(`${where} must be a 0x-prefixed 20-byte hex address`);
+  const a = (v as string).toLowerCase();
+  if (ZERO.test(a)) fail(`${where} must not be the zero address`);
+  return a;
+}
+
+function list(v: unknown, where: string, min: number, max: number): unknown[] {
+  if (!Array.isArray(v) || v.length < min || v.length > max) fail(`${where} must be a list of ${min}–${max} entries`);
+  return v as unknown[];
+}
+
+function unique(xs: readonly string[], where: string): void {
+  if (new Set(xs).size !== xs.length) fail(`${where} has a duplicate entry`);
+}
+
+function figure(v: unknown, where: string, opts: { positive: boolean; maxInteger: number }): string {
+  if (!isCanonicalDecimal(v)) fail(`${where} must be a canonical decimal string such as "1.5" (no exponent, no trailing zeros)`);
+  const d = v as string;
+  if (d.startsWith('-')) fail(`${where} must not be negative`);
+  if (opts.positive && d === '0') fail(`${where} must be greater than 0`);
+  const digits = decDigits(d);
+  if (digits.integer > opts.maxInteger) fail(`${where} has more than ${opts.maxInteger} integer digits`);
+  if (digits.fraction > MANDATE_LIMITS.figureFractionDigits) fail(`${where} has more than ${MANDATE_LIMITS.figureFractionDigits} fraction digits`);
+  return d;
+}
+
+function intIn(v: unknown, where: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) fail(`${where} must be an integer from ${min} to ${max}`);
+  return v as number;
+}
+
+function text(v: unknown, where: string, max: number): string {
+  if (typeof v !== 'string' || v.trim().length === 0 || v.length > max) fail(`${where} must be a non-blank string of at most ${max} characters`);
+  return v as string;
+}
+
+function build(m: unknown): Mandate {
+  if (!isObject(m)) fail('spec.mandate must be an object');
+  const o = m as Record<string, unknown>;
+  exactKeys(o, 'spec.mandate', KEYS, REQUIRED);
+  const w = 'spec.mandate';
+  const instance = o['instance'];
+  if (typeof instance !== 'string' || instance.length === 0 || instance.length > MANDATE_LIMITS.instanceLength || !INSTANCE.test(instance)) {
+    fail(`${w}.instance must be 1–${MANDATE_LIMITS.instanceLength} characters of letters, digits and . _ : / -`);
+  }
+  const principal = address(o['principal'], `${w}.principal`);
+  const operator = address(o['operator'], `${w}.operator`);
+  const executor = address(o['executor'], `${w}.executor`);
+
+  const actions = list(o['actions'], `${w}.actions`, 1, INTENT_ACTIONS.length).map((a, i) => {
+    if (typeof a !== 'string' || !(INTENT_ACTIONS as readonly string[]).includes(a)) fail(`${w}.actions[${i}] must be one of ${INTENT_ACTIONS.join(', ')}`);
+    return a as IntentAction;
+  });
+  unique(actions, `${w}.actions`);
+
+  const needsMarkets = actions.some((a) => a !== 'transfer');
+  const markets = o['markets'] === undefined ? [] : list(o['markets'], `${w}.markets`, 1, MANDATE_LIMITS.maxMarkets).map((x, i) => {
+    if (typeof x !== 'string' || !MARKET.test(x)) fail(`${w}.markets[${i}] must be a market symbol such as "BTC-PERP"`);
+    return x as string;
+  });
+  if (needsMarkets && markets.length === 0) fail(`${w}.markets is required when actions include open, modify or close`);
+  unique(markets, `${w}.markets`);
+
+  let targets: string[] | undefined;
+  if (o['targets'] !== undefined) {
+    if (!actions.includes('transfer')) fail(`${w}.targets is only meaningful when actions include transfer`);
+    targets = list(o['targets'], `${w}.targets`, 1, MANDATE_LIMITS.maxTargets).map((x, i) => address(x, `${w}.targets[${i}]`));
+    unique(targets, `${w}.targets`);
+  }
+
+  const caps = o['caps'];
+  if (!isObject(caps)) fail(`${w}.caps must be an object { size, leverage, slippage }`);
+  const c = caps as Record<string, unknown>;
+  exactKeys(c, `${w}.caps`, ['size', 'leverage', 'slippage'], ['size', 'leverage', 'slippage']);
+  const fig = { positive: true, maxInteger: MANDATE_LIMITS.figureIntegerDigits };
+  const size = figure(c['size'], `${w}.caps.size`, fig);
+  const leverage = figure(c['leverage'], `${w}.caps.leverage`, fig);
+  const slippage = figure(c['slippage'], `${w}.caps.slippage`, { positive: false, maxInteger: 1 });
+  if (decCmp(slippage, '1') > 0) fail(`${w}.caps.slippage must be a fraction in [0, 1]`);
+
+  const quota = o['quota'];
+  if (!isObject(quota)) fail(`${w}.quota must be an object { cap, weights? }`);
+  const q = quota as Record<string, unknown>;
+  exactKeys(q, `${w}.quota`, ['cap', 'weights'], ['cap']);
+  const quotaCap = figure(q['cap'], `${w}.quota.cap`, { positive: true, maxInteger: MANDATE_LIMITS.quotaIntegerDigits });
+  const weights: Record<IntentAction, string> = { open: '1', modify: '1', close: '1', transfer: '1' };
+  if (q['weights'] !== undefined) {
+    const ws = q['weights'];
+    if (!isObject(ws)) fail(`${w}.quota.weights must be an object of action → decimal multiplier`);
+    for (const [k, v] of Object.entries(ws as Record<string, unknown>)) {
+      if (!actions.includes(k as IntentAction)) fail(`${w}.quota.weights.${k}: not an allowed action of this mandate`);
+      weights[k as IntentAction] = figure(v, `${w}.quota.weights.${k}`, { positive: false, maxInteger: MANDATE_LIMITS.figureIntegerDigits });
+    }
+  }
+
+  const txCap = intIn(o['tx_cap'], `${w}.tx_cap`, 1, MANDATE_LIMITS.maxTxCap);
+  const expiresAt = intIn(o['expires_at'], `${w}.expires_at`, 1, Number.MAX_SAFE_INTEGER);
+  const ticketTtlMs = o['ticket_ttl_ms'] === undefined ? DEFAULT_TICKET_TTL_MS : intIn(o['ticket_ttl_ms'], `${w}.ticket_ttl_ms`, MANDATE_LIMITS.minTicketTtlMs, MANDATE_LIMITS.maxTicketTtlMs);
+
+  let rules: string[] = [];
+  let judges: string[] = [];
+  if (o['rules'] !== undefined) {
+    rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
+    if (rules.reduce((n, r) => n + r.length, 0) > MANDATE_LIMITS.rulesTotalLength) fail(`${w}.rules exceed ${MANDATE_LIMITS.rulesTotalLength} characters in total`);
+    if (o['judges'] === undefined) fail(`${w}.judges is required when the mandate has rules (the judge signers it trusts)`);
+  }
+  if (o['judges'] !== undefined) {
+    if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
+    judges = list(o['judges'], `${w}.judges`, 1, MANDATE_LIMITS.maxJudges).map((x, i) => address(x, `${w}.judges[${i}]`));
+    unique(judges, `${w}.judges`);
+  }
+  let judgeRate: { max: number; windowMs: number } = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms };
+  if (o['judge_rate'] !== undefined) {
+    const r = o['judge_rate'];
+    if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms }`);
+    const rr = r as Record<string, unknown>;
+    exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms'], ['max', 'window_ms']);
+    judgeRate = {
+      max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
+      windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
+    };
+  }
+  return {
+    instance: instance as string,
+    principal,
+    operator,
+    executor,
+    actions,
+    markets,
+    targets,
+    caps: { size, leverage, slippage },
+    quotaCap,
+    weights,
+    txCap,
+    expiresAt,
+    ticketTtlMs,
+    rules,
+    judges,
+    judgeRate,
+  };
+}
+
+/**
+ * Reads and checks `spec.mandate`; `mandate: undefined` when the spec has none.
+ *
+ * @example
+ * const r = parseMandate(spec);
+ * if (!r.ok) console.error(r.problem); // e.g. 'spec.mandate.caps.size must be greater than 0'
+ */
+export function parseMandate(spec: SessionSpec): ParseMandateResult {
+  if (spec['mandate'] === undefined) return { ok: true, mandate: undefined };
+  try {
+    const mandate = build(spec['mandate']);
+    if (spec['agents'] === undefined) return { ok: false, problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };
+    return { ok: true, mandate };
+  } catch (e) {
+    if (e instanceof Problem) return { ok: false, problem: e.text };
+    throw e;
+  }
+}
+
+/** The mandate of a sealed spec: none, a checked one, or an invalid one (which admits nothing). */
+export type SealedMandate = { readonly kind: 'none' } | { readonly kind: 'mandate'; readonly mandate: Mandate } | { readonly kind: 'invalid'; readonly problem: string };
+
+const cache = new WeakMap<SessionSpec, SealedMandate>();
+
+/**
+ * The mandate of an already-sealed spec, memoized per spec object. A spec
+ * sealed by an engine that did not check mandates may hold an invalid one: it
+ * is reported as `invalid` so the referee fails closed.
+ */
+export function mandateOf(spec: SessionSpec): SealedMandate {
+  const hit = cache.get(spec);
+  if (hit) return hit;
+  const r = parseMandate(spec);
+  const m: SealedMandate = !r.ok ? { kind: 'invalid', problem: r.problem } : r.mandate === undefined ? { kind: 'none' } : { kind: 'mandate', mandate: r.mandate };
+  cache.set(spec, m);
+  return m;
+}

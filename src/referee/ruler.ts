@@ -1,0 +1,265 @@
+/**
+ * The referee ruler: the intent ruler, then — when the session's spec seals a
+ * mandate — the mechanical policy checks, the judge's signed verdict on the
+ * semantic rules, and a ticket that reserves quota. The ruling of a turn is
+ *
+ * ```
+ * { intent, policy?, verdict?, ticket?, transitions?, quota? }
+ * ```
+ *
+ * where `transitions` are the outcomes of the ticket transitions the answered
+ * frame carried and `quota` the figures after this turn. All state comes from
+ * the transcript (see `RefereeHistory`); with `ctx.recorded` (replay) the
+ * judge is never called: the recorded evidence is re-verified instead.
+ */
+import { canonicalPayload, createSignerCache, type Intent, type SignerCache } from '../intent/index.js';
+import { fromBase64, toBase64, type CanonicalObject } from '../protocol/index.js';
+import { TallyError } from '../protocol/errors.js';
+import { intentOfAuthored, ruleIntent, checkIntentSpec, type IntentRuling } from '../rules/index.js';
+import type { RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
+import { actionLine, contextText, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
+import { decAdd } from './decimal.js';
+import { RefereeHistory, type EntrySource } from './history.js';
+import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
+import { mandateOf, parseMandate, type Mandate } from './mandate.js';
+import { checkPolicy } from './policy.js';
+import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
+import { assessVerdict } from './verdict.js';
+
+/** The `policy` member of a ruling. */
+export type PolicyRuling =
+  | { readonly admitted: true; readonly stage: 'policy'; readonly weight: string }
+  | { readonly admitted: false; readonly stage: 'policy'; readonly code: string; readonly message: string };
+
+/** The `verdict` member of a ruling. */
+export type VerdictRuling = {
+  readonly stage: 'verdict';
+  readonly admitted: boolean;
+  readonly code?: string;
+  readonly message: string;
+  /** `judged`: asked now (evidence follows); `stored`: the verdict first given at ordinal `first`; `limited`: not asked (rate limit). */
+  readonly source: 'judged' | 'stored' | 'limited';
+  readonly first?: number;
+  readonly model?: string;
+  readonly request_sha256?: string;
+  /** The exact response bytes, standard base64. */
+  readonly response?: string;
+  readonly signature?: string;
+  readonly signer?: string;
+  readonly decision?: 'ALLOW' | 'DENY';
+  readonly format?: 'verdict' | 'matrix';
+  readonly failure?: JudgeFailure;
+};
+
+/** The `ticket` member of a ruling: the reservation an admission creates. */
+export interface TicketRuling {
+  readonly id: number;
+  readonly state: 'ACTIVE';
+  readonly weight: string;
+  readonly expires_at: number;
+  readonly proof_hash: string;
+}
+
+/** A referee ruling (see the module comment). */
+export interface RefereeRuling {
+  readonly intent?: IntentRuling;
+  readonly policy?: PolicyRuling;
+  readonly verdict?: VerdictRuling;
+  readonly ticket?: TicketRuling;
+  readonly transitions?: readonly TransitionOutcome[];
+  readonly quota?: QuotaFigures;
+}
+
+/** Options of {@link createRefereeRuler}. */
+export interface RefereeRulerOptions {
+  /** The judge for mandates with rules; without one such intents are denied (`judge_unavailable`, `no_judge`). */
+  readonly judge?: Judge;
+  /** The store the engine writes to: the referee derives its state from the transcript there. */
+  readonly store: EntrySource;
+  /** Signer key cache shared with other rulers (default: a new one). */
+  readonly signerCache?: SignerCache;
+}
+
+/** The referee ruler: a {@link TurnRuler} that can also rule on stand-down turns when the engine asks. */
+export interface RefereeRuler extends TurnRuler {
+  /** Rules on a stand-down turn (records the answered frame's transitions); engines that support it call it. */
+  ruleStandDown(context: Omit<RuleContext, 'authored'>): Promise<RuleOutcome | undefined>;
+  /** The folds this ruler derives its state from. */
+  readonly history: RefereeHistory;
+}
+
+const MESSAGE_MAX = 200;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function outcome(ruling: RefereeRuling, nonces: RuleOutcome['nonces'] = []): RuleOutcome {
+  return { ruling: ruling as unknown as CanonicalObject, nonces };
+}
+
+/** Index in the transcript of the frame with `ordinal` (genesis 0, frame -1 at 1, turn -1 at 2, …). */
+function frameIndex(ordinal: number): number {
+  return 2 * ordinal + 3;
+}
+
+/** Checks a spec for the intent contract and the mandate. */
+export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSpec']>>[0]): string | undefined {
+  const intent = checkIntentSpec(spec);
+  if (intent) return intent;
+  const m = parseMandate(spec);
+  return m.ok ? undefined : m.problem;
+}
+
+/**
+ * Creates the referee ruler. Pass the engine's own store.
+ *
+ * @example
+ * const store = new MemoryStore();
+ * const engine = new Engine({ store, ruler: createRefereeRuler({ judge: createLocalJudge({ key }), store }) });
+ */
+export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
+  if (!isObject(options) || !isObject(options.store) || typeof options.store.readRange !== 'function') {
+    throw new TallyError('TALLY_REFEREE_OPTIONS', 'createRefereeRuler needs { store } (the engine store) to derive its state from the transcript.');
+  }
+  const judge = options.judge;
+  if (judge !== undefined && (!isModelId(judge.model) || typeof judge.ask !== 'function')) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judge must have a model id and an ask function.');
+  const signerCache = options.signerCache ?? createSignerCache();
+  const history = new RefereeHistory(options.store);
+
+  async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
+    const view = await history.fold(ctx.sessionId, frameIndex(ctx.ordinal) + 1);
+    if (!view) return undefined;
+    const last = view.fold.lastFrame;
+    if (!last || last.ordinal !== ctx.ordinal) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The store does not hold the frame being answered.', { details: `session ${ctx.sessionId} ordinal ${ctx.ordinal}` });
+    return { mandate: view.mandate, fold: view.fold, transitions: last.outcomes };
+  }
+
+  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
+    const stored = fold.verdicts.get(intentHash);
+    if (stored) {
+      return { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message };
+    }
+    const times = fold.judgments.get(intent.agent_id) ?? [];
+    const since = ctx.frameTime - m.judgeRate.windowMs;
+    const recent = times.filter((t) => t > since).length;
+    if (recent >= m.judgeRate.max) {
+      return { stage: 'verdict', source: 'limited', admitted: false, code: 'judge_rate_limited', message: `agent ${intent.agent_id} had ${recent} judgments in the last ${m.judgeRate.windowMs} ms (limit ${m.judgeRate.max})` };
+    }
+    const base = {
+      rules: m.rules,
+      action: actionLine({ instance: m.instance, session: ctx.sessionId, action: intent.action, market: intent.action === 'transfer' ? undefined : intent.market, size: intent.size, intentHash }),
+      intent: JSON.parse(canonicalPayload(intent)) as CanonicalObject,
+      context: hasContext ? contextText(context) : undefined,
+    };
+    const request = (model: string): JudgeRequestInput => ({ model, ...base });
+    const unavailable = (model: string, requestSha256: string, failure: JudgeFailure, message: string): VerdictRuling => ({
+      stage: 'verdict',
+      source: 'judged',
+      admitted: false,
+      code: 'judge_unavailable',
+      failure,
+      message: message.slice(0, MESSAGE_MAX),
+      model,
+      request_sha256: requestSha256,
+    });
+    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string): VerdictRuling => {
+      const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length });
+      return {
+        stage: 'verdict',
+        source: 'judged',
+        admitted: a.admitted,
+        ...(a.code === undefined ? {} : { code: a.code }),
+        message: a.message,
+        model,
+        request_sha256: requestSha256,
+        response: toBase64(response),
+        signature,
+        ...(a.signer === undefined ? {} : { signer: a.signer }),
+        ...(a.decision === undefined ? {} : { decision: a.decision }),
+        ...(a.format === undefined ? {} : { format: a.format }),
+      };
+    };
+
+    if (ctx.recorded !== undefined) {
+      // Replay: never ask; re-verify the recorded evidence against the rebuilt request.
+      const ev = ctx.recorded['verdict'];
+      const invalid = (message: string): VerdictRuling => ({ stage: 'verdict', source: 'judged', admitted: false, code: 'judge_evidence_invalid', message });
+      if (!isObject(ev) || ev['source'] !== 'judged' || !isModelId(ev['model']) || typeof ev['request_sha256'] !== 'string') return invalid('the recorded ruling holds no judged verdict for this proposal');
+      const model = ev['model'];
+      const requestSha256 = sha256Hex(judgeRequestBytes(request(model)));
+      if (ev['request_sha256'] !== requestSha256) return invalid('the recorded verdict answers another request');
+      if (ev['code'] === 'judge_unavailable') {
+        const failure = ev['failure'];
+        if (!(JUDGE_FAILURES as readonly unknown[]).includes(failure) || typeof ev['message'] !== 'string') return invalid('the recorded judge failure is malformed');
+        return unavailable(model, requestSha256, failure as JudgeFailure, ev['message']);
+      }
+      const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
+      if (!response || typeof ev['signature'] !== 'string') return invalid('the recorded verdict lacks its response bytes or signature');
+      return assessed(model, requestSha256, response, ev['signature']);
+    }
+
+    if (!judge) {
+      return unavailable('-', sha256Hex(judgeRequestBytes(request('-'))), 'no_judge', 'the referee has no judge configured');
+    }
+    const req = request(judge.model);
+    const requestBytes = judgeRequestBytes(req);
+    const requestSha256 = sha256Hex(requestBytes);
+    let answer: JudgeAnswer;
+    try {
+      answer = await judge.ask({ request: req, requestBytes });
+    } catch (e) {
+      answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
+    }
+    if (!answer.ok) return unavailable(judge.model, requestSha256, answer.failure, answer.message);
+    if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return unavailable(judge.model, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
+    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature);
+  }
+
+  async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
+    const sealed = mandateOf(ctx.spec);
+    const carried = ctx.spec['agents'] === undefined ? undefined : intentOfAuthored(ctx.authored);
+    if (sealed.kind !== 'mandate') {
+      if (!carried) return undefined;
+      const r = await ruleIntent(ctx, carried.intent, signerCache);
+      if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, r.nonce ? [r.nonce] : []);
+      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: sealed.problem.slice(0, MESSAGE_MAX) } });
+    }
+    const before = await foldBefore(ctx);
+    if (!before) return undefined;
+    const { mandate: m, fold, transitions } = before;
+    const extra = transitions === undefined ? {} : { transitions };
+    if (!carried) return transitions === undefined ? undefined : outcome({ ...extra, quota: quotaOf(m, fold) });
+    const r = await ruleIntent(ctx, carried.intent, signerCache);
+    const ir = r.ruling;
+    if (!ir.admitted) return outcome({ intent: ir, ...extra, quota: quotaOf(m, fold) });
+    const intent = parseAnchoredIntent(carried.intent);
+    if (!intent) throw new TallyError('TALLY_REFEREE_INTERNAL', 'An admitted intent did not parse again.');
+    const p = checkPolicy(m, fold, intent, ctx.frameTime);
+    if (!p.ok) return outcome({ intent: ir, policy: { admitted: false, stage: 'policy', code: p.code, message: p.message }, ...extra, quota: quotaOf(m, fold) });
+    const policy: PolicyRuling = { admitted: true, stage: 'policy', weight: p.weight };
+    // Everything read from the fold is taken before the judge is awaited.
+    const ticket = makeTicket(m, ctx.sessionId, fold, intent, ir.intent_hash, ctx.ordinal, ctx.frameTime);
+    const now = quotaOf(m, fold);
+    const after = quotaOf(m, { used: fold.used, locked: decAdd(fold.locked, ticket.weight), usedTxs: fold.usedTxs, lockedTxs: fold.lockedTxs + 1 });
+    let verdict: VerdictRuling | undefined;
+    if (m.rules.length > 0) {
+      verdict = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
+      if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now });
+    }
+    const t: TicketRuling = { id: ticket.id, state: 'ACTIVE', weight: ticket.weight, expires_at: ticket.expiresAt, proof_hash: ticket.proofHash };
+    return outcome({ intent: ir, policy, ...(verdict === undefined ? {} : { verdict }), ticket: t, ...extra, quota: after }, r.nonce ? [r.nonce] : []);
+  }
+
+  return {
+    history,
+    checkSpec: checkRefereeSpec,
+    rule,
+    async ruleStandDown(ctx) {
+      if (mandateOf(ctx.spec).kind !== 'mandate') return undefined;
+      const before = await foldBefore(ctx);
+      if (!before || before.transitions === undefined) return undefined;
+      return outcome({ transitions: before.transitions, quota: quotaOf(before.mandate, before.fold) });
+    },
+  };
+}

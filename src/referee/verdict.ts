@@ -1,0 +1,135 @@
+/**
+ * Reading a judge's answer. The response bytes are an OpenAI-compatible chat
+ * completion; its first choice's `message.content` MUST parse as exactly one of
+ *
+ * - the verdict `{"reason": ≤280 chars, "verdict": "ALLOW"|"DENY", "action": <the canonical action, echoed>}`;
+ * - the seed's assessment matrix `{"assessments": [{"index", "outcome": "PASS"|"FAIL"|"AMBIGUOUS",
+ *   "certainty": "solid"|"moderate"|"weak"}, …]}` — one entry per rule, strict key sets, no
+ *   duplicate or out-of-range index; ALLOW only when every rule is PASS and solid.
+ *
+ * Anything else is a DENY (`judge_unparsable`), never a silent ALLOW. The
+ * signature is checked first: it must recover, over the verdict text, to a
+ * signer the mandate trusts.
+ */
+import { sha256Hex, verdictMessage } from './bytes.js';
+import { recoverText } from './eip191.js';
+
+/** Longest accepted `reason`, in Unicode code points. */
+export const MAX_REASON_CODE_POINTS = 280;
+
+/** A parsed answer. */
+export type ParsedVerdict =
+  | { readonly ok: true; readonly format: 'verdict'; readonly decision: 'ALLOW' | 'DENY'; readonly reason: string; readonly action: string }
+  | { readonly ok: true; readonly format: 'matrix'; readonly decision: 'ALLOW' | 'DENY'; readonly reason: string }
+  | { readonly ok: false; readonly message: string };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function sameKeys(o: Record<string, unknown>, keys: readonly string[]): boolean {
+  const ks = Object.keys(o);
+  return ks.length === keys.length && keys.every((k) => Object.hasOwn(o, k));
+}
+
+const unparsable = (message: string): ParsedVerdict => ({ ok: false, message });
+
+function clip(s: string): string {
+  const points = Array.from(s);
+  return points.length > MAX_REASON_CODE_POINTS ? `${points.slice(0, MAX_REASON_CODE_POINTS - 1).join('')}…` : s;
+}
+
+function parseMatrix(items: unknown, ruleCount: number): ParsedVerdict {
+  if (!Array.isArray(items) || items.length !== ruleCount) return unparsable(`assessments must list exactly ${ruleCount} rules`);
+  const seen = new Array<Record<string, unknown> | undefined>(ruleCount).fill(undefined);
+  for (const entry of items) {
+    if (!isObject(entry) || !sameKeys(entry, ['index', 'outcome', 'certainty'])) return unparsable('an assessment must have exactly index, outcome and certainty');
+    const idx = entry['index'];
+    if (typeof idx !== 'number' || !Number.isInteger(idx) || idx < 0 || idx >= ruleCount || seen[idx] !== undefined) return unparsable('duplicate or out-of-range rule index');
+    if (!['PASS', 'FAIL', 'AMBIGUOUS'].includes(entry['outcome'] as string) || !['solid', 'moderate', 'weak'].includes(entry['certainty'] as string)) {
+      return unparsable('unrecognized outcome or certainty token');
+    }
+    seen[idx] = entry;
+  }
+  const failing = seen.flatMap((e, i) => (e && (e['outcome'] !== 'PASS' || e['certainty'] !== 'solid') ? [`rule ${i}: ${String(e['outcome'])} (${String(e['certainty'])})`] : []));
+  if (failing.length === 0) return { ok: true, format: 'matrix', decision: 'ALLOW', reason: `all ${ruleCount} rules PASS (solid)` };
+  return { ok: true, format: 'matrix', decision: 'DENY', reason: clip(failing.join('; ')) };
+}
+
+/**
+ * Parses response bytes (a chat completion) into a decision. Never throws.
+ *
+ * @example
+ * parseJudgeResponse(bytes, 2); // { ok: true, format: 'verdict', decision: 'DENY', reason: '…', action: 'TALLY_ACTION_V1|…' }
+ */
+export function parseJudgeResponse(response: Uint8Array, ruleCount: number): ParsedVerdict {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(decoder.decode(response));
+  } catch {
+    return unparsable('the response is not UTF-8 JSON');
+  }
+  const choices = isObject(envelope) ? envelope['choices'] : undefined;
+  const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  const message = isObject(first) ? first['message'] : undefined;
+  const content = isObject(message) ? message['content'] : undefined;
+  if (typeof content !== 'string') return unparsable('the response is not a chat completion with a text message');
+  let body: unknown;
+  try {
+    body = JSON.parse(content);
+  } catch {
+    return unparsable('the message content is not JSON');
+  }
+  if (!isObject(body)) return unparsable('the message content is not a JSON object');
+  if (sameKeys(body, ['assessments'])) return parseMatrix(body['assessments'], ruleCount);
+  if (!sameKeys(body, ['reason', 'verdict', 'action'])) return unparsable('the verdict must have exactly reason, verdict and action');
+  const { reason, verdict, action } = body;
+  if (typeof reason !== 'string' || Array.from(reason).length > MAX_REASON_CODE_POINTS) return unparsable(`reason must be a string of at most ${MAX_REASON_CODE_POINTS} characters`);
+  if (verdict !== 'ALLOW' && verdict !== 'DENY') return unparsable('verdict must be "ALLOW" or "DENY"');
+  if (typeof action !== 'string') return unparsable('action must be a string');
+  return { ok: true, format: 'verdict', decision: verdict, reason, action };
+}
+
+/** What an assessed answer means for the intent. */
+export interface AssessedVerdict {
+  readonly admitted: boolean;
+  readonly code?: 'judge_untrusted_signer' | 'judge_unparsable' | 'judge_action_mismatch' | 'judge_denied';
+  readonly message: string;
+  /** Recovered signer (lowercase), when the signature recovers. */
+  readonly signer?: string;
+  readonly decision?: 'ALLOW' | 'DENY';
+  readonly format?: 'verdict' | 'matrix';
+}
+
+/** Inputs of {@link assessVerdict}. */
+export interface AssessVerdictInput {
+  readonly model: string;
+  readonly requestSha256: string;
+  readonly response: Uint8Array;
+  readonly signature: unknown;
+  /** Trusted signers, lowercase. */
+  readonly trusted: readonly string[];
+  readonly action: string;
+  readonly ruleCount: number;
+}
+
+/**
+ * Checks signer, then schema, then the action echo, then the decision.
+ *
+ * @example
+ * assessVerdict({ model, requestSha256, response, signature, trusted: mandate.judges, action, ruleCount: 2 }).admitted;
+ */
+export function assessVerdict(i: AssessVerdictInput): AssessedVerdict {
+  const signer = recoverText(verdictMessage(i.model, i.requestSha256, sha256Hex(i.response)), i.signature);
+  if (signer === null) return { admitted: false, code: 'judge_untrusted_signer', message: 'the verdict signature does not recover to any key' };
+  if (!i.trusted.includes(signer)) return { admitted: false, code: 'judge_untrusted_signer', message: `verdict signer ${signer} is not trusted by the mandate`, signer };
+  const p = parseJudgeResponse(i.response, i.ruleCount);
+  if (!p.ok) return { admitted: false, code: 'judge_unparsable', message: p.message, signer };
+  if (p.format === 'verdict' && p.action !== i.action) {
+    return { admitted: false, code: 'judge_action_mismatch', message: 'the verdict judged another action than this proposal', signer, decision: p.decision, format: p.format };
+  }
+  if (p.decision === 'DENY') return { admitted: false, code: 'judge_denied', message: p.reason, signer, decision: 'DENY', format: p.format };
+  return { admitted: true, message: p.reason, signer, decision: 'ALLOW', format: p.format };
+}
