@@ -1,0 +1,56 @@
+import { sha256 } from '../../codec/sha256.js';
+import { LIMITS, authoredHash, frameRoot, fromBase64, parseEntry, toHex, tryCanonicalJson, type Entry } from '../../protocol/index.js';
+
+/** Every reason {@link checkEntryBytes} rejects bytes (the entry-local rules of PROTOCOL.md §5 steps 1, 2 and 5). */
+export const ENTRY_CHECK_CODES = ['too-large', 'not-utf8', 'not-json', 'not-canonical', 'bad-structure', 'bad-frame-root', 'bad-authored-bytes', 'bad-authored-hash'] as const;
+/** Why {@link checkEntryBytes} rejected bytes. */
+export type EntryCheckCode = (typeof ENTRY_CHECK_CODES)[number];
+
+/** Outcome of {@link checkEntryBytes}. */
+export type CheckEntryResult = { readonly ok: true; readonly entry: Entry } | { readonly ok: false; readonly code: EntryCheckCode; readonly message: string };
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Checks one entry on its own, without its neighbours: valid UTF-8, canonical
+ * JSON (the bytes re-encode to themselves), exactly the keys of its kind, and
+ * every hash the entry carries about itself (a frame's `frameRoot`, an
+ * authored turn's `body.hash` over canonical base64 bytes). What needs the
+ * rest of the chain (links, ordinals, the seal) is not checked here.
+ *
+ * @example
+ * const r = checkEntryBytes(extraData);
+ * if (r.ok && r.entry.kind === 'turn') r.entry.ruling;
+ */
+export function checkEntryBytes(bytes: Uint8Array): CheckEntryResult {
+  const fail = (code: EntryCheckCode, message: string): CheckEntryResult => ({ ok: false, code, message });
+  if (!(bytes instanceof Uint8Array)) return fail('not-utf8', 'entry must be bytes');
+  if (bytes.length > LIMITS.entryBytes) return fail('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return fail('not-utf8', 'entry is not valid UTF-8');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return fail('not-json', 'entry is not JSON');
+  }
+  const canon = tryCanonicalJson(value);
+  if (!canon.ok || canon.text !== text) return fail('not-canonical', 'entry bytes are not the canonical encoding of their value');
+  const parsed = parseEntry(value);
+  if (!parsed.ok) return fail('bad-structure', parsed.reason);
+  const e = parsed.entry;
+  if (e.kind === 'frame') {
+    const root = toHex(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
+    if (root !== e.frameRoot) return fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
+  }
+  if (e.kind === 'turn' && e.body.kind === 'authored') {
+    const authored = fromBase64(e.body.bytes);
+    if (!authored || authored.length > LIMITS.authoredBytes) return fail('bad-authored-bytes', 'body.bytes is not canonical padded base64 within the size limit');
+    if (toHex(authoredHash(sha256, authored)) !== e.body.hash) return fail('bad-authored-hash', 'body.hash does not match the authored bytes');
+  }
+  return { ok: true, entry: e };
+}

@@ -1,0 +1,66 @@
+import { toHex } from '../../protocol/index.js';
+import { sessionCheckpointText, splitSessionOrigin } from '../bytes.js';
+import { parseCheckpoint } from '../checkpoint/checkpoint.js';
+import type { EngineKey } from '../keys/engineKey.js';
+import { signNote } from '../note/sign.js';
+import type { IssuedCheckpoint } from '../session/notary.js';
+import type { IndexedBundle } from './bundle.js';
+import { formatTurnReceipt } from './turn-receipt.js';
+
+/**
+ * The origin, size and root a signed checkpoint states, read WITHOUT checking
+ * any signature (a prover matching a checkpoint to its bundle; verifiers use
+ * `openSessionCheckpoint`). `undefined` when it is not a session checkpoint.
+ */
+export function peekSessionCheckpoint(signedCheckpoint: string): { sessionId: string; engineName: string; size: number; root: string } | undefined {
+  if (typeof signedCheckpoint !== 'string') return undefined;
+  const split = signedCheckpoint.lastIndexOf('\n\n');
+  if (split < 0) return undefined;
+  const cp = parseCheckpoint(signedCheckpoint.slice(0, split + 1));
+  if (!cp.ok) return undefined;
+  const o = splitSessionOrigin(cp.checkpoint.origin);
+  return o && { ...o, size: cp.checkpoint.size, root: toHex(cp.checkpoint.root) };
+}
+
+/**
+ * Signs a checkpoint over the first `size` entries (default: all) of a
+ * verified bundle with the engine key. Use it where the engine's database is
+ * gone but its key and the exported bundle remain.
+ *
+ * @example
+ * const cp = signBundleCheckpoint(ix, key);  // cp.signedCheckpoint
+ */
+export function signBundleCheckpoint(ix: IndexedBundle, key: EngineKey, size: number = ix.summary.size): IssuedCheckpoint {
+  const root = ix.tree.root(size);
+  const text = sessionCheckpointText(key.name, ix.summary.sessionId, size, root);
+  return { sessionId: ix.summary.sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
+}
+
+/** Outcome of {@link turnReceiptFromBundle}. */
+export type TurnReceiptFromBundleResult =
+  | { readonly ok: true; readonly index: number; readonly size: number; readonly text: string }
+  | { readonly ok: false; readonly code: 'index-out-of-range' | 'checkpoint-mismatch' | 'entry-not-loaded'; readonly message: string };
+
+/**
+ * A single-turn receipt for entry `index` of an indexed bundle against
+ * `signedCheckpoint`, which must be a checkpoint of this bundle's session
+ * whose root is the root of the bundle's first `size` entries (checked, so a
+ * receipt is never made against a checkpoint of another transcript), and
+ * `index < size`. The proof costs O(log n) from the bundle's stored tree.
+ *
+ * @example
+ * const ix = await indexBundle(chunks, { entries: [4] });
+ * if (ix.ok) turnReceiptFromBundle(ix, 4, sealedCheckpoint);
+ */
+export function turnReceiptFromBundle(ix: IndexedBundle, index: number, signedCheckpoint: string): TurnReceiptFromBundleResult {
+  const cp = peekSessionCheckpoint(signedCheckpoint);
+  if (!cp) return { ok: false, code: 'checkpoint-mismatch', message: 'the checkpoint is not a signed Tally session checkpoint (<engine>/<session>, size, root)' };
+  if (cp.sessionId !== ix.summary.sessionId) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint is for session ${cp.sessionId}, the bundle is ${ix.summary.sessionId}` };
+  if (cp.size < 1 || cp.size > ix.summary.size) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint covers ${cp.size} entries, the bundle has ${ix.summary.size}` };
+  const root = toHex(ix.tree.root(cp.size));
+  if (root !== cp.root) return { ok: false, code: 'checkpoint-mismatch', message: `the bundle's root at size ${cp.size} is ${root}, the checkpoint says ${cp.root}` };
+  if (!Number.isSafeInteger(index) || index < 0 || index >= cp.size) return { ok: false, code: 'index-out-of-range', message: `entry must be 0 to ${cp.size - 1}, got ${String(index)}` };
+  const entryBytes = ix.entries.get(index);
+  if (!entryBytes) return { ok: false, code: 'entry-not-loaded', message: `entry ${index} was not kept when the bundle was indexed (pass it in options.entries)` };
+  return { ok: true, index, size: cp.size, text: formatTurnReceipt({ index, proof: ix.tree.inclusionProof(index, cp.size), signedCheckpoint, entryBytes }) };
+}

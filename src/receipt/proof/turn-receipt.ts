@@ -1,0 +1,124 @@
+import { toHex, verifyInclusion, fromHex, type Entry, type MerkleFailureCode } from '../../protocol/index.js';
+import { entryLeafHash } from '../bytes.js';
+import { formatTlogProof, parseTlogProof, type TlogProofCode } from '../checkpoint/tlogProof.js';
+import type { NoteVerifier } from '../note/types.js';
+import { openSessionCheckpoint, type OpenSessionCheckpointFailure, type SessionCheckpoint } from '../session/open-checkpoint.js';
+import { receiptHasher } from '../session/trees.js';
+import { checkEntryBytes, type EntryCheckCode } from './entry-check.js';
+
+/** Input of {@link formatTurnReceipt}. */
+export interface TurnReceiptInput {
+  /** The entry's 0-based index in its session. */
+  readonly index: number;
+  /** RFC 6962 inclusion path of the entry in the checkpoint's tree. */
+  readonly proof: readonly Uint8Array[];
+  /** The signed session checkpoint the proof is against, verbatim. */
+  readonly signedCheckpoint: string;
+  /** The entry's exact canonical bytes (one bundle line without its newline). */
+  readonly entryBytes: Uint8Array;
+}
+
+/**
+ * A single-turn receipt: one standard C2SP tlog-proof whose `extra` line is
+ * the entry's canonical bytes (base64). Verifiers recompute the leaf hash
+ * from those bytes, so the extra data — unauthenticated in tlog-proof — is
+ * authenticated here by the inclusion proof. Throws `TALLY_TLOG_PROOF_INVALID`
+ * on a malformed index, proof or checkpoint. Store it as `<name>.tlog-proof`.
+ *
+ * @example
+ * const text = formatTurnReceipt({ index: 4, proof, signedCheckpoint, entryBytes });
+ * // 'c2sp.org/tlog-proof@v1\nextra eyJib2R5Ijp7…\nindex 4\n…\n\ntally.local/<sid>\n10\n…'
+ */
+export function formatTurnReceipt(input: TurnReceiptInput): string {
+  return formatTlogProof({ index: input.index, proof: input.proof, signedCheckpoint: input.signedCheckpoint, extraData: input.entryBytes });
+}
+
+/** Values a grader pins out of band (for example from the sealed checkpoint they were handed). */
+export interface ReceiptPin {
+  readonly sessionId?: string;
+  readonly size?: number;
+  readonly receiptRoot?: string;
+}
+
+/** Options of {@link verifyTurnReceipt}. */
+export interface VerifyTurnReceiptOptions {
+  /** The engine's verifier key(s) (`name+keyid+base64` or parsed); the checkpoint must be signed by one named in its origin. */
+  readonly verifiers: readonly (NoteVerifier | string)[];
+  /** Pins the checkpoint: session, tree size and root must equal these when given. */
+  readonly pin?: ReceiptPin;
+}
+
+/** Outcome of {@link verifyTurnReceipt}. */
+export type VerifyTurnReceiptResult =
+  | {
+      readonly ok: true;
+      readonly index: number;
+      readonly sessionId: string;
+      /** Entry hash (hex) = its leaf hash. */
+      readonly entryHash: string;
+      readonly entry: Entry;
+      readonly entryBytes: Uint8Array;
+      readonly checkpoint: SessionCheckpoint;
+    }
+  | { readonly ok: false; readonly stage: 'proof'; readonly code: TlogProofCode | 'missing-entry'; readonly message: string }
+  | OpenSessionCheckpointFailure
+  | { readonly ok: false; readonly stage: 'entry'; readonly code: EntryCheckCode | 'wrong-session' | 'wrong-position'; readonly message: string }
+  | { readonly ok: false; readonly stage: 'inclusion'; readonly code: MerkleFailureCode; readonly message: string }
+  | { readonly ok: false; readonly stage: 'pin'; readonly code: 'pin-mismatch'; readonly message: string };
+
+/**
+ * Verifies a single-turn receipt offline with nothing but the engine's
+ * verifier key, in order: parse the tlog-proof; require the entry bytes in
+ * `extra`; open the checkpoint (pinned signature, origin
+ * `<signer name>/<session>`); check the entry on its own (canonical bytes,
+ * structure, its own hashes) and that it names the checkpoint's session (a
+ * genesis only at index 0, where its hash IS the session id; a seal only at
+ * the index its `size` says); check RFC 6962 inclusion of
+ * `SHA-256(0x00 ‖ entry bytes)` at `index` in the checkpoint's tree; compare
+ * the pins. Never throws on input.
+ *
+ * @example
+ * const r = verifyTurnReceipt(text, { verifiers: ['tally.local+1a2b3c4d+AV…'] });
+ * if (r.ok) console.log(r.entry.kind, r.checkpoint.size); else console.error(r.stage, r.code, r.message);
+ */
+export function verifyTurnReceipt(text: string, options: VerifyTurnReceiptOptions): VerifyTurnReceiptResult {
+  const parsed = parseTlogProof(text);
+  if (!parsed.ok) return { ok: false, stage: 'proof', code: parsed.code, message: parsed.message };
+  const { index, proof, signedCheckpoint, extraData } = parsed.tlogProof;
+  if (extraData === undefined || extraData.length === 0) {
+    return { ok: false, stage: 'proof', code: 'missing-entry', message: 'the proof carries no entry bytes (no "extra" line): it is not a Tally turn receipt' };
+  }
+  const opened = openSessionCheckpoint(signedCheckpoint, options.verifiers);
+  if (!opened.ok) return opened;
+  const cp = opened.checkpoint;
+  const checked = checkEntryBytes(extraData);
+  if (!checked.ok) return { ok: false, stage: 'entry', code: checked.code, message: checked.message };
+  const entry = checked.entry;
+  const leaf = entryLeafHash(extraData);
+  const entryHash = toHex(leaf);
+  const fail = (code: 'wrong-session' | 'wrong-position', message: string): VerifyTurnReceiptResult => ({ ok: false, stage: 'entry', code, message });
+  if (entry.kind === 'genesis') {
+    if (index !== 0) return fail('wrong-position', `a genesis entry can only be at index 0, not ${index}`);
+    if (entryHash !== cp.sessionId) return fail('wrong-session', `this genesis starts session ${entryHash}, the checkpoint is for ${cp.sessionId}`);
+  } else {
+    if (index === 0) return fail('wrong-position', `index 0 must hold the genesis, not a ${entry.kind}`);
+    if (entry.session !== cp.sessionId) return fail('wrong-session', `the entry names session ${entry.session}, the checkpoint is for ${cp.sessionId}`);
+    if (entry.kind === 'finalize' && entry.size !== index) return fail('wrong-position', `a seal with size ${entry.size} can only be at index ${entry.size}, not ${index}`);
+  }
+  const inc = verifyInclusion(receiptHasher, index, cp.size, leaf, proof, fromHex(cp.root));
+  if (!inc.ok) return { ok: false, stage: 'inclusion', code: inc.code, message: inc.message };
+  const pin = options.pin;
+  if (pin) {
+    const bad = pinMismatch(cp, pin);
+    if (bad) return { ok: false, stage: 'pin', code: 'pin-mismatch', message: bad };
+  }
+  return { ok: true, index, sessionId: cp.sessionId, entryHash, entry, entryBytes: extraData, checkpoint: cp };
+}
+
+/** A message when `cp` differs from `pin`, else `undefined`. */
+export function pinMismatch(cp: Pick<SessionCheckpoint, 'sessionId' | 'size' | 'root'>, pin: ReceiptPin): string | undefined {
+  if (pin.sessionId !== undefined && pin.sessionId !== cp.sessionId) return `checkpoint is for session ${cp.sessionId}, the pin says ${pin.sessionId}`;
+  if (pin.size !== undefined && pin.size !== cp.size) return `checkpoint has ${cp.size} entries, the pin says ${pin.size}`;
+  if (pin.receiptRoot !== undefined && pin.receiptRoot !== cp.root) return `checkpoint root ${cp.root} is not the pinned ${pin.receiptRoot}`;
+  return undefined;
+}

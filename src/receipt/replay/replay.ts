@@ -1,0 +1,210 @@
+import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
+import { createIntentRuler } from '../../rules/index.js';
+import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
+import { MemoryStore } from '../../store/memory.js';
+import type { NonceOwner } from '../../store/types.js';
+import { bundleFileChunks, streamVerifiedEntries, type BundleChunks } from '../proof/bundle.js';
+import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The external fact in an intent ruling: `{"intent": {"admitted": false,
+ * "code": "replayed_nonce", "first": {session, index, intent_hash}}}` whose
+ * `first.session` is not `sessionId`. Same-session owners are re-derived.
+ */
+export function intentExternalNonceFact(recorded: CanonicalObject, sessionId: string): NonceOwner | undefined {
+  const intent = recorded['intent'];
+  if (!isObject(intent) || intent['admitted'] !== false || intent['code'] !== 'replayed_nonce') return undefined;
+  const first = intent['first'];
+  if (!isObject(first)) return undefined;
+  const { session, index, intent_hash: intentHash } = first;
+  if (typeof session !== 'string' || session === sessionId || typeof intentHash !== 'string' || typeof index !== 'number' || !Number.isSafeInteger(index)) return undefined;
+  return { intentHash, sessionId: session, index };
+}
+
+/**
+ * Wraps the ruler so that a nonce the replay store does not know is answered
+ * from the recorded ruling's external fact — once seen, for the rest of the
+ * replay — and every such answer is listed. The store's own reservations
+ * (re-derived from this session) always win.
+ */
+function withExternalFacts(
+  inner: TurnRuler,
+  extract: NonNullable<ReplayOptions['externalNonceFact']>,
+  facts: ExternalFact[],
+  current: { index: number },
+): TurnRuler {
+  const seeded = new Map<string, NonceOwner>();
+  const wrapped: TurnRuler = {
+    rule(ctx: RuleContext) {
+      const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId);
+      return inner.rule({
+        ...ctx,
+        nonceOwner: async (agentId: string, nonce: string) => {
+          const own = await ctx.nonceOwner(agentId, nonce);
+          if (own) return own;
+          const key = JSON.stringify([agentId, nonce]);
+          const known = seeded.get(key);
+          if (known) return known;
+          if (!recordedFact) return undefined;
+          seeded.set(key, recordedFact);
+          facts.push({ index: current.index, kind: 'nonce-owner', agentId, nonce, owner: recordedFact });
+          return recordedFact;
+        },
+      });
+    },
+  };
+  const check = inner.checkSpec?.bind(inner);
+  return check ? { ...wrapped, checkSpec: check } : wrapped;
+}
+
+function without(e: Entry, keys: readonly string[]): string {
+  const copy: Record<string, unknown> = { ...e };
+  for (const k of keys) delete copy[k];
+  return canonicalJson(copy as CanonicalObject);
+}
+
+/**
+ * Re-derives every ruling of a sealed transcript from the transcript alone.
+ *
+ * The chain is verified first (PROTOCOL.md §5, streaming, optional pin);
+ * meanwhile a FRESH engine over a memory store, with the same ruler, is
+ * driven with the recorded inputs: `open(genesis.spec)`, each frame's
+ * `{ordinal, time, data}`, each turn's body (with the recorded ruling handed
+ * to the ruler as `context.recorded`, for evidence from outside parties),
+ * and the seal's artifacts. Each entry the engine writes is compared with the
+ * recorded one at the same index; a difference is a {@link ReplayDivergence}
+ * naming the entry. After a divergence the chains' links differ, so later
+ * entries are compared without `parent` (and the seal without `root`) and
+ * only real differences are reported. A recorded ruling edited with every
+ * hash and the seal recomputed therefore passes `verifyBundle` but fails here.
+ *
+ * What cannot be re-derived offline — a nonce first used in another session —
+ * is taken from the recorded ruling and listed in `externalFacts` (trusted,
+ * not verified). A chain failure wins over divergences (`stage: 'chain'`).
+ *
+ * @example
+ * const r = await replay([bundleBytes]);
+ * if (!r.ok && r.stage === 'replay') console.error(r.divergences[0]?.index, r.divergences[0]?.kind);
+ */
+export async function replay(chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const facts: ExternalFact[] = [];
+  const divergences: ReplayDivergence[] = [];
+  const max = Math.max(1, options.maxDivergences ?? 100);
+  const current = { index: 0 };
+  const base = options.ruler === undefined ? createIntentRuler() : options.ruler;
+  const ruler = base === null ? undefined : withExternalFacts(base, options.externalNonceFact ?? intentExternalNonceFact, facts, current);
+  const engine = new Engine(ruler === undefined ? { store: new MemoryStore() } : { store: new MemoryStore(), ruler });
+
+  let sessionId = '';
+  let frame: { entryHash: string; frameRoot: string } | undefined;
+  let diverged = false;
+  let stoppedAt: number | undefined;
+  let turns = 0;
+  let rulings = 0;
+
+  const stop = (index: number) => {
+    stoppedAt = index;
+  };
+  const rejected = (v: VerifiedEntry, r: Rejection) => {
+    divergences.push({ index: v.index, kind: 'rejected', message: `the engine refused the recorded ${v.entry.kind}: ${r.diagnostic}: ${r.message}`, expected: v.entry, actual: { diagnostic: r.diagnostic, message: r.message } });
+    stop(v.index);
+  };
+
+  const compare = async (v: VerifiedEntry, actualHash: string) => {
+    if (actualHash === v.hash) {
+      if (v.entry.kind === 'turn' && v.entry.ruling !== undefined) rulings++;
+      return;
+    }
+    const rows = await engine.store.readRange(sessionId, v.index, v.index + 1);
+    const parsed = rows[0] ? parseEntry(JSON.parse(new TextDecoder().decode(rows[0].bytes))) : undefined;
+    if (!parsed?.ok) throw new TallyError('TALLY_REPLAY_INTERNAL', 'The replay engine wrote no readable entry.', { details: `entry ${v.index}` });
+    const expected = v.entry;
+    const actual = parsed.entry;
+    const links = expected.kind === 'finalize' && diverged ? ['parent', 'root'] : ['parent'];
+    diverged = true;
+    if (without(expected, links) === without(actual, links)) {
+      if (expected.kind === 'turn' && expected.ruling !== undefined) rulings++;
+      return;
+    }
+    if (expected.kind === 'turn' && actual.kind === 'turn' && without(expected, [...links, 'ruling']) === without(actual, [...links, 'ruling'])) {
+      divergences.push({
+        index: v.index,
+        kind: 'ruling-diverged',
+        message: `turn ${expected.ordinal} (entry ${v.index}): the recorded ruling ${expected.ruling === undefined ? '(none)' : canonicalJson(expected.ruling)} is not re-derived; replay rules ${actual.ruling === undefined ? '(none)' : canonicalJson(actual.ruling)}`,
+        ...(expected.ruling === undefined ? {} : { expected: expected.ruling }),
+        ...(actual.ruling === undefined ? {} : { actual: actual.ruling }),
+      });
+    } else {
+      divergences.push({ index: v.index, kind: 'entry-diverged', message: `entry ${v.index} (${expected.kind}) re-derives to different content`, expected, actual });
+    }
+    if (divergences.length >= max) stop(v.index);
+  };
+
+  const visit = async (v: VerifiedEntry) => {
+    if (stoppedAt !== undefined) return;
+    current.index = v.index;
+    const e = v.entry;
+    switch (e.kind) {
+      case 'genesis': {
+        const r = await engine.open(e.spec);
+        if (!r.ok) return rejected(v, r);
+        sessionId = r.sessionId;
+        if (r.sessionId !== v.hash) {
+          await compare(v, r.sessionId);
+          stop(v.index);
+        }
+        break;
+      }
+      case 'frame': {
+        const r = await engine.frame({ sessionId, ordinal: e.ordinal, time: e.time, ...(e.data === undefined ? {} : { data: e.data }) });
+        if (!r.ok) return rejected(v, r);
+        frame = { entryHash: r.entryHash, frameRoot: r.frameRoot };
+        await compare(v, r.entryHash);
+        break;
+      }
+      case 'turn': {
+        const body = e.body.kind === 'authored' ? { kind: 'authored' as const, bytes: fromBase64(e.body.bytes)! } : { kind: 'stand-down' as const, failureClass: e.body.failureClass };
+        const r = await engine.turn(
+          { sessionId, ordinal: e.ordinal, parentHash: frame!.entryHash, frameRoot: frame!.frameRoot, body },
+          e.ruling === undefined ? {} : { recordedRuling: e.ruling },
+        );
+        if (!r.ok) return rejected(v, r);
+        turns++;
+        await compare(v, r.entryHash);
+        break;
+      }
+      case 'finalize': {
+        const r = await engine.finalize(sessionId, e.artifacts);
+        if (!r.ok) return rejected(v, r);
+        await compare(v, r.receipt.head);
+        break;
+      }
+    }
+    options.onEntry?.(v.index);
+  };
+
+  const chain = await streamVerifiedEntries(chunks, (v) => visit(v), {
+    requireSealed: options.requireSealed ?? true,
+    ...(options.pin === undefined ? {} : { pin: options.pin }),
+  });
+  if (!chain.ok) return { ...chain, stage: 'chain' };
+  const summary = { sessionId: chain.sessionId, size: chain.size, receiptRoot: chain.receiptRoot };
+  if (divergences.length > 0) {
+    return { ok: false, stage: 'replay', ...summary, divergences, ...(stoppedAt === undefined ? {} : { stoppedAt }), externalFacts: facts };
+  }
+  return { ok: true, ...summary, sealed: chain.sealed, turns, rulings, externalFacts: facts };
+}
+
+/**
+ * {@link replay} over a bundle file, streamed from disk.
+ *
+ * @example
+ * const r = await replayFile('day.jsonl');
+ */
+export function replayFile(path: string, options: ReplayOptions = {}): Promise<ReplayResult> {
+  return replay(bundleFileChunks(path), options);
+}

@@ -1,0 +1,90 @@
+import type { CanonicalObject, ChainError, ChainPin, Entry, SessionDiagnostic } from '../../protocol/index.js';
+import type { TurnRuler } from '../../session/index.js';
+import type { NonceOwner } from '../../store/types.js';
+
+/** How a replayed entry differs from the recorded one. */
+export type ReplayDivergenceKind = 'ruling-diverged' | 'entry-diverged' | 'rejected';
+
+/**
+ * One nondeterminism error: the entry at `index` could not be re-derived
+ * from the transcript (a durable-execution engine would call it a
+ * nondeterminism error).
+ * - `ruling-diverged`: the same turn, but the ruler now rules otherwise;
+ *   `expected`/`actual` are the recorded and re-derived rulings (absent =
+ *   no ruling).
+ * - `entry-diverged`: the engine built another entry from the same input;
+ *   `expected`/`actual` are both entries (links excluded from the comparison).
+ * - `rejected`: the engine refused the recorded input outright; `actual`
+ *   is its diagnostic. Replay cannot go on after a refusal.
+ */
+export type ReplayDivergence =
+  | { readonly index: number; readonly kind: 'ruling-diverged'; readonly message: string; readonly expected?: CanonicalObject; readonly actual?: CanonicalObject }
+  | { readonly index: number; readonly kind: 'entry-diverged'; readonly message: string; readonly expected: Entry; readonly actual: Entry }
+  | { readonly index: number; readonly kind: 'rejected'; readonly message: string; readonly expected: Entry; readonly actual: { readonly diagnostic: SessionDiagnostic; readonly message: string } };
+
+/**
+ * A fact replay took from the transcript because it cannot be re-derived
+ * offline: a nonce first used in ANOTHER session (the recorded
+ * `replayed_nonce` ruling names it). Trusted, not verified: check it by
+ * replaying that session too.
+ */
+export interface ExternalFact {
+  /** Index of the turn whose ruling relied on the fact. */
+  readonly index: number;
+  readonly kind: 'nonce-owner';
+  readonly agentId: string;
+  readonly nonce: string;
+  readonly owner: NonceOwner;
+}
+
+/** Options of `replay`. */
+export interface ReplayOptions {
+  /**
+   * The ruler to re-derive rulings with (default: a fresh `createIntentRuler()`;
+   * `null` for a session recorded without a ruler). It MUST be the ruler the
+   * session was recorded with (the referee passes its own); a ruler that
+   * keeps state should be a fresh instance.
+   */
+  readonly ruler?: TurnRuler | null;
+  /** Values pinned out of band (from a signed checkpoint): a mismatch fails the chain stage. */
+  readonly pin?: ChainPin;
+  /** Accept a bundle without a seal (default false: a sealed day). */
+  readonly requireSealed?: boolean;
+  /** Stop collecting (and replaying) after this many divergences (default 100). */
+  readonly maxDivergences?: number;
+  /**
+   * Reads an external nonce fact from a recorded ruling (default:
+   * {@link intentExternalNonceFact}, the intent ruling's `first` when it
+   * names another session).
+   */
+  readonly externalNonceFact?: (recorded: CanonicalObject, sessionId: string) => NonceOwner | undefined;
+  /** Called after each entry is replayed (progress). */
+  readonly onEntry?: (index: number) => void;
+}
+
+/** Outcome of `replay`. */
+export type ReplayResult =
+  | {
+      readonly ok: true;
+      readonly sessionId: string;
+      readonly size: number;
+      readonly receiptRoot: string;
+      readonly sealed: boolean;
+      /** Turns replayed, and how many of them carried a ruling that was re-derived identically. */
+      readonly turns: number;
+      readonly rulings: number;
+      readonly externalFacts: readonly ExternalFact[];
+    }
+  | (ChainError & { readonly stage: 'chain' })
+  | {
+      readonly ok: false;
+      readonly stage: 'replay';
+      readonly sessionId: string;
+      readonly size: number;
+      readonly receiptRoot: string;
+      /** In entry order; the first is the root cause, later ones may follow from it. */
+      readonly divergences: readonly ReplayDivergence[];
+      /** True when replay stopped early (a refusal, or `maxDivergences` reached). */
+      readonly stoppedAt?: number;
+      readonly externalFacts: readonly ExternalFact[];
+    };

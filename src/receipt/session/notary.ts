@@ -1,0 +1,215 @@
+import { TallyError, toHex } from '../../protocol/index.js';
+import type { Engine, Receipt, Rejection } from '../../session/index.js';
+import { entryHashHex, sessionCheckpointText } from '../bytes.js';
+import type { EngineKey } from '../keys/engineKey.js';
+import { signNote } from '../note/sign.js';
+import { formatTurnReceipt } from '../proof/turn-receipt.js';
+import { formatConsistencyProof } from '../proof/consistency.js';
+import { openSessionCheckpoint } from './open-checkpoint.js';
+import { SessionTrees } from './trees.js';
+
+/** What the notary needs of an engine: its store, and `finalize` for the seal. */
+export type NotaryEngine = Pick<Engine, 'store' | 'finalize'>;
+
+/** Options of {@link createNotary}. */
+export interface NotaryOptions {
+  /** The engine key; its name is the engine name in every checkpoint origin. */
+  readonly key: EngineKey;
+  /** Tree cache (default: a new one per notary). Share one between notaries of one process to build each tree once. */
+  readonly trees?: SessionTrees;
+}
+
+/** A checkpoint the notary signed. */
+export interface IssuedCheckpoint {
+  readonly sessionId: string;
+  readonly origin: string;
+  readonly size: number;
+  /** RFC 6962 root over the first `size` entries (hex). */
+  readonly root: string;
+  /** The C2SP signed note (tlog-checkpoint text + the engine's signature line). */
+  readonly signedCheckpoint: string;
+}
+
+/** Every reason a notary refuses a request (nothing is signed). */
+export const NOTARY_CODES = ['unknown-session', 'size-out-of-range', 'index-out-of-range', 'checkpoint-mismatch'] as const;
+/** Why a notary refused. */
+export type NotaryCode = (typeof NOTARY_CODES)[number];
+/** A refused notary request. */
+export interface NotaryRejection {
+  readonly ok: false;
+  readonly code: NotaryCode;
+  readonly message: string;
+}
+
+/** Result of {@link Notary.issueCheckpoint}. */
+export type IssueCheckpointResult = ({ readonly ok: true } & IssuedCheckpoint) | NotaryRejection;
+
+/** Result of {@link Notary.sealWithReceipt}: the engine's receipt and the signed checkpoint over every entry. */
+export type SealWithReceiptResult =
+  | { readonly ok: true; readonly receipt: Receipt; readonly duplicate: boolean; readonly checkpoint: IssuedCheckpoint; readonly signedCheckpoint: string }
+  | Rejection;
+
+/** Result of {@link Notary.inclusionProof}. */
+export type InclusionProofResult =
+  | { readonly ok: true; readonly index: number; readonly size: number; readonly leafHash: string; readonly root: string; readonly proof: Uint8Array[] }
+  | NotaryRejection;
+
+/** Result of {@link Notary.consistencyProof}. */
+export type ConsistencyProofResult =
+  | { readonly ok: true; readonly size1: number; readonly size2: number; readonly root1: string; readonly root2: string; readonly proof: Uint8Array[] }
+  | NotaryRejection;
+
+/** Result of {@link Notary.turnReceipt}. */
+export type TurnReceiptResult =
+  | { readonly ok: true; readonly index: number; readonly size: number; readonly entryHash: string; readonly text: string; readonly checkpoint: IssuedCheckpoint }
+  | NotaryRejection;
+
+/** Options of {@link Notary.turnReceipt}. */
+export interface TurnReceiptOptions {
+  /** Prove against a checkpoint of this size (default: the session's current size); a fresh checkpoint is signed. */
+  readonly size?: number;
+  /** Prove against this checkpoint (signed by this notary's key, possibly cosigned) instead of signing a new one. */
+  readonly signedCheckpoint?: string;
+}
+
+/** Signs checkpoints of an engine's sessions and proves entries against them. See {@link createNotary}. */
+export interface Notary {
+  /** The engine name (the key's note name). */
+  readonly name: string;
+  /** The C2SP verifier key graders pin: `name+keyid+base64`. */
+  readonly verifierKey: string;
+  /** Signs a C2SP checkpoint over the first `size` entries (default: all so far). */
+  issueCheckpoint(engine: NotaryEngine, sessionId: string, size?: number): Promise<IssueCheckpointResult>;
+  /** Finalizes the session and signs the checkpoint over every entry, the seal included: the receipt. */
+  sealWithReceipt(engine: NotaryEngine, sessionId: string, artifacts?: unknown): Promise<SealWithReceiptResult>;
+  /** RFC 6962 inclusion proof of entry `index` in the tree of the first `size` entries (default: all). */
+  inclusionProof(engine: NotaryEngine, sessionId: string, index: number, size?: number): Promise<InclusionProofResult>;
+  /** RFC 9162 consistency proof from size `size1` to `size2` (default: all). */
+  consistencyProof(engine: NotaryEngine, sessionId: string, size1: number, size2?: number): Promise<ConsistencyProofResult>;
+  /** The consistency proof as text (tlog-witness `add-checkpoint` body shape) with a fresh checkpoint at `size2`. */
+  consistencyProofText(engine: NotaryEngine, sessionId: string, size1: number, size2?: number): Promise<({ readonly ok: true; readonly text: string } & IssuedCheckpoint) | NotaryRejection>;
+  /** A single-turn receipt (C2SP tlog-proof with the entry's bytes) for entry `index`. */
+  turnReceipt(engine: NotaryEngine, sessionId: string, index: number, options?: TurnReceiptOptions): Promise<TurnReceiptResult>;
+}
+
+function refuse(code: NotaryCode, message: string): NotaryRejection {
+  return { ok: false, code, message };
+}
+
+function isCount(n: unknown): n is number {
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
+}
+
+/**
+ * The engine's notary: signs C2SP tlog-checkpoints of sessions with the
+ * engine key and serves proofs against them. Checkpoints and proofs come from
+ * a per-session {@link SessionTrees} tree built once from the stored entries
+ * (every hash recomputed from the stored bytes) and extended as the session
+ * grows, so each proof is O(log n) after the first call.
+ *
+ * @example
+ * const notary = createNotary({ key: await loadEngineKey() });
+ * const sealed = await notary.sealWithReceipt(engine, sessionId);
+ * if (sealed.ok) writeFileSync('day.checkpoint', sealed.signedCheckpoint);
+ * const one = await notary.turnReceipt(engine, sessionId, 4);
+ */
+export function createNotary(options: NotaryOptions): Notary {
+  const key = options.key;
+  if (!key || typeof key.sign !== 'function' || typeof key.verifierKey !== 'string') {
+    throw new TallyError('TALLY_NOTARY_KEY_INVALID', 'createNotary needs an engine key (generateEngineKey, loadEngineKey, parsePrivateKey).');
+  }
+  const trees = options.trees ?? new SessionTrees();
+
+  async function treeOf(engine: NotaryEngine, sessionId: string) {
+    if (typeof sessionId !== 'string') return undefined;
+    return trees.sync(engine.store, sessionId);
+  }
+
+  function sign(sessionId: string, size: number, root: Uint8Array): IssuedCheckpoint {
+    const text = sessionCheckpointText(key.name, sessionId, size, root);
+    return { sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
+  }
+
+  const notary: Notary = {
+    name: key.name,
+    verifierKey: key.verifierKey,
+
+    async issueCheckpoint(engine, sessionId, size) {
+      const tree = await treeOf(engine, sessionId);
+      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
+      const n = size ?? tree.size;
+      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(size)}`);
+      return { ok: true, ...sign(sessionId, n, tree.root(n)) };
+    },
+
+    async sealWithReceipt(engine, sessionId, artifacts) {
+      const fin = await engine.finalize(sessionId, artifacts);
+      if (!fin.ok) return fin;
+      const { receipt } = fin;
+      const tree = await treeOf(engine, receipt.sessionId);
+      if (!tree || tree.size < receipt.size) throw new TallyError('TALLY_RECEIPT_STORE_BEHIND', 'The store does not hold the sealed entries the engine reported.', { details: receipt.sessionId });
+      const cp = sign(receipt.sessionId, receipt.size, tree.root(receipt.size));
+      if (cp.root !== receipt.receiptRoot) {
+        throw new TallyError('TALLY_RECEIPT_ROOT_MISMATCH', 'The tree rebuilt from the stored entries disagrees with the engine receipt; nothing was signed.', {
+          details: `tree ${cp.root}, receipt ${receipt.receiptRoot}`,
+        });
+      }
+      return { ok: true, receipt, duplicate: fin.duplicate, checkpoint: cp, signedCheckpoint: cp.signedCheckpoint };
+    },
+
+    async inclusionProof(engine, sessionId, index, size) {
+      const tree = await treeOf(engine, sessionId);
+      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
+      const n = size ?? tree.size;
+      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(size)}`);
+      if (!isCount(index) || index >= n) return refuse('index-out-of-range', `index must be 0 to ${n - 1}, got ${String(index)}`);
+      return { ok: true, index, size: n, leafHash: toHex(tree.leafHash(index)), root: toHex(tree.root(n)), proof: tree.inclusionProof(index, n) };
+    },
+
+    async consistencyProof(engine, sessionId, size1, size2) {
+      const tree = await treeOf(engine, sessionId);
+      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
+      const n2 = size2 ?? tree.size;
+      if (!isCount(n2) || n2 < 1 || n2 > tree.size) return refuse('size-out-of-range', `size2 must be 1 to ${tree.size}, got ${String(size2)}`);
+      if (!isCount(size1) || size1 < 1 || size1 > n2) return refuse('size-out-of-range', `size1 must be 1 to ${n2}, got ${String(size1)}`);
+      return { ok: true, size1, size2: n2, root1: toHex(tree.root(size1)), root2: toHex(tree.root(n2)), proof: tree.consistencyProof(size1, n2) };
+    },
+
+    async consistencyProofText(engine, sessionId, size1, size2) {
+      const p = await notary.consistencyProof(engine, sessionId, size1, size2);
+      if (!p.ok) return p;
+      const tree = await treeOf(engine, sessionId);
+      const cp = sign(sessionId, p.size2, tree!.root(p.size2));
+      return { ok: true, ...cp, text: formatConsistencyProof({ oldSize: p.size1, proof: p.proof, signedCheckpoint: cp.signedCheckpoint }) };
+    },
+
+    async turnReceipt(engine, sessionId, index, opts = {}) {
+      const tree = await treeOf(engine, sessionId);
+      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
+      let cp: IssuedCheckpoint;
+      if (opts.signedCheckpoint !== undefined) {
+        const opened = openSessionCheckpoint(opts.signedCheckpoint, [key], { sessionId });
+        if (!opened.ok) return refuse('checkpoint-mismatch', `the given checkpoint does not open with this notary's key: ${opened.message}`);
+        const c = opened.checkpoint;
+        if (c.size < 1 || c.size > tree.size || toHex(tree.root(c.size)) !== c.root) {
+          return refuse('checkpoint-mismatch', `the given checkpoint (size ${c.size}) is not a state of this session's tree`);
+        }
+        cp = { sessionId, origin: c.origin, size: c.size, root: c.root, signedCheckpoint: c.signedCheckpoint };
+      } else {
+        const n = opts.size ?? tree.size;
+        if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(opts.size)}`);
+        cp = sign(sessionId, n, tree.root(n));
+      }
+      if (!isCount(index) || index >= cp.size) return refuse('index-out-of-range', `index must be 0 to ${cp.size - 1}, got ${String(index)}`);
+      const rows = await engine.store.readRange(sessionId, index, index + 1);
+      const row = rows[0];
+      const leaf = toHex(tree.leafHash(index));
+      if (!row || row.index !== index || entryHashHex(row.bytes) !== leaf) {
+        throw new TallyError('TALLY_STORE_CORRUPT', 'The stored entry disagrees with the session tree.', { details: `${sessionId} entry ${index}` });
+      }
+      const text = formatTurnReceipt({ index, proof: tree.inclusionProof(index, cp.size), signedCheckpoint: cp.signedCheckpoint, entryBytes: row.bytes });
+      return { ok: true, index, size: cp.size, entryHash: leaf, text, checkpoint: cp };
+    },
+  };
+  return Object.freeze(notary);
+}
