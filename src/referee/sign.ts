@@ -2,6 +2,8 @@
  * Helpers for the runtime (and the demo) to write frame-borne transitions:
  * each builds the `data.referee` item with its EIP-191 signature.
  */
+import type { Intent } from '../intent/index.js';
+import type { CanonicalObject } from '../protocol/index.js';
 import { transitionMessage } from './bytes.js';
 import { signText, type RefereeSigner } from './eip191.js';
 
@@ -19,9 +21,9 @@ export interface TicketRef {
  * @example
  * data.referee.redemptions.push(await signRedemption(executorKey, { instance, session, ticket: 1, proofHash }, intent));
  */
-export async function signRedemption(executor: RefereeSigner, ref: TicketRef, intent: unknown): Promise<{ ticket: number; intent: unknown; signature: string }> {
+export async function signRedemption(executor: RefereeSigner, ref: TicketRef, intent: Intent | CanonicalObject): Promise<{ ticket: number; intent: CanonicalObject; signature: string }> {
   const signature = await signText(executor, transitionMessage({ op: 'redeem', ...ref }));
-  return { ticket: ref.ticket, intent, signature };
+  return { ticket: ref.ticket, intent: intent as CanonicalObject, signature };
 }
 
 /** A release signed by the principal or the operator (use `{ ticket, by: 'anyone' }` unsigned after expiry or termination). */
