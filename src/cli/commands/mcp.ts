@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { WireError, createClient, type TallyClient } from '../../client/index.js';
+import { createEngine } from '../../engine.js';
+import { WireService } from '../../server/service.js';
+import { createLogger } from '../../server/log.js';
+import { createMcpServer, localBackend, type BackendFailure, type McpBackend } from '../../server/mcp/index.js';
+import { defaultStoreLocation, openStore } from '../../store/index.js';
+import { CliError, EXIT, str, type Command } from '../command.js';
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function failureOf(e: unknown): BackendFailure {
+  if (e instanceof WireError) return { type: e.type, message: e.shortMessage, ...(e.data === undefined ? {} : { data: e.data }) };
+  return { type: 'network', message: (e as Error)?.message ?? String(e) };
+}
+
+/** The tools' backend over a remote `tally serve` (the server enforces the token's role). */
+function remoteBackend(client: TallyClient): McpBackend {
+  return {
+    async call(method, params) {
+      try {
+        const out = await client.call(method, params);
+        return out.ok ? out : { ok: false, failure: out.failure };
+      } catch (e) {
+        return { ok: false, failure: failureOf(e) };
+      }
+    },
+    async bundle(sessionId) {
+      const gen = client.bundle(sessionId);
+      try {
+        const first = await gen.next();
+        const chunks = (async function* () {
+          if (!first.done) yield first.value;
+          yield* gen;
+        })();
+        return { ok: true, chunks };
+      } catch (e) {
+        return { ok: false, failure: failureOf(e) };
+      }
+    },
+  };
+}
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.',
+  help: `Usage: tally mcp [--db <location>] [--log-level <level>]
+       tally mcp --url <http://host:port> [--token-file <file>]    (token from $TALLY_TOKEN otherwise)
+
+Speaks MCP on stdin/stdout (nothing else is ever written to stdout; logs go to
+stderr as JSON lines). Tools: session_open, session_frame, session_turn,
+session_events, session_describe, session_finalize and verify. Every refusal,
+including arguments that fail the input schema, is a tool result with
+isError: true and structuredContent.error {type, code, message, retryable, advice}.
+
+Local (default): the tools write to the store at --db (default $TALLY_DB or
+.tally/tally.db) with the intent ruler on; stdio has no network peer, so the
+caller has the operator's rights.
+Remote (--url): the tools call a running 'tally serve' with a bearer token,
+which that server authorizes (an agent token can only answer for its agents).
+
+Options:
+  --db <location>       SQLite path, postgres://… or memory: (local mode)
+  --url <url>           base URL of a 'tally serve' (remote mode)
+  --token-file <file>   file holding the bearer token (remote mode; else $TALLY_TOKEN)
+  --log-level <level>   fatal|error|warn|info|debug|silent (default info)
+
+Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.`,
+  options: {
+    db: { type: 'string' },
+    url: { type: 'string' },
+    'token-file': { type: 'string' },
+    'log-level': { type: 'string' },
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError("mcp takes no positional arguments. Run 'tally mcp --help'.");
+    const level = str(values, 'log-level') ?? 'info';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
+    const url = str(values, 'url');
+    if (url !== undefined && str(values, 'db') !== undefined) throw new CliError('use either --db (local) or --url (remote)');
+    const logger = createLogger({ level, base: { service: 'tally-mcp' } });
+    let backend: McpBackend;
+    let close: () => Promise<void> = async () => {};
+    if (url !== undefined) {
+      const file = str(values, 'token-file');
+      let token: string | undefined;
+      if (file !== undefined) {
+        try {
+          token = readFileSync(file, 'utf8').trim();
+        } catch (e) {
+          throw new CliError(`cannot read ${file}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+        }
+      } else token = io.env['TALLY_TOKEN'];
+      if (!token) throw new CliError('remote mode needs a token: --token-file <file> or $TALLY_TOKEN');
+      let client: TallyClient;
+      try {
+        client = createClient({ url, token });
+      } catch (e) {
+        throw new CliError((e as Error).message);
+      }
+      backend = remoteBackend(client);
+      logger.info({ event: 'start', mode: 'remote', url: client.url }, 'tally mcp: remote');
+    } else {
+      const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
+      backend = localBackend(new WireService(createEngine({ store })));
+      close = () => store.close();
+      logger.info({ event: 'start', mode: 'local', store: store.name }, 'tally mcp: local');
+    }
+    const mcp = createMcpServer(backend, {
+      name: 'tally',
+      version: version(),
+      onCall: (info) => logger.info(info, 'tool'),
+    });
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      mcp.server.onclose = () => resolve();
+    });
+    const stop = (): void => void mcp.close();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    process.stdin.once('end', stop);
+    await mcp.connect(transport);
+    await closed;
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    await close();
+    logger.info({ event: 'stopped' }, 'tally mcp: stopped');
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,174 @@
+import { createEngine } from '../../engine.js';
+import { TallyError } from '../../protocol/index.js';
+import { Authenticator, ROLES, generateToken, hashToken, loadAuthConfig, parseAuthConfig, type Role } from '../../server/auth.js';
+import { DEFAULT_LIMITS, createWireServer, type WireServerLimits } from '../../server/http.js';
+import { createLogger } from '../../server/log.js';
+import { defaultStoreLocation, openStore } from '../../store/index.js';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+
+function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
+  const v = str(values, key);
+  if (v === undefined) return undefined;
+  if (!/^[0-9]{1,12}$/.test(v) || Number(v) < min) throw new CliError(`--${key} must be an integer >= ${min}`);
+  return Number(v);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** `--hash-token` / `--new-token`: prints one configuration entry (and the new token). */
+async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  const role = str(values, 'role') ?? 'runtime';
+  if (!(ROLES as readonly string[]).includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
+  const agents = ((values['agent'] as string[] | undefined) ?? []).filter((a) => a !== '');
+  if (role === 'agent' && agents.length === 0) throw new CliError('an agent token needs at least one --agent <agent_id>');
+  if (role !== 'agent' && agents.length > 0) throw new CliError('--agent is only for --role agent');
+  let token: string;
+  const given = str(values, 'hash-token');
+  if (values['new-token'] === true) {
+    if (given !== undefined) throw new CliError('use either --hash-token or --new-token');
+    token = generateToken();
+  } else {
+    token = given === '-' ? await readStdin() : given!;
+  }
+  if (token.length < 16 || token.length > 512 || !/^[!-~]+$/.test(token)) throw new CliError('a token must be 16–512 printable ASCII characters without spaces');
+  const name = str(values, 'name') ?? `${role}-${hashToken(token).slice(0, 8)}`;
+  const entry = { name, role: role as Role, ...(role === 'agent' ? { agents } : {}), sha256: hashToken(token) };
+  const check = parseAuthConfig({ tokens: [entry] });
+  if (!check.ok) throw new CliError(check.problem);
+  if (values['new-token'] === true) {
+    println(io.stderr, 'New token (shown once; give it to the caller, keep only the line below in the auth file):');
+    println(io.stdout, token);
+  }
+  println(io.stdout, JSON.stringify(entry));
+  return EXIT.ok;
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.',
+  help: `Usage: tally serve [--port <n>] [--host <addr>] [--db <location>] [--auth <file>] [options]
+       tally serve --hash-token <token|-> [--role <role>] [--agent <id>]... [--name <name>]
+       tally serve --new-token --role <role> [--agent <id>]... [--name <name>]
+
+Serves session/open, session/frame, session/turn, session/events,
+session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
+GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders.
+Every route but GET /healthz needs "Authorization: Bearer <token>".
+Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
+logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
+exits 0 (a second signal cuts open connections).
+
+Store:
+  --db <location>        SQLite path (default $TALLY_DB or ${'.tally/tally.db'}),
+                         postgres://… (several servers may share one database), or memory:
+Tokens (required; the file holds only SHA-256 hashes of tokens):
+  --auth <file>          JSON auth config (else $TALLY_AUTH_FILE, else the JSON in $TALLY_TOKENS)
+  --hash-token <t|->     print the config entry for token t ('-' reads it from stdin) and exit
+  --new-token            make a random token, print it and its config entry, and exit
+  --role <role>          runtime | agent | auditor (with --hash-token/--new-token; default runtime)
+  --agent <id>           an agent id the agent token speaks for (repeatable)
+  --name <name>          the token's name in logs
+Listening and limits:
+  --port <n>             TCP port (default 8787; 0 picks a free one)
+  --host <addr>          address to bind (default 127.0.0.1)
+  --max-body <bytes>     largest request body (default ${DEFAULT_LIMITS.maxBodyBytes}) → 413
+  --max-depth <n>        deepest JSON nesting (default ${DEFAULT_LIMITS.maxDepth}) → 400
+  --max-batch <n>        most calls in one JSON-RPC batch (default ${DEFAULT_LIMITS.maxBatch})
+  --rate <n>             requests per second per token (default ${DEFAULT_LIMITS.rate.perSecond}) → 429
+  --burst <n>            bucket size per token (default ${DEFAULT_LIMITS.rate.burst})
+  --headers-timeout <ms> (default ${DEFAULT_LIMITS.headersTimeoutMs})
+  --request-timeout <ms> (default ${DEFAULT_LIMITS.requestTimeoutMs})
+  --grace <ms>           how long a shutdown waits for in-flight requests (default 10000)
+  --log-level <level>    fatal|error|warn|info|debug|silent (default info)
+
+Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 3 store or port unavailable.`,
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    db: { type: 'string' },
+    auth: { type: 'string' },
+    'hash-token': { type: 'string' },
+    'new-token': { type: 'boolean' },
+    role: { type: 'string' },
+    agent: { type: 'string', multiple: true },
+    name: { type: 'string' },
+    'max-body': { type: 'string' },
+    'max-depth': { type: 'string' },
+    'max-batch': { type: 'string' },
+    rate: { type: 'string' },
+    burst: { type: 'string' },
+    'headers-timeout': { type: 'string' },
+    'request-timeout': { type: 'string' },
+    grace: { type: 'string' },
+    'log-level': { type: 'string' },
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
+    if (str(values, 'hash-token') !== undefined || values['new-token'] === true) return tokenLine(values, io);
+    let auth: Authenticator;
+    try {
+      auth = new Authenticator(loadAuthConfig(str(values, 'auth'), io.env).config);
+    } catch (e) {
+      if (e instanceof TallyError) throw new CliError(e.details ? `${e.shortMessage} (${e.details})` : e.shortMessage, EXIT.usage, e.code);
+      throw e;
+    }
+    const port = positiveInt(values, 'port', 0) ?? 8787;
+    if (port > 65535) throw new CliError('--port must be from 0 to 65535');
+    const host = str(values, 'host') ?? '127.0.0.1';
+    const level = str(values, 'log-level') ?? 'info';
+    if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
+    const limits: Partial<WireServerLimits> = {};
+    const set = <K extends keyof WireServerLimits>(k: K, v: WireServerLimits[K] | undefined): void => {
+      if (v !== undefined) (limits as Record<string, unknown>)[k] = v;
+    };
+    set('maxBodyBytes', positiveInt(values, 'max-body', 64));
+    set('maxDepth', positiveInt(values, 'max-depth', 2));
+    set('maxBatch', positiveInt(values, 'max-batch'));
+    set('headersTimeoutMs', positiveInt(values, 'headers-timeout', 100));
+    set('requestTimeoutMs', positiveInt(values, 'request-timeout', 100));
+    const rate = positiveInt(values, 'rate');
+    const burst = positiveInt(values, 'burst');
+    if (rate !== undefined || burst !== undefined) set('rate', { perSecond: rate ?? DEFAULT_LIMITS.rate.perSecond, burst: burst ?? Math.max(rate ?? 0, DEFAULT_LIMITS.rate.burst) });
+    const grace = positiveInt(values, 'grace', 0) ?? 10_000;
+
+    const logger = createLogger({ level, base: { service: 'tally-serve' } });
+    const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
+    const server = createWireServer({ engine: createEngine({ store }), auth, logger, limits });
+    let address;
+    try {
+      address = await server.listen(port, host);
+    } catch (e) {
+      await store.close().catch(() => {});
+      throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    }
+    logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits }, 'listening');
+    println(io.stdout, `tally serve: listening on ${address.url}`);
+
+    // First signal: drain and stop. Any later one: cut the open connections.
+    let onSignal: (s: NodeJS.Signals) => void = () => {};
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      onSignal = (s) => resolve(s);
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+    logger.info({ event: 'shutdown', signal, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    const force = (): void => server.forceClose();
+    process.on('SIGTERM', force);
+    process.on('SIGINT', force);
+    try {
+      await server.close(grace);
+    } finally {
+      process.off('SIGTERM', force);
+      process.off('SIGINT', force);
+      await store.close();
+    }
+    logger.info({ event: 'stopped' }, 'stopped');
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,441 @@
+/**
+ * `tally serve`'s HTTP transport: JSON-RPC 2.0 at `POST /rpc` and plain GETs
+ * for graders, behind bearer tokens, a per-token rate limit, a body-size and
+ * a JSON-depth limit, header/request timeouts and a graceful close that lets
+ * in-flight appends finish. See docs/WIRE.md for the reference.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../session/index.js';
+import type { Authenticator, Principal } from './auth.js';
+import { parseJsonBody } from './json.js';
+import { createLogger, type Logger } from './log.js';
+import { RateLimiter, type RateSpec } from './rate-limit.js';
+import { handleRpc, rpcError, type RpcReply } from './rpc.js';
+import { WireService, type CallOutcome, type ReadOutcome } from './service.js';
+import { httpErrorBody, wireErrorRow, type WireFailure } from './vocabulary.js';
+
+/** Limits of a {@link WireServer}; every one has a default. */
+export interface WireServerLimits {
+  /** Largest request body in bytes (default 2 MiB: an authored body of 256 KiB as base64 fits many times). */
+  readonly maxBodyBytes: number;
+  /** Deepest JSON nesting accepted (default 64). */
+  readonly maxDepth: number;
+  /** Most requests in one JSON-RPC batch (default 32). */
+  readonly maxBatch: number;
+  /** Default per-token rate (default 200/s, burst 400); a token's `rate` overrides it. */
+  readonly rate: RateSpec;
+  /** Time allowed to receive the request headers (default 10 s). */
+  readonly headersTimeoutMs: number;
+  /** Time allowed to receive the whole request (default 30 s). */
+  readonly requestTimeoutMs: number;
+  /** Idle keep-alive time (default 5 s). */
+  readonly keepAliveTimeoutMs: number;
+}
+
+/** Default limits. */
+export const DEFAULT_LIMITS: WireServerLimits = {
+  maxBodyBytes: 2 * 1024 * 1024,
+  maxDepth: 64,
+  maxBatch: 32,
+  rate: { perSecond: 200, burst: 400 },
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+};
+
+/** Options of {@link createWireServer}. */
+export interface WireServerOptions {
+  /** The engine (use the root `createEngine` so intents are ruled on). */
+  readonly engine: Engine;
+  readonly auth: Authenticator;
+  /** Structured logger (default: pino to stderr at `info`). */
+  readonly logger?: Logger;
+  readonly limits?: Partial<WireServerLimits>;
+  /** Long-poll interval of `session/events` (ms). */
+  readonly pollMs?: number;
+}
+
+/** Where a listening server is. */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly url: string;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof)$/;
+const NEWLINE = Buffer.from('\n');
+
+/** An HTTP server speaking the wire; create with {@link createWireServer}. */
+export class WireServer {
+  /** The underlying node:http server. */
+  readonly http: Server;
+  /** The transport-free core (also used by `tally mcp`). */
+  readonly service: WireService;
+  readonly limits: WireServerLimits;
+  private readonly auth: Authenticator;
+  private readonly log: Logger;
+  private readonly limiter: RateLimiter;
+  private readonly shutdown = new AbortController();
+  private inflight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private closing: Promise<void> | undefined;
+
+  constructor(options: WireServerOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.auth = options.auth;
+    this.log = options.logger ?? createLogger();
+    this.limiter = new RateLimiter(this.limits.rate);
+    this.service = new WireService(options.engine, { shutdown: this.shutdown.signal, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
+    this.http = createServer(
+      { headersTimeout: this.limits.headersTimeoutMs, requestTimeout: this.limits.requestTimeoutMs, keepAliveTimeout: this.limits.keepAliveTimeoutMs },
+      (req, res) => void this.handle(req, res),
+    );
+  }
+
+  /** Requests being handled right now. */
+  get inFlight(): number {
+    return this.inflight;
+  }
+
+  /** True once {@link close} was called. */
+  get draining(): boolean {
+    return this.shutdown.signal.aborted;
+  }
+
+  /**
+   * Starts listening (port 0 picks a free port).
+   *
+   * @example
+   * const { url } = await server.listen(0, '127.0.0.1');
+   */
+  listen(port: number, host = '127.0.0.1'): Promise<ListenAddress> {
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      this.http.once('error', onError);
+      this.http.listen(port, host, () => {
+        this.http.off('error', onError);
+        const a = this.http.address() as AddressInfo;
+        const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+        resolve({ host: a.address, port: a.port, url: `http://${h}:${a.port}` });
+      });
+    });
+  }
+
+  /**
+   * Graceful close: stops accepting connections, answers new requests on open
+   * connections with 503, lets every in-flight request (appends included)
+   * finish, then closes the connections. After `graceMs` the rest are cut.
+   */
+  close(graceMs = 10_000): Promise<void> {
+    if (this.closing) return this.closing;
+    this.shutdown.abort();
+    this.closing = (async () => {
+      const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+      this.http.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.whenIdle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+      this.http.closeIdleConnections();
+      const cut = setTimeout(() => this.http.closeAllConnections(), 2_000);
+      await closed;
+      clearTimeout(cut);
+      this.log.info({ event: 'closed', inFlight: this.inflight }, 'server closed');
+    })();
+    return this.closing;
+  }
+
+  /** Cuts every connection now (a second signal during a graceful close). */
+  forceClose(): void {
+    this.http.closeAllConnections();
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.inflight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const t0 = performance.now();
+    this.inflight++;
+    res.once('close', () => {
+      this.inflight--;
+      if (this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
+    });
+    try {
+      await this.route(req, res, t0);
+    } catch (e) {
+      this.log.error({ event: 'request-failed', err: errInfo(e) }, 'request failed');
+      if (!res.headersSent) this.sendError(req, res, { type: 'internal', message: 'internal error' });
+      else res.destroy();
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      this.sendJson(req, res, this.draining ? 503 : 200, { ok: !this.draining });
+      return;
+    }
+    if (this.draining) {
+      this.drainBody(req);
+      this.sendError(req, res, { type: 'unavailable', message: 'the server is shutting down; retry on another instance' }, { 'retry-after': '1' });
+      this.access(req, t0, 503, undefined, 'unavailable');
+      return;
+    }
+    const principal = this.auth.authenticate(req.headers.authorization);
+    if (!principal) {
+      this.drainBody(req);
+      this.sendError(req, res, { type: 'unauthorized', message: 'a valid bearer token is required (Authorization: Bearer <token>)' }, { 'www-authenticate': 'Bearer realm="tally"' });
+      this.access(req, t0, 401, undefined, 'unauthorized');
+      return;
+    }
+    const wait = this.limiter.take(principal.name, principal.rate);
+    if (wait > 0) {
+      this.drainBody(req);
+      this.sendError(req, res, { type: 'rate-limited', message: `rate limit: retry in ${wait} ms`, data: { retryAfterMs: wait } }, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      this.access(req, t0, 429, principal, 'rate-limited');
+      return;
+    }
+    if (path === '/rpc') {
+      if (req.method !== 'POST') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use POST /rpc' }, { allow: 'POST' });
+      return this.rpc(req, res, t0, principal);
+    }
+    const m = SESSION_ROUTE.exec(path);
+    if (!m) return this.refuse(req, res, t0, principal, { type: 'not-found', message: `no route ${path.slice(0, 80)}` });
+    if (req.method !== 'GET') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: `use GET ${path.slice(0, 80)}` }, { allow: 'GET' });
+    const sessionId = m[1]!;
+    const what = m[2]!;
+    switch (what) {
+      case 'bundle':
+        return this.bundle(req, res, t0, principal, sessionId);
+      case 'events': {
+        const params: Record<string, unknown> = { sessionId };
+        for (const k of ['after', 'limit', 'wait']) {
+          const v = url.searchParams.get(k);
+          if (v !== null) params[k] = /^-?[0-9]{1,16}$/.test(v) ? Number(v) : v;
+        }
+        const outcome = await this.service.call(principal, 'session/events', params);
+        this.sendOutcome(req, res, t0, principal, `GET ${what}`, outcome);
+        return;
+      }
+      case 'describe':
+        return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.describe(principal, sessionId));
+      case 'receipt':
+        return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.receipt(principal, sessionId));
+      default: {
+        const index = intParam(url.searchParams.get('index'));
+        const size = url.searchParams.get('size');
+        const sizeN = size === null ? undefined : intParam(size);
+        if (index === undefined || (size !== null && sizeN === undefined)) {
+          return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'proof needs ?index=<n> (and optionally &size=<n>) as non-negative integers' });
+        }
+        return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.proof(principal, sessionId, index, sizeN));
+      }
+    }
+  }
+
+  private async rpc(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal): Promise<void> {
+    const ct = req.headers['content-type'] ?? '';
+    if (!/^application\/json(\s*;.*)?$/i.test(ct)) {
+      return this.refuse(req, res, t0, principal, { type: 'unsupported-media-type', message: 'POST /rpc needs Content-Type: application/json' });
+    }
+    const body = await this.readBody(req);
+    if (body === 'too-large') {
+      return this.refuse(req, res, t0, principal, { type: 'payload-too-large', message: `the body is larger than ${this.limits.maxBodyBytes} bytes` });
+    }
+    if (body === 'aborted') {
+      this.access(req, t0, 499, principal, 'aborted');
+      return;
+    }
+    const parsed = parseJsonBody(body, this.limits.maxDepth);
+    if (!parsed.ok) {
+      const f: WireFailure = { type: parsed.type, message: parsed.message };
+      this.sendJson(req, res, wireErrorRow(f.type).status, rpcError(f));
+      this.access(req, t0, wireErrorRow(f.type).status, principal, f.type);
+      return;
+    }
+    if (Array.isArray(parsed.value) && parsed.value.length > 1) {
+      // A batch costs one bucket token per member.
+      const extra = Math.min(parsed.value.length, this.limits.maxBatch) - 1;
+      for (let i = 0; i < extra; i++) {
+        const wait = this.limiter.take(principal.name, principal.rate);
+        if (wait > 0) {
+          const f: WireFailure = { type: 'rate-limited', message: `rate limit: retry in ${wait} ms`, data: { retryAfterMs: wait } };
+          this.sendJson(req, res, 429, rpcError(f), { 'retry-after': String(Math.ceil(wait / 1000)) });
+          this.access(req, t0, 429, principal, 'rate-limited');
+          return;
+        }
+      }
+    }
+    const reply: RpcReply = await handleRpc(parsed.value, (method, params) => this.service.call(principal, method, params), this.limits.maxBatch);
+    if (reply.body === undefined) {
+      res.writeHead(reply.status, this.draining ? { connection: 'close' } : {});
+      res.end();
+    } else {
+      this.sendJson(req, res, reply.status, reply.body);
+    }
+    for (const c of reply.calls) this.logCall(c.outcome, c.ms, principal);
+    if (reply.calls.length === 0) this.access(req, t0, reply.status, principal, Array.isArray(reply.body) ? undefined : (reply.body as { error?: { data?: { type?: string } } }).error?.data?.type);
+  }
+
+  private async bundle(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, sessionId: string): Promise<void> {
+    const out = await this.service.bundle(principal, sessionId);
+    if (!out.ok) return this.readFailure(req, res, t0, principal, 'bundle', sessionId, out);
+    res.writeHead(200, { 'content-type': 'application/jsonl', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...(this.draining ? { connection: 'close' } : {}) });
+    let lines = 0;
+    try {
+      for await (const line of out.value) {
+        lines++;
+        if (!res.write(Buffer.concat([line, NEWLINE]))) await new Promise<void>((r) => res.once('drain', r));
+        if (res.destroyed) return;
+      }
+      res.end();
+      this.log.info({ method: 'GET bundle', session: sessionId, status: 200, entries: lines, ms: ms(t0), principal: principal.name }, 'read');
+    } catch (e) {
+      // Cut the stream: a truncated bundle fails verification, never passes as shorter.
+      this.log.error({ method: 'GET bundle', session: sessionId, err: errInfo(e), entries: lines }, 'bundle stream failed');
+      res.destroy();
+    }
+  }
+
+  private sendRead(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, what: string, sessionId: string, out: ReadOutcome<unknown>): void {
+    if (!out.ok) return this.readFailure(req, res, t0, principal, what, sessionId, out);
+    this.sendJson(req, res, 200, out.value);
+    this.log.info({ method: `GET ${what}`, session: sessionId, status: 200, ms: ms(t0), principal: principal.name }, 'read');
+  }
+
+  private readFailure(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, what: string, sessionId: string, out: { failure: WireFailure; error?: unknown }): void {
+    const status = wireErrorRow(out.failure.type).status;
+    this.sendError(req, res, out.failure);
+    const line = { method: `GET ${what}`, session: sessionId.slice(0, 64), status, type: out.failure.type, ms: ms(t0), principal: principal.name, ...(out.error === undefined ? {} : { err: errInfo(out.error) }) };
+    if (status >= 500) this.log.error(line, 'read failed');
+    else this.log.info(line, 'read');
+  }
+
+  private sendOutcome(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, what: string, outcome: CallOutcome): void {
+    if (outcome.ok) this.sendJson(req, res, 200, outcome.result);
+    else this.sendError(req, res, outcome.failure);
+    this.logCall({ ...outcome, meta: { ...outcome.meta, method: what } }, ms(t0), principal);
+  }
+
+  private logCall(outcome: CallOutcome, latency: number, principal: Principal): void {
+    const m = outcome.meta;
+    const line: Record<string, unknown> = { method: m.method, principal: principal.name, ms: round(latency) };
+    if (m.session) line['session'] = m.session;
+    if (m.duplicate !== undefined) line['duplicate'] = m.duplicate;
+    if (m.ruling !== undefined) line['ruling'] = m.ruling;
+    if (outcome.ok) {
+      line['status'] = 200;
+      this.log.info(line, 'call');
+      return;
+    }
+    line['status'] = wireErrorRow(outcome.failure.type).status;
+    line['diagnostic'] = outcome.failure.type;
+    if (m.error !== undefined) {
+      line['err'] = errInfo(m.error);
+      this.log.error(line, 'call failed');
+    } else this.log.info(line, 'call');
+  }
+
+  private refuse(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, f: WireFailure, headers: Record<string, string> = {}): void {
+    this.drainBody(req);
+    this.sendError(req, res, f, headers);
+    this.access(req, t0, wireErrorRow(f.type).status, principal, f.type);
+  }
+
+  /** An error in the shape of the route: a JSON-RPC envelope on /rpc, `{error}` elsewhere. */
+  private sendError(req: IncomingMessage, res: ServerResponse, f: WireFailure, headers: Record<string, string> = {}): void {
+    const status = wireErrorRow(f.type).status;
+    const isRpc = (req.url ?? '').split('?')[0] === '/rpc';
+    this.sendJson(req, res, status, isRpc ? rpcError(f) : httpErrorBody(f), headers);
+  }
+
+  private sendJson(_req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = Buffer.from(JSON.stringify(body));
+    res.writeHead(status, { ...JSON_HEADERS, 'content-length': String(text.length), ...headers, ...(this.draining ? { connection: 'close' } : {}) });
+    res.end(text);
+  }
+
+  private access(req: IncomingMessage, t0: number, status: number, principal: Principal | undefined, type: string | undefined): void {
+    const line: Record<string, unknown> = { method: `${req.method} ${(req.url ?? '').split('?')[0]!.slice(0, 80)}`, status, ms: ms(t0) };
+    if (principal) line['principal'] = principal.name;
+    if (type) line['diagnostic'] = type;
+    this.log.info(line, 'refused');
+  }
+
+  /** Discards a body we will not read (so the connection stays usable), cutting it beyond 16× the limit. */
+  private drainBody(req: IncomingMessage): void {
+    if (req.readableEnded || req.method === 'GET' || req.method === 'HEAD') return;
+    let seen = 0;
+    const cap = this.limits.maxBodyBytes * 16;
+    req.on('data', (c: Buffer) => {
+      seen += c.length;
+      if (seen > cap) req.socket.destroy();
+    });
+    req.resume();
+  }
+
+  private readBody(req: IncomingMessage): Promise<Uint8Array | 'too-large' | 'aborted'> {
+    const max = this.limits.maxBodyBytes;
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (Number.isFinite(declared) && declared > max) return Promise.resolve('too-large');
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      let settled = false;
+      const settle = (v: Uint8Array | 'too-large' | 'aborted'): void => {
+        if (settled) return;
+        settled = true;
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onAbort);
+        req.off('aborted', onAbort);
+        resolve(v);
+      };
+      const onData = (c: Buffer): void => {
+        total += c.length;
+        if (total > max) settle('too-large');
+        else chunks.push(c);
+      };
+      const onEnd = (): void => settle(Buffer.concat(chunks, total));
+      const onAbort = (): void => settle('aborted');
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onAbort);
+      req.on('aborted', onAbort);
+    });
+  }
+}
+
+function intParam(v: string | null): number | undefined {
+  if (v === null || !/^[0-9]{1,15}$/.test(v)) return undefined;
+  return Number(v);
+}
+
+function ms(t0: number): number {
+  return round(performance.now() - t0);
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function errInfo(e: unknown): Record<string, unknown> {
+  if (e instanceof Error) return { name: e.name, message: e.message.slice(0, 500), ...('code' in e && typeof e.code === 'string' ? { code: e.code } : {}) };
+  return { message: String(e).slice(0, 200) };
+}
+
+/**
+ * Creates the HTTP server of the wire.
+ *
+ * @example
+ * const server = createWireServer({ engine: createEngine({ store }), auth: new Authenticator(config) });
+ * const { url } = await server.listen(0);
+ * process.once('SIGTERM', () => void server.close());
+ */
+export function createWireServer(options: WireServerOptions): WireServer {
+  return new WireServer(options);
+}

@@ -1,0 +1,307 @@
+/**
+ * The transport-free core of the wire: one call = (principal, method, params)
+ * → a result or a typed refusal. The HTTP server and the MCP server are thin
+ * envelopes around it, so both speak exactly the same vocabulary.
+ *
+ * Nothing here throws for bad input or refused access; an exception from the
+ * engine or the store (I/O, corruption) becomes `internal` (or `unavailable`
+ * for contention), and the caller logs it.
+ */
+import { TallyError, entryHash, isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
+import { sha256 } from '../codec/sha256.js';
+import { inclusionProof, rootHash } from '../merkle/index.js';
+import { ContentionError, type Engine, type Rejection } from '../session/index.js';
+import type { Principal } from './auth.js';
+import { roleMayCall, sessionAccess, turnAccess } from './access.js';
+import { authoredBytesOf, decodeParams } from './schemas.js';
+import type { WireFailure } from './vocabulary.js';
+
+/** What a call tells the log (never params, tokens or bytes). */
+export interface CallMeta {
+  readonly method: string;
+  readonly session?: string;
+  /** For turns: `admitted` or the intent ruling code, when a ruling was recorded. */
+  readonly ruling?: string;
+  readonly duplicate?: boolean;
+  /** The exception behind an `internal`/`unavailable` failure. */
+  readonly error?: unknown;
+}
+
+/** Outcome of {@link WireService.call}. */
+export type CallOutcome =
+  | { readonly ok: true; readonly result: Record<string, unknown>; readonly meta: CallMeta }
+  | { readonly ok: false; readonly failure: WireFailure; readonly meta: CallMeta };
+
+/** Outcome of a read used by the plain GET endpoints. */
+export type ReadOutcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly failure: WireFailure; readonly error?: unknown };
+
+/** Options of {@link WireService}. */
+export interface WireServiceOptions {
+  /** How often a long-polling `session/events` looks at the store (ms, default 50). */
+  readonly pollMs?: number;
+  /** Aborted when the server shuts down: long polls return at once. */
+  readonly shutdown?: AbortSignal;
+}
+
+/** An RFC 6962 inclusion proof of one entry, as `GET /sessions/:id/proof` returns it. */
+export interface InclusionProofResult {
+  readonly sessionId: string;
+  readonly index: number;
+  readonly size: number;
+  /** The entry hash (RFC 6962 leaf hash of its canonical bytes). */
+  readonly leafHash: string;
+  /** RFC 6962 root over the first `size` entries. */
+  readonly root: string;
+  /** Sibling hashes, leaf upwards (hex). */
+  readonly proof: readonly string[];
+}
+
+function fail(meta: CallMeta, failure: WireFailure): CallOutcome {
+  return { ok: false, failure, meta };
+}
+
+function stripOk(r: { readonly ok: true }): Record<string, unknown> {
+  const { ok: _ok, ...rest } = r as { ok: true } & Record<string, unknown>;
+  return rest;
+}
+
+function failureOfException(e: unknown): WireFailure {
+  if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
+  if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
+  return { type: 'internal', message: 'internal error' };
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The wire verbs over an engine, with authorization. */
+export class WireService {
+  private readonly pollMs: number;
+  private readonly shutdown: AbortSignal | undefined;
+
+  constructor(
+    /** The engine every call goes to. */
+    readonly engine: Engine,
+    options: WireServiceOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 50;
+    this.shutdown = options.shutdown;
+  }
+
+  /**
+   * Runs one verb for `principal`.
+   *
+   * @example
+   * const out = await service.call(OPERATOR, 'session/open', { spec: { name: 'desk-1' } });
+   * if (out.ok) console.log(out.result['sessionId']);
+   */
+  async call(principal: Principal, method: string, params: unknown): Promise<CallOutcome> {
+    if (!isMember(SESSION_MESSAGE_KINDS, method)) return fail({ method: 'unknown' }, { type: 'method-not-found', message: `no method ${JSON.stringify(method.slice(0, 64))}; the methods are ${SESSION_MESSAGE_KINDS.join(', ')}` });
+    if (typeof params !== 'object' || params === null || Array.isArray(params)) return fail({ method }, { type: 'invalid-params', message: 'params must be an object (by-name parameters)' });
+    const sid = (params as Record<string, unknown>)['sessionId'];
+    const meta: CallMeta = typeof sid === 'string' && isDigestHex(sid) ? { method, session: sid } : { method };
+    const denied = roleMayCall(principal, method);
+    if (denied) return fail(meta, denied);
+    try {
+      return await this.dispatch(principal, method, params, meta);
+    } catch (e) {
+      return fail({ ...meta, error: e }, failureOfException(e));
+    }
+  }
+
+  private async dispatch(p: Principal, method: SessionMessageKind, params: object, meta: CallMeta): Promise<CallOutcome> {
+    const done = (r: { readonly ok: true } | Rejection, extra: Partial<CallMeta> = {}): CallOutcome => {
+      if (r.ok) return { ok: true, result: stripOk(r), meta: { ...meta, ...extra } };
+      return fail(meta, { type: r.diagnostic, message: r.message });
+    };
+    switch (method) {
+      case 'session/open': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const r = await this.engine.open(d.value.spec);
+        return done(r, r.ok ? { session: r.sessionId } : {});
+      }
+      case 'session/frame': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const v = d.value;
+        const r = await this.engine.frame({
+          sessionId: v.sessionId,
+          ordinal: v.ordinal,
+          time: v.time,
+          ...(v.data === undefined ? {} : { data: v.data }),
+          ...(v.parentHash === undefined ? {} : { parentHash: v.parentHash }),
+        });
+        return done(r, r.ok ? { duplicate: r.duplicate } : {});
+      }
+      case 'session/turn': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const v = d.value;
+        const body = v.body.kind === 'authored' ? ({ kind: 'authored', bytes: authoredBytesOf(v.body), ...(v.body.hash === undefined ? {} : { hash: v.body.hash }) } as const) : ({ kind: 'stand-down', failureClass: v.body.failureClass } as const);
+        if (p.role !== 'operator') {
+          const spec = await this.engine.spec(v.sessionId);
+          const denied = sessionAccess(p, v.sessionId, spec) ?? turnAccess(p, spec, body);
+          if (denied) return fail(meta, denied);
+        }
+        const r = await this.engine.turn({
+          sessionId: v.sessionId,
+          ordinal: v.ordinal,
+          parentHash: v.parentHash,
+          frameRoot: v.frameRoot,
+          body,
+          ...(v.claimHash === undefined ? {} : { claimHash: v.claimHash }),
+        });
+        return done(r, r.ok ? { duplicate: r.duplicate, ...(r.ruling === undefined ? {} : { ruling: rulingLabel(r.ruling) }) } : {});
+      }
+      case 'session/events': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const v = d.value;
+        const denied = await this.readAccess(p, v.sessionId);
+        if (denied) return fail(meta, denied);
+        return done(await this.events(v.sessionId, v.after ?? -1, v.limit ?? 1000, v.wait ?? 0));
+      }
+      case 'session/describe': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const denied = await this.readAccess(p, d.value.sessionId);
+        if (denied) return fail(meta, denied);
+        return done(await this.freshDescribe(d.value.sessionId));
+      }
+      case 'session/finalize': {
+        const d = decodeParams(method, params);
+        if (!d.ok) return fail(meta, d.failure);
+        const r = await this.engine.finalize(d.value.sessionId, d.value.artifacts);
+        return done(r, r.ok ? { duplicate: r.duplicate } : {});
+      }
+    }
+  }
+
+  /** Read access to a session (agent tokens: own sessions only). */
+  async readAccess(p: Principal, sessionId: string): Promise<WireFailure | undefined> {
+    if (p.role !== 'agent') return undefined;
+    let spec: SessionSpec | undefined;
+    if (isDigestHex(sessionId)) spec = await this.engine.spec(sessionId);
+    return sessionAccess(p, sessionId, spec);
+  }
+
+  /**
+   * `describe` that is never stale: another process on the same database may
+   * have appended since this engine cached the session, so the cached head is
+   * compared with the store's and reloaded when they differ.
+   */
+  async freshDescribe(sessionId: string): ReturnType<Engine['describe']> {
+    const r = await this.engine.describe(sessionId);
+    if (!r.ok) return r;
+    const head = await this.engine.store.loadHead(sessionId);
+    if (head && (head.size !== r.size || head.head !== r.head)) {
+      this.engine.evict(sessionId);
+      return this.engine.describe(sessionId);
+    }
+    return r;
+  }
+
+  private async events(sessionId: string, after: number, limit: number, wait: number): ReturnType<Engine['events']> {
+    const first = await this.engine.events(sessionId, after, limit);
+    if (!first.ok || wait === 0 || first.events.length > 0 || first.phase === 'sealed') return first;
+    const deadline = performance.now() + wait;
+    while (performance.now() < deadline && !this.shutdown?.aborted) {
+      await sleep(Math.min(this.pollMs, Math.max(1, deadline - performance.now())), this.shutdown);
+      const head = await this.engine.store.loadHead(sessionId);
+      if (head && (head.size > after + 1 || head.phase === 'sealed')) return this.engine.events(sessionId, after, limit);
+    }
+    return this.engine.events(sessionId, after, limit);
+  }
+
+  /** The bundle's lines for `GET /sessions/:id/bundle` (access checked, session known). */
+  async bundle(p: Principal, sessionId: string): Promise<ReadOutcome<AsyncGenerator<Uint8Array>>> {
+    return this.read(p, sessionId, async () => {
+      const head = await this.engine.store.loadHead(sessionId);
+      if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
+      return { ok: true, value: this.engine.exportEntries(sessionId) };
+    });
+  }
+
+  /** `describe` for `GET /sessions/:id/describe`. */
+  async describe(p: Principal, sessionId: string): Promise<ReadOutcome<Record<string, unknown>>> {
+    return this.read(p, sessionId, async () => {
+      const r = await this.freshDescribe(sessionId);
+      if (!r.ok) return { ok: false, failure: { type: r.diagnostic, message: r.message } };
+      return { ok: true, value: stripOk(r) };
+    });
+  }
+
+  /** The sealed receipt for `GET /sessions/:id/receipt`; `not-found` before the seal. */
+  async receipt(p: Principal, sessionId: string): Promise<ReadOutcome<Record<string, unknown>>> {
+    return this.read(p, sessionId, async () => {
+      const r = await this.freshDescribe(sessionId);
+      if (!r.ok) return { ok: false, failure: { type: r.diagnostic, message: r.message } };
+      if (!r.receipt) return { ok: false, failure: { type: 'not-found', message: 'the session is not sealed yet: no receipt' } };
+      return { ok: true, value: { ...r.receipt } };
+    });
+  }
+
+  /**
+   * RFC 6962 inclusion proof of entry `index` in the tree of the first `size`
+   * entries (default: all), from leaf hashes re-derived from the stored bytes.
+   */
+  async proof(p: Principal, sessionId: string, index: number, size?: number): Promise<ReadOutcome<InclusionProofResult>> {
+    return this.read(p, sessionId, async () => {
+      const head = await this.engine.store.loadHead(sessionId);
+      if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
+      const n = size ?? head.size;
+      if (!Number.isSafeInteger(n) || n < 1 || n > head.size) return { ok: false, failure: { type: 'not-found', message: `size must be from 1 to ${head.size}` } };
+      if (!Number.isSafeInteger(index) || index < 0 || index >= n) return { ok: false, failure: { type: 'not-found', message: `index must be from 0 to ${n - 1}` } };
+      const leaves: Uint8Array[] = [];
+      for (let from = 0; from < n; from += 4096) {
+        const rows = await this.engine.store.readRange(sessionId, from, Math.min(n, from + 4096));
+        for (const row of rows) leaves.push(entryHash(sha256, row.bytes));
+      }
+      if (leaves.length !== n) return { ok: false, failure: { type: 'internal', message: 'the store returned fewer entries than its head says' } };
+      return {
+        ok: true,
+        value: {
+          sessionId,
+          index,
+          size: n,
+          leafHash: toHex(leaves[index]!),
+          root: toHex(rootHash(leaves)),
+          proof: inclusionProof(leaves, index, n).map(toHex),
+        },
+      };
+    });
+  }
+
+  private async read<T>(p: Principal, sessionId: string, fn: () => Promise<ReadOutcome<T>>): Promise<ReadOutcome<T>> {
+    try {
+      if (!isDigestHex(sessionId)) return { ok: false, failure: { type: 'malformed-entry', message: 'the session id must be 64 lowercase hex' } };
+      const denied = await this.readAccess(p, sessionId);
+      if (denied) return { ok: false, failure: denied };
+      return await fn();
+    } catch (e) {
+      return { ok: false, failure: failureOfException(e), error: e };
+    }
+  }
+}
+
+/** A short label of a ruling for logs: `admitted`, the intent code, or `ruled`. */
+function rulingLabel(ruling: Record<string, unknown>): string {
+  const intent = ruling['intent'];
+  if (typeof intent === 'object' && intent !== null) {
+    const i = intent as Record<string, unknown>;
+    if (i['admitted'] === true) return 'admitted';
+    if (typeof i['code'] === 'string') return i['code'];
+  }
+  return 'ruled';
+}
