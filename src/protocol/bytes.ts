@@ -14,7 +14,11 @@
 import { canonicalBytes, utf8, type CanonicalValue } from './canonical.js';
 import { LEAF_PREFIX } from './merkle/hasher.js';
 
-/** A 32-byte digest function (SHA-256 in Tally). */
+/**
+ * A 32-byte digest function (SHA-256 in Tally). It MUST finish reading `data`
+ * before it returns and MUST NOT keep a reference to it: the functions below
+ * may pass a view of a reused buffer.
+ */
 export type Digest = (data: Uint8Array) => Uint8Array;
 
 /** Version string written into every genesis entry. */
@@ -46,21 +50,32 @@ function tagPrefix(tag: string): Uint8Array {
   return p;
 }
 
+// One grow-only buffer for `prefix ‖ data`: each preimage is assembled here and
+// handed to the digest as a view, instead of allocating a fresh array per hash.
+// Safe because digests are synchronous and keep no reference (see Digest).
+let scratch = new Uint8Array(4096);
+
+function preimage(prefixLength: number, dataLength: number): Uint8Array {
+  const need = prefixLength + dataLength;
+  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, scratch.length * 2));
+  return scratch;
+}
+
 /** `D(utf8(tag) ‖ 0x00 ‖ data)`. */
 export function taggedHash(digest: Digest, tag: string, data: Uint8Array): Uint8Array {
   const t = tagPrefix(tag);
-  const buf = new Uint8Array(t.length + data.length);
+  const buf = preimage(t.length, data.length);
   buf.set(t, 0);
   buf.set(data, t.length);
-  return digest(buf);
+  return digest(buf.subarray(0, t.length + data.length));
 }
 
 /** Entry hash = RFC 6962 leaf hash of the entry's canonical bytes: `D(0x00 ‖ bytes)`. */
 export function entryHash(digest: Digest, entryBytes: Uint8Array): Uint8Array {
-  const buf = new Uint8Array(entryBytes.length + 1);
+  const buf = preimage(1, entryBytes.length);
   buf[0] = LEAF_PREFIX;
   buf.set(entryBytes, 1);
-  return digest(buf);
+  return digest(buf.subarray(0, entryBytes.length + 1));
 }
 
 /** The content a frame root commits to. `data` is omitted when absent. */

@@ -8,7 +8,6 @@
  * diagnostic, never as a second write.
  */
 import {
-  Frontier,
   canonicalBytes,
   entryHash,
   parseEntry,
@@ -32,7 +31,7 @@ import type { AppendOutcome, NonceClaim, StoredEntry, TranscriptStore } from '..
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
 import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
-import { extendFrontier, frontierHex, hasher, loadState, nextFrontierHex, type SessionState } from './state.js';
+import { Border, loadState, type SessionState } from './state.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -104,12 +103,12 @@ export class Engine {
     if (problem) return malformed(problem);
     const genesis: GenesisEntry = { kind: 'genesis', protocol: PROTOCOL_VERSION, spec: p.spec };
     const { s: g, leaf } = stored(0, genesis);
-    const frontier = extendFrontier(new Frontier(hasher), leaf);
+    const frontier = Border.EMPTY.append(leaf);
     const created = await this.store.createSession(g, {
       sessionId: g.hash,
       size: 1,
       head: g.hash,
-      frontier: frontierHex(frontier),
+      frontier: frontier.hex,
       phase: 'awaiting-frame',
     });
     return { ok: true, sessionId: g.hash, created: created === 'created' };
@@ -153,12 +152,11 @@ export class Engine {
       };
       const row = stored(st.size, entry);
       const s = row.s;
-      const committed = await this.commit(st, row, 'pending', [], (frontier, hex) => ({
+      const committed = await this.commit(st, row, 'pending', [], (frontier) => ({
         ...st,
         size: st.size + 1,
         head: s.hash,
         frontier,
-        frontierHex: hex,
         phase: 'pending',
         pending: f.data === undefined ? { ordinal: f.ordinal, frameRoot: f.frameRoot, entryHash: s.hash, time: f.time } : { ordinal: f.ordinal, frameRoot: f.frameRoot, entryHash: s.hash, time: f.time, data: f.data },
         lastFrameTime: f.time,
@@ -233,12 +231,11 @@ export class Engine {
     const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : stored(st.size, { ...t.entry, ruling });
     const s = row.s;
     const standDown = t.entry.body.kind === 'stand-down';
-    const committed = await this.commit(st, row, 'awaiting-frame', nonces, (frontier, hex) => ({
+    const committed = await this.commit(st, row, 'awaiting-frame', nonces, (frontier) => ({
       ...st,
       size: st.size + 1,
       head: s.hash,
       frontier,
-      frontierHex: hex,
       phase: 'awaiting-frame',
       nextOrdinal: pending.ordinal + 1,
       pending: undefined,
@@ -276,10 +273,10 @@ export class Engine {
       const row = stored(st.size, entry);
       const s = row.s;
       let receipt: FinalizeResult | undefined;
-      const committed = await this.commit(st, row, 'sealed', [], (frontier, hex) => {
+      const committed = await this.commit(st, row, 'sealed', [], (frontier) => {
         const r = { sessionId: st.sessionId, size: st.size + 1, receiptRoot: toHex(frontier.root()), head: s.hash };
         receipt = { ok: true, receipt: r, duplicate: false };
-        return { ...st, size: st.size + 1, head: s.hash, frontier, frontierHex: hex, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
+        return { ...st, size: st.size + 1, head: s.hash, frontier, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
       });
       if (committed !== true) return committed;
       return receipt!;
@@ -381,11 +378,11 @@ export class Engine {
     row: Row,
     phase: SessionPhase,
     nonces: readonly NonceClaim[],
-    next: (frontier: SessionState['frontier'], hex: readonly string[]) => SessionState,
+    next: (frontier: Border) => SessionState,
   ): Promise<true | Rejection> {
     const s = row.s;
-    const frontier = extendFrontier(st.frontier, row.leaf);
-    const hex = nextFrontierHex(st.frontierHex, frontier);
+    const frontier = st.frontier.append(row.leaf);
+    const hex = frontier.hex;
     const outcome: AppendOutcome = await this.store.append({
       sessionId: st.sessionId,
       expected: { size: st.size, head: st.head },
@@ -394,7 +391,7 @@ export class Engine {
       nonces,
     });
     if (outcome.ok) {
-      this.cache.set(st.sessionId, next(frontier, hex));
+      this.cache.set(st.sessionId, next(frontier));
       return true;
     }
     if (outcome.reason === 'unknown-session') return reject('wrong-session', `no session ${st.sessionId}`);

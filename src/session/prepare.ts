@@ -116,7 +116,7 @@ export function prepareTurn(input: unknown): { ok: true; turn: PreparedTurn } | 
     if (!(bytes instanceof Uint8Array)) return malformed('body.bytes must be a Uint8Array');
     if (bytes.length > LIMITS.authoredBytes) return malformed(`authored body exceeds ${LIMITS.authoredBytes} bytes`);
     if (body['hash'] !== undefined && typeof body['hash'] !== 'string') return malformed('body.hash must be a string');
-    authored = Uint8Array.from(bytes);
+    authored = new Uint8Array(bytes); // a private copy: the caller may reuse its array
     const hash = toHex(authoredHash(sha256, authored));
     declaredAuthored = body['hash'] as string | undefined;
     entryBody = { kind: 'authored', bytes: base64Of(authored), hash };

@@ -3,7 +3,7 @@
  * from a store: every stored row is re-hashed and re-linked by the pure chain
  * verifier (store hashes are never trusted); adjudication is NOT re-run.
  */
-import { ChainVerifier, Frontier, fromHex, rfc6962Hasher, toHex, canonicalJson, type CanonicalValue, type SessionPhase, type SessionSpec } from '../protocol/index.js';
+import { ChainVerifier, Frontier, rfc6962Hasher, toHex, canonicalJson, type CanonicalValue, type SessionPhase, type SessionSpec } from '../protocol/index.js';
 import { sha256 } from '../codec/sha256.js';
 import type { TranscriptStore } from '../store/types.js';
 import { StoreCorruptionError } from './errors.js';
@@ -15,9 +15,8 @@ export interface SessionState {
   readonly spec: SessionSpec;
   readonly size: number;
   readonly head: string;
-  readonly frontier: Frontier;
-  /** `frontier` as hex, as the store keeps it. */
-  readonly frontierHex: readonly string[];
+  /** The Merkle border over all `size` entries (with its hex, as the store keeps it). */
+  readonly frontier: Border;
   readonly phase: SessionPhase;
   readonly nextOrdinal: number;
   readonly pending: { readonly ordinal: number; readonly frameRoot: string; readonly entryHash: string; readonly time: number; readonly data?: CanonicalValue } | undefined;
@@ -93,8 +92,7 @@ export async function loadState(store: TranscriptStore, sessionId: string): Prom
     spec: spec!,
     size: sum.size,
     head: sum.head,
-    frontier: Frontier.fromHashes(hasher, sum.size, frontierHashes),
-    frontierHex: stored,
+    frontier: Border.of(sum.size, frontierHashes, stored),
     phase,
     nextOrdinal,
     pending,
@@ -104,32 +102,60 @@ export async function loadState(store: TranscriptStore, sessionId: string): Prom
   };
 }
 
-/** Copies a frontier and appends one leaf hash (the engine builds on a copy, then commits). */
-export function extendFrontier(f: Frontier, leafHash: Uint8Array): Frontier {
-  const next = f.clone();
-  next.append(leafHash);
-  return next;
-}
-
 /**
- * Hex of the frontier after one append, from the hex before it: appending
- * merges the trailing perfect subtrees into one, so every hash but the last is
- * unchanged (popcount(size + 1) - 1 of them) and only one needs encoding.
+ * An immutable RFC 6962 compact range (the border roots of the perfect
+ * subtrees over `size` leaves, largest first) together with its hex, as stores
+ * persist it. {@link Border.append} returns a new border that SHARES every
+ * unchanged root with this one (roots are never mutated), so an append costs
+ * only the hashes it completes and one hex encoding: the same arithmetic as
+ * `Frontier.append`, without copying the whole frontier per entry.
  */
-export function nextFrontierHex(before: readonly string[], after: Frontier): string[] {
-  const hashes = after.hashes();
-  const keep = hashes.length - 1;
-  const out = before.slice(0, keep);
-  out.push(toHex(hashes[keep]!));
-  return out;
-}
+export class Border {
+  private constructor(
+    /** Number of leaves. */
+    readonly size: number,
+    /** Border roots, largest subtree first; never mutated. */
+    readonly roots: readonly Uint8Array[],
+    /** `roots` as lowercase hex. */
+    readonly hex: readonly string[],
+  ) {}
 
-/** Hex strings of a frontier, as stores persist it. */
-export function frontierHex(f: Frontier): string[] {
-  return f.hashes().map(toHex);
-}
+  /** The empty border (size 0). */
+  static readonly EMPTY = new Border(0, [], []);
 
-/** Parses a stored frontier. */
-export function frontierFromHex(size: number, hashes: readonly string[]): Frontier {
-  return Frontier.fromHashes(hasher, size, hashes.map(fromHex));
+  /** A border from a verified frontier's hashes (copied). */
+  static of(size: number, roots: readonly Uint8Array[], hex: readonly string[] = roots.map(toHex)): Border {
+    const f = Frontier.fromHashes(hasher, size, roots); // validates size and count
+    return new Border(size, f.hashes(), [...hex]);
+  }
+
+  /** The border after appending one 32-byte leaf hash. */
+  append(leaf: Uint8Array): Border {
+    if (leaf.length !== 32) return this.viaFrontier(leaf);
+    const roots = this.roots.slice();
+    let carry = leaf;
+    // Each trailing 1 bit of the old size is a perfect subtree the new leaf completes.
+    for (let s = this.size; s % 2 === 1; s = (s - 1) / 2) carry = hasher.hashChildren(roots.pop()!, carry);
+    roots.push(carry);
+    const hex = this.hex.slice(0, roots.length - 1);
+    hex.push(toHex(carry));
+    return new Border(this.size + 1, roots, hex);
+  }
+
+  // The reference path (throws the Frontier's typed errors for a bad leaf).
+  private viaFrontier(leaf: Uint8Array): Border {
+    const f = Frontier.fromHashes(hasher, this.size, this.roots);
+    f.append(leaf);
+    const roots = f.hashes();
+    return new Border(f.size, roots, roots.map(toHex));
+  }
+
+  /** Merkle Tree Hash over the `size` leaves (`H('')` when empty). */
+  root(): Uint8Array {
+    const rs = this.roots;
+    if (rs.length === 0) return hasher.emptyRoot();
+    let acc = rs[rs.length - 1]!;
+    for (let i = rs.length - 2; i >= 0; i--) acc = hasher.hashChildren(rs[i]!, acc);
+    return acc.slice();
+  }
 }

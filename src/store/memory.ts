@@ -94,5 +94,7 @@ function nonceKey(agentId: string, nonce: string): string {
 // Stored bytes are private: callers get their own copy, so mutating a returned
 // entry can never change the record.
 function copy(e: StoredEntry): StoredEntry {
-  return { ...e, bytes: e.bytes.slice() };
+  // `new Uint8Array(view)` always copies (a Buffer's `slice` would not).
+  const bytes = new Uint8Array(e.bytes);
+  return e.ordinal === undefined ? { index: e.index, hash: e.hash, bytes, kind: e.kind } : { index: e.index, hash: e.hash, bytes, kind: e.kind, ordinal: e.ordinal };
 }
