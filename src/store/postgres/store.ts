@@ -1,7 +1,7 @@
 /**
  * The shared durable store: PostgreSQL through a `pg` connection pool. Any
  * number of engine processes may use one database: compare-and-append is one
- * transaction whose first statement is a conditional `UPDATE` of the session
+ * statement (so one transaction) led by a conditional `UPDATE` of the session
  * row (the row lock serialises writers of one session; the losers see the new
  * head and write nothing), and the `(agent_id, nonce)` primary key makes a
  * nonce reservation win exactly once across all sessions.
@@ -33,6 +33,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const MAX_TX_ATTEMPTS = 5;
 // 40001 serialization_failure, 40P01 deadlock_detected: safe to run again.
 const RETRYABLE = new Set(['40001', '40P01']);
+const UNIQUE_VIOLATION = '23505';
 
 interface HeadRow {
   readonly size: number;
@@ -113,57 +114,92 @@ export class PostgresStore implements TranscriptStore {
     if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
       throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
     }
-    return this.transaction('create a session', async (c) => {
-      const r = await c.query(`INSERT INTO ${this.t.sessions} (id, size, head, frontier, phase) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`, [
-        head.sessionId,
-        head.size,
-        head.head,
-        head.frontier,
-        head.phase,
-      ]);
-      if (r.rowCount !== 1) return { commit: false, value: 'exists' as const };
-      await this.insertEntry(c, head.sessionId, genesis);
-      return { commit: true, value: 'created' as const };
-    });
+    // One statement is one transaction: the session row and its genesis entry together or not at all.
+    const rows = await this.query<{ created: boolean }>(
+      'create a session',
+      `WITH s AS (
+         INSERT INTO ${this.t.sessions} (id, size, head, frontier, phase) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id
+       ), e AS (
+         INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes) SELECT id, $6, $7, $8, $9, $10 FROM s RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM e) AS created`,
+      [head.sessionId, head.size, head.head, head.frontier, head.phase, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes)],
+    );
+    return rows[0]?.created ? 'created' : 'exists';
   }
 
+  /**
+   * Compare-and-append as ONE statement (so one transaction and one round
+   * trip): the conditional `UPDATE` of the session row runs first (the other
+   * two parts depend on its result); only if it matched are the nonce
+   * reservations and the entry inserted. The row lock serialises appends to
+   * one session: a concurrent loser re-checks the `WHERE` against the
+   * winner's row and matches nothing. A nonce already reserved — committed,
+   * or by a concurrent statement that then commits — raises a unique
+   * violation that rolls the whole statement back; the owner is read
+   * afterwards. Concurrent appends to different sessions share WAL flushes
+   * on the server (its own group commit).
+   */
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
     checkRequest(req);
     const nonces = sortedDistinct(req.nonces);
-    const outcome = await this.transaction('append', async (c) => {
-      const n = req.next;
-      const u = await c.query(
-        `UPDATE ${this.t.sessions} SET size = $4, head = $5, frontier = $6, phase = $7 WHERE id = $1 AND size = $2 AND head = $3 AND phase <> 'sealed'`,
-        [req.sessionId, req.expected.size, req.expected.head, n.size, n.head, n.frontier, n.phase],
+    const n = req.next;
+    const e = req.entry;
+    let rows: { updated: boolean; phase: string | null }[];
+    try {
+      rows = await this.retrying(() =>
+        this.pool.query<{ updated: boolean; phase: string | null }>(
+          `WITH u AS (
+             UPDATE ${this.t.sessions} SET size = $4, head = $5, frontier = $6, phase = $7
+             WHERE id = $1 AND size = $2 AND head = $3 AND phase <> 'sealed'
+             RETURNING id
+           ), reserve AS (
+             INSERT INTO ${this.t.nonces} (agent_id, nonce, intent_hash, session_id, idx)
+             SELECT c.a, c.n, c.h, u.id, $8 FROM u, unnest($9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS c(a, n, h, o)
+             ORDER BY c.o
+             RETURNING 1
+           ), e AS (
+             INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes)
+             SELECT u.id, $8, $12, $13, $14, $15 FROM u
+             RETURNING 1
+           )
+           SELECT EXISTS (SELECT 1 FROM e) AS updated, (SELECT phase FROM ${this.t.sessions} WHERE id = $1) AS phase`,
+          [
+            req.sessionId,
+            req.expected.size,
+            req.expected.head,
+            n.size,
+            n.head,
+            n.frontier,
+            n.phase,
+            e.index,
+            nonces.map((x) => x.agentId),
+            nonces.map((x) => x.nonce),
+            nonces.map((x) => x.intentHash),
+            e.hash,
+            e.kind,
+            e.ordinal ?? null,
+            buffer(e.bytes),
+          ],
+        ),
       );
-      if (u.rowCount !== 1) {
-        const h = await c.query<{ phase: string }>(`SELECT phase FROM ${this.t.sessions} WHERE id = $1`, [req.sessionId]);
-        const phase = h.rows[0]?.phase;
-        const reason = phase === undefined ? 'unknown-session' : phase === 'sealed' ? 'sealed' : 'head-moved';
-        return { commit: false, value: { ok: false, reason } as AppendOutcome };
+    } catch (cause) {
+      const err = cause as { code?: unknown; constraint?: unknown } | null;
+      if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
+        // Nothing was written; name the first owner in request order.
+        for (const claim of req.nonces) {
+          const owner = await this.nonceOwner(claim.agentId, claim.nonce);
+          if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
+        }
       }
-      if (nonces.length > 0) {
-        // ON CONFLICT DO NOTHING waits for a concurrent reserver of the same
-        // nonce to commit or abort, then inserts or skips: fewer rows = taken.
-        const r = await c.query(
-          `INSERT INTO ${this.t.nonces} (agent_id, nonce, intent_hash, session_id, idx)
-           SELECT a, n, h, $4, $5 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS x(a, n, h, o) ORDER BY o
-           ON CONFLICT DO NOTHING`,
-          [nonces.map((x) => x.agentId), nonces.map((x) => x.nonce), nonces.map((x) => x.intentHash), req.sessionId, req.entry.index],
-        );
-        if (r.rowCount !== nonces.length) return { commit: false, value: undefined };
-      }
-      await this.insertEntry(c, req.sessionId, req.entry);
-      return { commit: true, value: { ok: true } as AppendOutcome };
-    });
-    if (outcome) return outcome;
-    // A nonce was taken: the transaction rolled back; name the first owner in request order.
-    for (const claim of req.nonces) {
-      const owner = await this.nonceOwner(claim.agentId, claim.nonce);
-      if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
+      throw ioError(this.name, 'append', cause);
     }
-    throw new TallyError('TALLY_STORE_IO', 'A nonce reservation conflicted but no owner can be found.');
+    const r = rows[0];
+    if (r?.updated) return { ok: true };
+    // The snapshot's phase: absent → unknown; sealed → sealed; otherwise the head moved.
+    if (r?.phase === null || r?.phase === undefined) return { ok: false, reason: 'unknown-session' };
+    return r.phase === 'sealed' ? { ok: false, reason: 'sealed' } : { ok: false, reason: 'head-moved' };
   }
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
@@ -218,17 +254,6 @@ export class PostgresStore implements TranscriptStore {
     if (this.closed) throw new TallyError('TALLY_STORE_CLOSED', `${this.name} is closed.`);
   }
 
-  private async insertEntry(c: pg.PoolClient, sessionId: string, e: StoredEntry): Promise<void> {
-    await c.query(`INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      sessionId,
-      e.index,
-      e.hash,
-      e.kind,
-      e.ordinal ?? null,
-      Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength),
-    ]);
-  }
-
   private async migrate(): Promise<void> {
     const s = pg.escapeIdentifier(this.schema);
     await this.transaction('migrate', async (c) => {
@@ -249,9 +274,22 @@ export class PostgresStore implements TranscriptStore {
     });
   }
 
+  /** Runs one statement, again if the server aborted it as a deadlock or serialization victim. */
+  private async retrying<R extends object>(run: () => Promise<pg.QueryResult<R>>): Promise<R[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await run()).rows;
+      } catch (cause) {
+        const code = (cause as { code?: unknown } | null)?.code;
+        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
+        throw cause;
+      }
+    }
+  }
+
   private async query<R extends object>(what: string, sql: string, params: unknown[]): Promise<R[]> {
     try {
-      return (await this.pool.query<R>(sql, params)).rows;
+      return await this.retrying(() => this.pool.query<R>(sql, params));
     } catch (cause) {
       throw ioError(this.name, what, cause);
     }
@@ -303,6 +341,10 @@ function sortedDistinct(claims: readonly NonceClaim[]): NonceClaim[] {
     if (!byKey.has(k)) byKey.set(k, c);
   }
   return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
+}
+
+function buffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function toEntry(r: EntryRow): StoredEntry {
