@@ -70,10 +70,11 @@ export function evaluateLocalRule(rule: string, req: Pick<JudgeRequestInput, 'in
   }
   m = /\bnever (?:trade|open|touch) ([A-Za-z0-9][A-Za-z0-9._/:-]*)/i.exec(rule);
   if (m) {
+    const excluded = m[1]!.replace(/[.:]+$/, ''); // a sentence's full stop is not part of the symbol
     const market = str(intent, 'market');
-    return market !== undefined && market.toLowerCase() === m[1]!.toLowerCase()
+    return market !== undefined && market.toLowerCase() === excluded.toLowerCase()
       ? { outcome: 'FAIL', certainty: 'solid', why: `market ${market} is excluded` }
-      : { outcome: 'PASS', certainty: 'solid', why: `market is not ${m[1]}` };
+      : { outcome: 'PASS', certainty: 'solid', why: `market is not ${excluded}` };
   }
   m = /\bno (open|modify|close|transfer)s?\b/i.exec(rule);
   if (m) {
