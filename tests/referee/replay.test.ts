@@ -33,7 +33,7 @@ async function replay(entries: readonly Entry[]): Promise<{ ok: true } | { ok: f
       const f = (await engine.describe(sid)) as { pending: { entryHash: string; frameRoot: string } };
       const body = e.body.kind === 'authored' ? { kind: 'authored' as const, bytes: fromBase64(e.body.bytes)! } : e.body;
       await engine.turn({ sessionId: sid, ordinal: e.ordinal, parentHash: f.pending.entryHash, frameRoot: f.pending.frameRoot, body }, e.ruling === undefined ? {} : { recordedRuling: e.ruling });
-    } else await engine.finalize(sid, e.artifacts);
+    } else if (e.kind === 'finalize') await engine.finalize(sid, e.artifacts);
     const [row] = await store.readRange(sid, i, i + 1);
     const produced = JSON.parse(new TextDecoder().decode(row!.bytes)) as Entry;
     if (!row || canonicalJson(produced as unknown as CanonicalObject) !== canonicalJson(e as unknown as CanonicalObject)) return { ok: false, index: i, produced };
