@@ -1,11 +1,12 @@
 /**
  * The three stores under one test interface: a factory makes a fresh, empty
  * store; `reopen` closes it and opens the same database again (durable
- * stores only); `dispose` closes and deletes everything.
+ * stores only); `reset` empties it; `dispose` closes and deletes everything.
  */
 import { join } from 'node:path';
 import { MemoryStore, PostgresStore, SqliteStore, type TranscriptStore } from '../../../src/store/index.js';
-import { PG_URL, dropSchema, freshSchemaName, pgReady } from './pg.js';
+import pg from 'pg';
+import { PG_URL, dropSchema, freshSchemaName, pgExec, pgReady } from './pg.js';
 import { tempDir } from './tmp.js';
 
 /** A fresh store and how to reopen and remove it. */
@@ -14,6 +15,8 @@ export interface StoreEnv {
   readonly durable: boolean;
   /** Closes the store and opens the same database again (durable stores). */
   reopen(): Promise<TranscriptStore>;
+  /** Empties the store (a fresh database, or the same schema truncated). */
+  reset(): Promise<void>;
   /** Closes the store and removes its data. */
   dispose(): Promise<void>;
 }
@@ -38,6 +41,10 @@ export const memoryKind: StoreKind = {
       async reopen() {
         return env.store;
       },
+      async reset() {
+        await env.store.close();
+        env.store = new MemoryStore();
+      },
       async dispose() {
         await env.store.close();
       },
@@ -50,7 +57,8 @@ export const sqliteKind: StoreKind = {
   label: 'sqlite',
   skip: false,
   async fresh() {
-    const file = join(tempDir('sqlite'), `t${counter++}.db`);
+    const dir = tempDir('sqlite');
+    let file = join(dir, `t${counter++}.db`);
     const env: StoreEnv = {
       store: new SqliteStore(file),
       durable: true,
@@ -58,6 +66,11 @@ export const sqliteKind: StoreKind = {
         await env.store.close();
         env.store = new SqliteStore(file);
         return env.store;
+      },
+      async reset() {
+        await env.store.close();
+        file = join(dir, `t${counter++}.db`);
+        env.store = new SqliteStore(file);
       },
       async dispose() {
         await env.store.close();
@@ -79,6 +92,10 @@ export const postgresKind: StoreKind = {
         await env.store.close();
         env.store = await PostgresStore.open({ url: PG_URL!, schema, poolSize: 4 });
         return env.store;
+      },
+      async reset() {
+        // TRUNCATE fires no row triggers: the one way to empty the immutable tables.
+        await pgExec(`TRUNCATE ${pg.escapeIdentifier(schema)}.entries, ${pg.escapeIdentifier(schema)}.nonces, ${pg.escapeIdentifier(schema)}.sessions RESTART IDENTITY`);
       },
       async dispose() {
         await env.store.close();
