@@ -98,7 +98,7 @@ export async function resolveVerifierKeys(arg: string, cwd: string = process.cwd
   if (s.startsWith(PRIVATE_KEY_PREFIX)) throw privateKeyGiven('the argument');
   const direct = parseVerifierKey(s);
   if (direct.ok) return [direct.verifier];
-  if (/^[^/\\+\s]+\+[0-9a-fA-F]{8}\+/.test(s)) {
+  if (/\+[0-9a-fA-F]{8}\+/.test(s)) {
     throw new TallyError('TALLY_VERIFIER_KEY_INVALID', `Verifier key ${s.split('+')[0]}+… does not parse: ${direct.message}.`);
   }
   let text: string;

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
 import { replay, type ReplayResult } from '../../src/receipt/index.js';
-import { createEngine as createBareEngine } from '../../src/session/index.js';
-import { MemoryStore } from '../../src/store/index.js';
+import { createEngine as createBareEngine, type TurnRuler } from '../../src/session/index.js';
+import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 import type { CanonicalObject, Entry, TurnEntry } from '../../src/protocol/index.js';
 import { entriesOf, intentDay, linesOf, reseal } from './fixtures.js';
 import { runDay } from '../helpers/day.js';
@@ -198,5 +198,31 @@ describe('replay re-derives every ruling from the transcript alone', () => {
       ),
       { seed: 0x7a11, numRuns: 30 },
     );
+  });
+
+  it('a ruler factory gets the replay store (rulers that read their transcript, like the referee)', async () => {
+    const counting = (store: TranscriptStore): TurnRuler => ({
+      async rule(ctx) {
+        const head = await store.loadHead(ctx.sessionId);
+        return { ruling: { seen: head?.size ?? -1, recorded: ctx.recorded !== undefined }, nonces: [] };
+      },
+    });
+    const store = new MemoryStore();
+    const live = createBareEngine({ store, ruler: counting(store) });
+    const { bundle } = await runDay({ engine: live, wakes: 4 });
+    // Live rulings say recorded: false; replay hands the recorded ruling over, so a faithful
+    // referee-style ruler must not let it change the outcome — this one does, and is caught.
+    const d = divergence(await replay([bundle], { ruler: counting }));
+    expect(d.every((x) => x.kind === 'ruling-diverged')).toBe(true);
+    // A ruler that ignores `recorded` and reads the replay store re-derives every ruling.
+    const faithful = (s: TranscriptStore): TurnRuler => ({
+      async rule(ctx) {
+        const head = await s.loadHead(ctx.sessionId);
+        return { ruling: { seen: head?.size ?? -1, recorded: false }, nonces: [] };
+      },
+    });
+    expect((await replay([bundle], { ruler: faithful })).ok).toBe(true);
+    // The same ruler bound to the ORIGINAL store sees the whole day and diverges.
+    expect((await replay([bundle], { ruler: faithful(store) })).ok).toBe(false);
   });
 });

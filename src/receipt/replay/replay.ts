@@ -2,7 +2,7 @@ import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject
 import { createIntentRuler } from '../../rules/index.js';
 import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
 import { MemoryStore } from '../../store/memory.js';
-import type { NonceOwner } from '../../store/types.js';
+import type { NonceOwner, TranscriptStore } from '../../store/types.js';
 import { bundleFileChunks, streamVerifiedEntries, type BundleChunks } from '../proof/bundle.js';
 import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
 
@@ -29,7 +29,9 @@ export function intentExternalNonceFact(recorded: CanonicalObject, sessionId: st
  * Wraps the ruler so that a nonce the replay store does not know is answered
  * from the recorded ruling's external fact — once seen, for the rest of the
  * replay — and every such answer is listed. The store's own reservations
- * (re-derived from this session) always win.
+ * (re-derived from this session) always win. Every other member of the ruler
+ * (`checkSpec`, a referee's `ruleStandDown` and `history`, …) passes through;
+ * any `rule*` method gets the wrapped context.
  */
 function withExternalFacts(
   inner: TurnRuler,
@@ -38,27 +40,40 @@ function withExternalFacts(
   current: { index: number },
 ): TurnRuler {
   const seeded = new Map<string, NonceOwner>();
-  const wrapped: TurnRuler = {
-    rule(ctx: RuleContext) {
-      const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId);
-      return inner.rule({
-        ...ctx,
-        nonceOwner: async (agentId: string, nonce: string) => {
-          const own = await ctx.nonceOwner(agentId, nonce);
-          if (own) return own;
-          const key = JSON.stringify([agentId, nonce]);
-          const known = seeded.get(key);
-          if (known) return known;
-          if (!recordedFact) return undefined;
-          seeded.set(key, recordedFact);
-          facts.push({ index: current.index, kind: 'nonce-owner', agentId, nonce, owner: recordedFact });
-          return recordedFact;
-        },
-      });
-    },
+  const wrapContext = (ctx: RuleContext): RuleContext => {
+    const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId);
+    return {
+      ...ctx,
+      nonceOwner: async (agentId: string, nonce: string) => {
+        const own = await ctx.nonceOwner(agentId, nonce);
+        if (own) return own;
+        const key = JSON.stringify([agentId, nonce]);
+        const known = seeded.get(key);
+        if (known) return known;
+        if (!recordedFact) return undefined;
+        seeded.set(key, recordedFact);
+        facts.push({ index: current.index, kind: 'nonce-owner', agentId, nonce, owner: recordedFact });
+        return recordedFact;
+      },
+    };
   };
-  const check = inner.checkSpec?.bind(inner);
-  return check ? { ...wrapped, checkSpec: check } : wrapped;
+  return new Proxy(inner, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      const fn = value as (...args: unknown[]) => unknown;
+      if (typeof prop === 'string' && prop.startsWith('rule')) {
+        return (ctx: RuleContext, ...rest: unknown[]) => fn.call(target, isObject(ctx) && typeof ctx.nonceOwner === 'function' ? wrapContext(ctx) : ctx, ...rest);
+      }
+      return fn.bind(target);
+    },
+  });
+}
+
+function rulerFor(option: ReplayOptions['ruler'], store: TranscriptStore): TurnRuler | undefined {
+  if (option === null) return undefined;
+  if (option === undefined) return createIntentRuler();
+  return typeof option === 'function' ? option(store) : option;
 }
 
 function without(e: Entry, keys: readonly string[]): string {
@@ -95,9 +110,10 @@ export async function replay(chunks: BundleChunks, options: ReplayOptions = {}):
   const divergences: ReplayDivergence[] = [];
   const max = Math.max(1, options.maxDivergences ?? 100);
   const current = { index: 0 };
-  const base = options.ruler === undefined ? createIntentRuler() : options.ruler;
-  const ruler = base === null ? undefined : withExternalFacts(base, options.externalNonceFact ?? intentExternalNonceFact, facts, current);
-  const engine = new Engine(ruler === undefined ? { store: new MemoryStore() } : { store: new MemoryStore(), ruler });
+  const store = new MemoryStore();
+  const base = rulerFor(options.ruler, store);
+  const ruler = base === undefined ? undefined : withExternalFacts(base, options.externalNonceFact ?? intentExternalNonceFact, facts, current);
+  const engine = new Engine(ruler === undefined ? { store } : { store, ruler });
 
   let sessionId = '';
   let frame: { entryHash: string; frameRoot: string } | undefined;

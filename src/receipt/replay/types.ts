@@ -1,6 +1,6 @@
 import type { CanonicalObject, ChainError, ChainPin, Entry, SessionDiagnostic } from '../../protocol/index.js';
 import type { TurnRuler } from '../../session/index.js';
-import type { NonceOwner } from '../../store/types.js';
+import type { NonceOwner, TranscriptStore } from '../../store/types.js';
 
 /** How a replayed entry differs from the recorded one. */
 export type ReplayDivergenceKind = 'ruling-diverged' | 'entry-diverged' | 'rejected';
@@ -40,12 +40,13 @@ export interface ExternalFact {
 /** Options of `replay`. */
 export interface ReplayOptions {
   /**
-   * The ruler to re-derive rulings with (default: a fresh `createIntentRuler()`;
-   * `null` for a session recorded without a ruler). It MUST be the ruler the
-   * session was recorded with (the referee passes its own); a ruler that
-   * keeps state should be a fresh instance.
+   * The ruler to re-derive rulings with: an instance, or a factory given the
+   * replay engine's store (for rulers that read the transcript they rule on,
+   * like the referee's: `(store) => createRefereeRuler({ store })`). Default:
+   * a fresh `createIntentRuler()`; `null` for a session recorded without a
+   * ruler. It MUST be the ruler the session was recorded with.
    */
-  readonly ruler?: TurnRuler | null;
+  readonly ruler?: TurnRuler | ((store: TranscriptStore) => TurnRuler) | null;
   /** Values pinned out of band (from a signed checkpoint): a mismatch fails the chain stage. */
   readonly pin?: ChainPin;
   /** Accept a bundle without a seal (default false: a sealed day). */
