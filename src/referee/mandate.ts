@@ -27,7 +27,6 @@ export const MANDATE_LIMITS = Object.freeze({
   instanceLength: 64,
   maxRules: 6,
   ruleLength: 800,
-  rulesTotalLength: 6000,
   maxMarkets: 32,
   maxTargets: 32,
   maxJudges: 8,
@@ -201,7 +200,6 @@ function build(m: unknown): Mandate {
   let judges: string[] = [];
   if (o['rules'] !== undefined) {
     rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
-    if (rules.reduce((n, r) => n + r.length, 0) > MANDATE_LIMITS.rulesTotalLength) fail(`${w}.rules exceed ${MANDATE_LIMITS.rulesTotalLength} characters in total`);
     if (o['judges'] === undefined) fail(`${w}.judges is required when the mandate has rules (the judge signers it trusts)`);
   }
   if (o['judges'] !== undefined) {
