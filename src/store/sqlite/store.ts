@@ -3,6 +3,12 @@
  * Several OS processes may share the file: every write transaction starts
  * with `BEGIN IMMEDIATE` (it takes the write lock before reading the head it
  * compares), and `busy_timeout` makes a second writer wait instead of fail.
+ * SQLite's lock is not fair (a waiting process sleeps and retries), so under
+ * sustained writes from many processes prefer PostgreSQL.
+ *
+ * Appends are group-committed: those arriving in the same event-loop turn
+ * are compared and applied one by one inside ONE transaction (each in its
+ * own savepoint, each answered on its own), so one fsync covers them all.
  */
 import Database from 'better-sqlite3';
 import { TallyError } from '../../protocol/errors.js';
@@ -103,7 +109,7 @@ export class SqliteStore implements TranscriptStore {
   };
   private readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
   private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
-  private readonly batchTx: (batch: readonly Queued[]) => Settled[];
+  private readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
 
   /** Opens (creating if needed) and migrates the database at `path`. Throws `TallyError` on I/O or a too-new schema. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -151,10 +157,10 @@ export class SqliteStore implements TranscriptStore {
     // Nested inside batchTx this runs as a SAVEPOINT: a request that throws
     // half-way leaves nothing behind and the others in the batch still commit.
     this.applyOneTx = db.transaction((request: AppendRequest) => this.applyOne(request));
-    this.batchTx = db.transaction((batch: readonly Queued[]) =>
-      batch.map((item): Settled => {
+    this.batchTx = db.transaction((batch: readonly AppendRequest[]) =>
+      batch.map((request): Settled => {
         try {
-          return { ok: true, outcome: this.applyOneTx(item.request) };
+          return { ok: true, outcome: this.applyOneTx(request) };
         } catch (error) {
           return { ok: false, error };
         }
@@ -191,7 +197,7 @@ export class SqliteStore implements TranscriptStore {
     }
     if (!this.groupCommit) {
       try {
-        const [settled] = this.commitBatch([{ request, resolve: () => {}, reject: () => {} }]);
+        const [settled] = this.commitBatch([request]);
         return settled!.ok ? Promise.resolve(settled!.outcome) : Promise.reject(settled!.error);
       } catch (e) {
         return Promise.reject(e);
@@ -263,7 +269,7 @@ export class SqliteStore implements TranscriptStore {
     if (batch.length === 0) return;
     let settled: Settled[];
     try {
-      settled = this.commitBatch(batch);
+      settled = this.commitBatch(batch.map((q) => q.request));
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
@@ -272,7 +278,7 @@ export class SqliteStore implements TranscriptStore {
   }
 
   /** One IMMEDIATE transaction for the whole batch; throws only if the transaction itself failed. */
-  private commitBatch(batch: readonly Queued[]): Settled[] {
+  private commitBatch(batch: readonly AppendRequest[]): Settled[] {
     let settled: Settled[];
     try {
       settled = this.batchTx(batch);
