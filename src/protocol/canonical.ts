@@ -127,6 +127,56 @@ export function tryCanonicalJson(value: unknown): { ok: true; text: string } | {
   }
 }
 
+// True when `v` is inside the canonical domain AND serializes in `Object.keys`
+// order exactly as canonically: plain objects whose keys already ascend by
+// UTF-16 code units, safe integers other than -0, strings, booleans, arrays.
+// `false` only means "not proven here".
+function plainCanonical(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isSafeInteger(v) && !Object.is(v, -0);
+    case 'object': {
+      if (v === null || depth >= CANONICAL_MAX_DEPTH) return false;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (!plainCanonical(v[i], depth + 1)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+      const obj = v as Record<string, unknown>;
+      let prev: string | undefined;
+      for (const k of Object.keys(obj)) {
+        if (prev !== undefined && !(prev < k)) return false;
+        prev = k;
+        if (!plainCanonical(obj[k], depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * A fast sufficient test that `text` is exactly the canonical JSON of `value`,
+ * for `value = JSON.parse(text)` (what a verifier checks for every line). When
+ * it returns `true`, `tryCanonicalJson(value)` is `{ ok: true, text }`; when
+ * it returns `false`, nothing is decided: ask {@link tryCanonicalJson}.
+ *
+ * Why it is sound: with keys already in code-unit order and only canonical
+ * scalars, `JSON.stringify` writes the canonical encoding; a lone surrogate or
+ * a control character would appear as a `\u` escape, which the test refuses.
+ *
+ * @example
+ * isCanonicalParse(JSON.parse('{"a":1,"b":[true]}'), '{"a":1,"b":[true]}') // true
+ * isCanonicalParse(JSON.parse('{"b":1,"a":2}'), '{"b":1,"a":2}')           // false
+ */
+export function isCanonicalParse(value: unknown, text: string): boolean {
+  return !text.includes('\\u') && plainCanonical(value, 0) && JSON.stringify(value) === text;
+}
+
 /**
  * Canonical JSON text of `value`; throws `TALLY_CANONICAL_<PROBLEM>` when the
  * value is outside the canonical domain (a programming error for engine data).

@@ -5,10 +5,10 @@
  * index with a typed reason. State is O(log n) (a Merkle frontier), so memory
  * stays bounded however long the bundle.
  */
-import { tryCanonicalJson } from './canonical.js';
+import { isCanonicalParse, tryCanonicalJson } from './canonical.js';
 import { fromBase64 } from './base64.js';
 import { authoredHash, entryHash, frameRoot, type Digest } from './bytes.js';
-import { parseEntry, type Entry } from './entries.js';
+import { parseEntry, type AuthoredBody, type Entry, type FrameEntry } from './entries.js';
 import { toHex } from './hex.js';
 import { LIMITS } from './limits.js';
 import { Frontier } from './merkle/frontier.js';
@@ -108,6 +108,59 @@ export interface FinishOptions {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/** What one line is on its own, before its place in the chain is considered. */
+export type LineInspection =
+  | { readonly ok: true; readonly entry: Entry; readonly hash: Uint8Array }
+  | { readonly ok: false; readonly code: 'too-large' | 'not-utf8' | 'not-json' | 'not-canonical' | 'bad-structure'; readonly message: string };
+
+/**
+ * The context-free checks of one line, in the verifier's order: size, UTF-8,
+ * JSON, canonical bytes, entry structure; then its entry hash. A parallel
+ * verifier may run this for many lines at once and apply the results in order.
+ */
+export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
+  if (line.length > LIMITS.entryBytes) return { ok: false, code: 'too-large', message: `entry exceeds ${LIMITS.entryBytes} bytes` };
+  let text: string;
+  try {
+    text = decoder.decode(line);
+  } catch {
+    return { ok: false, code: 'not-utf8', message: 'entry is not valid UTF-8' };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, code: 'not-json', message: 'entry is not JSON' };
+  }
+  if (!isCanonicalParse(value, text)) {
+    const canon = tryCanonicalJson(value);
+    if (!canon.ok) return { ok: false, code: 'not-canonical', message: `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})` };
+    if (canon.text !== text) return { ok: false, code: 'not-canonical', message: 'entry bytes are not the canonical encoding of their value' };
+  }
+  const parsed = parseEntry(value);
+  if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
+  return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
+}
+
+/** The frame root recomputed from a frame's content, as hex. */
+export function frameRootHex(digest: Digest, e: FrameEntry): string {
+  return toHex(frameRoot(digest, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
+}
+
+/** Messages of the two authored-body failures. */
+export const AUTHORED_MESSAGES = {
+  'bad-authored-bytes': 'body.bytes is not canonical padded base64 within the size limit',
+  'bad-authored-hash': 'body.hash does not match the authored bytes',
+} as const;
+
+/** Checks an authored body's bytes and hash; `undefined` when both hold. */
+export function authoredProblem(digest: Digest, body: AuthoredBody): 'bad-authored-bytes' | 'bad-authored-hash' | undefined {
+  const bytes = fromBase64(body.bytes);
+  if (!bytes || bytes.length > LIMITS.authoredBytes) return 'bad-authored-bytes';
+  if (toHex(authoredHash(digest, bytes)) !== body.hash) return 'bad-authored-hash';
+  return undefined;
+}
+
 /** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
 export class ChainVerifier {
   private readonly digest: Digest;
@@ -142,26 +195,10 @@ export class ChainVerifier {
 
   private check(line: Uint8Array): ChainError | VerifiedEntry {
     if (this.sealed) return this.fail('after-seal', 'an entry follows the finalize seal');
-    if (line.length > LIMITS.entryBytes) return this.fail('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
-    let text: string;
-    try {
-      text = decoder.decode(line);
-    } catch {
-      return this.fail('not-utf8', 'entry is not valid UTF-8');
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return this.fail('not-json', 'entry is not JSON');
-    }
-    const canon = tryCanonicalJson(value);
-    if (!canon.ok) return this.fail('not-canonical', `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})`);
-    if (canon.text !== text) return this.fail('not-canonical', 'entry bytes are not the canonical encoding of their value');
-    const parsed = parseEntry(value);
-    if (!parsed.ok) return this.fail('bad-structure', parsed.reason);
-    const e = parsed.entry;
-    const hashBytes = entryHash(this.digest, line);
+    const seen = inspectLine(this.digest, line);
+    if (!seen.ok) return this.fail(seen.code, seen.message);
+    const e = seen.entry;
+    const hashBytes = seen.hash;
     const hash = toHex(hashBytes);
 
     if (this.index === 0) {
@@ -187,7 +224,7 @@ export class ChainVerifier {
         if (this.pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pending.ordinal} is unanswered`);
         if (e.ordinal !== this.expectOrdinal) return this.fail('bad-ordinal', `frame ordinal ${e.ordinal}, expected ${this.expectOrdinal}`);
         if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${e.time} is before the previous frame's ${this.lastTime}`);
-        const root = toHex(frameRoot(this.digest, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
+        const root = frameRootHex(this.digest, e);
         if (root !== e.frameRoot) return this.fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
         this.pending = { ordinal: e.ordinal, frameRoot: root };
         this.lastTime = e.time;
@@ -199,9 +236,8 @@ export class ChainVerifier {
         if (e.ordinal !== this.pending.ordinal) return this.fail('bad-ordinal', `turn ordinal ${e.ordinal} does not answer frame ${this.pending.ordinal}`);
         if (e.frameRoot !== this.pending.frameRoot) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
         if (e.body.kind === 'authored') {
-          const bytes = fromBase64(e.body.bytes);
-          if (!bytes || bytes.length > LIMITS.authoredBytes) return this.fail('bad-authored-bytes', 'body.bytes is not canonical padded base64 within the size limit');
-          if (toHex(authoredHash(this.digest, bytes)) !== e.body.hash) return this.fail('bad-authored-hash', 'body.hash does not match the authored bytes');
+          const bad = authoredProblem(this.digest, e.body);
+          if (bad) return this.fail(bad, AUTHORED_MESSAGES[bad]);
         }
         this.expectOrdinal = this.pending.ordinal + 1;
         this.pending = undefined;
