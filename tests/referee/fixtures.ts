@@ -1,6 +1,6 @@
 /** Shared fixtures for the referee: keys, a mandate, and a desk driven one wake at a time. */
 import { privateKeyToAccount } from 'viem/accounts';
-import type { CanonicalValue } from '../../src/protocol/index.js';
+import type { CanonicalObject, CanonicalValue, SessionSpec } from '../../src/protocol/index.js';
 import { createRefereeEngine, createLocalJudge, refereeState, type Judge, type RefereeRuler, type RefereeRuling, type RefereeView } from '../../src/referee/index.js';
 import type { Engine, TurnResult } from '../../src/session/index.js';
 import type { TranscriptStore } from '../../src/store/index.js';
@@ -47,8 +47,8 @@ export function judgedMandate(over: Record<string, unknown> = {}): Record<string
   return mandate({ rules: ['Only long positions.', 'Never trade ETH-PERP.', 'The context must not mention "rumor".'], judges: [judgeAccount.address], ...over });
 }
 
-export function refereeSpec(name: string, m: Record<string, unknown> = mandate()) {
-  return { name, agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate: m };
+export function refereeSpec(name: string, m: Record<string, unknown> = mandate()): SessionSpec {
+  return { name, agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate: m as CanonicalObject };
 }
 
 export const localJudge = (over: Partial<Parameters<typeof createLocalJudge>[0]> = {}): Judge => createLocalJudge({ key: KEY_JUDGE, ...over });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_JUDGE_RATE, checkRefereeSpec, parseMandate } from '../../src/referee/index.js';
+import type { CanonicalObject } from '../../src/protocol/index.js';
 import { judgedMandate, judgeAccount, mandate, refereeSpec } from './fixtures.js';
 
 const ADDR = '0x1111111111111111111111111111111111111111';
@@ -70,7 +71,7 @@ describe('mandate checks (at open)', () => {
   });
 
   it('the intent checks still apply, and a mandate needs the signer registry', () => {
-    expect(checkRefereeSpec({ name: 'x', agents: { a: '0x123' }, mandate: mandate() })).toContain('spec.agents.a');
-    expect(checkRefereeSpec({ name: 'x', mandate: mandate() })).toContain('needs spec.agents');
+    expect(checkRefereeSpec({ name: 'x', agents: { a: '0x123' }, mandate: mandate() as CanonicalObject })).toContain('spec.agents.a');
+    expect(checkRefereeSpec({ name: 'x', mandate: mandate() as CanonicalObject })).toContain('needs spec.agents');
   });
 });
