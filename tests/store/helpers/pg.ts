@@ -6,7 +6,6 @@
  */
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { PostgresStore } from '../../../src/store/index.js';
 
 /** The server URL, if configured. */
 export const PG_URL = process.env.TALLY_PG_URL;
@@ -44,13 +43,6 @@ export function warnIfSkipped(file: string): void {
 /** A schema name no other run uses. */
 export function freshSchemaName(tag: string): string {
   return `tally_t_${tag}_${process.pid}_${randomBytes(4).toString('hex')}`;
-}
-
-/** Opens a store in a fresh schema; `drop()` closes it and drops the schema. */
-export async function freshPgStore(tag: string, poolSize?: number): Promise<{ store: PostgresStore; schema: string; drop: () => Promise<void> }> {
-  const schema = freshSchemaName(tag);
-  const store = await PostgresStore.open({ url: PG_URL!, schema, ...(poolSize === undefined ? {} : { poolSize }) });
-  return { store, schema, drop: async () => { await store.close().catch(() => {}); await dropSchema(schema); } };
 }
 
 /** Runs SQL directly (as a tamperer or an old release would). */
