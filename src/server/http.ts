@@ -6,13 +6,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Notary, SessionTrees } from '../receipt/index.js';
 import type { Engine } from '../session/index.js';
 import type { Authenticator, Principal } from './auth.js';
 import { parseJsonBody } from './json.js';
 import { createLogger, type Logger } from './log.js';
 import { RateLimiter, type RateSpec } from './rate-limit.js';
 import { handleRpc, rpcError, type RpcReply } from './rpc.js';
-import { WireService, type CallOutcome, type ReadOutcome } from './service.js';
+import { WireService, type CallOutcome, type ReadOutcome, type WireServiceOptions } from './service.js';
 import { httpErrorBody, wireErrorRow, type WireFailure } from './vocabulary.js';
 
 /** Limits of a {@link WireServer}; every one has a default. */
@@ -54,6 +55,10 @@ export interface WireServerOptions {
   readonly limits?: Partial<WireServerLimits>;
   /** Long-poll interval of `session/events` (ms). */
   readonly pollMs?: number;
+  /** Signs checkpoints and receipts with the engine key (see {@link WireServiceOptions.notary}). */
+  readonly notary?: Notary;
+  /** Merkle tree cache for proofs (share the notary's). */
+  readonly trees?: SessionTrees;
 }
 
 /** Where a listening server is. */
@@ -64,7 +69,7 @@ export interface ListenAddress {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
-const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof)$/;
+const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency)$/;
 const NEWLINE = Buffer.from('\n');
 
 /** An HTTP server speaking the wire; create with {@link createWireServer}. */
@@ -87,7 +92,12 @@ export class WireServer {
     this.auth = options.auth;
     this.log = options.logger ?? createLogger();
     this.limiter = new RateLimiter(this.limits.rate);
-    this.service = new WireService(options.engine, { shutdown: this.shutdown.signal, ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) });
+    this.service = new WireService(options.engine, {
+      shutdown: this.shutdown.signal,
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...(options.notary === undefined ? {} : { notary: options.notary }),
+      ...(options.trees === undefined ? {} : { trees: options.trees }),
+    });
     this.http = createServer(
       { headersTimeout: this.limits.headersTimeoutMs, requestTimeout: this.limits.requestTimeoutMs, keepAliveTimeout: this.limits.keepAliveTimeoutMs },
       (req, res) => void this.handle(req, res),
@@ -203,6 +213,14 @@ export class WireServer {
       if (req.method !== 'POST') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use POST /rpc' }, { allow: 'POST' });
       return this.rpc(req, res, t0, principal);
     }
+    if (path === '/verifier-key') {
+      if (req.method !== 'GET') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use GET /verifier-key' }, { allow: 'GET' });
+      const key = this.service.verifierKey;
+      if (key === undefined) return this.refuse(req, res, t0, principal, { type: 'not-found', message: 'this server signs no checkpoints (start it with an engine key: tally serve --key <file>)' });
+      this.sendText(res, key + '\n');
+      this.log.info({ method: 'GET verifier-key', status: 200, ms: ms(t0), principal: principal.name }, 'read');
+      return;
+    }
     const m = SESSION_ROUTE.exec(path);
     if (!m) return this.refuse(req, res, t0, principal, { type: 'not-found', message: `no route ${path.slice(0, 80)}` });
     if (req.method !== 'GET') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: `use GET ${path.slice(0, 80)}` }, { allow: 'GET' });
@@ -225,6 +243,24 @@ export class WireServer {
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.describe(principal, sessionId));
       case 'receipt':
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.receipt(principal, sessionId));
+      case 'checkpoint': {
+        const size = optionalInt(url.searchParams.get('size'));
+        if (size === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'size must be a non-negative integer' });
+        const out = await this.service.checkpoint(principal, sessionId, size);
+        return this.sendRead(req, res, t0, principal, what, sessionId, out.ok ? { ok: true, value: out.value.signedCheckpoint } : out);
+      }
+      case 'turn-receipt': {
+        const index = intParam(url.searchParams.get('index'));
+        const size = optionalInt(url.searchParams.get('size'));
+        if (index === undefined || size === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'turn-receipt needs ?index=<n> (and optionally &size=<n>) as non-negative integers' });
+        return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.turnReceipt(principal, sessionId, index, size));
+      }
+      case 'consistency': {
+        const from = intParam(url.searchParams.get('from'));
+        const to = optionalInt(url.searchParams.get('to'));
+        if (from === undefined || to === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'consistency needs ?from=<n> (and optionally &to=<n>) as non-negative integers' });
+        return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.consistency(principal, sessionId, from, to));
+      }
       default: {
         const index = intParam(url.searchParams.get('index'));
         const size = url.searchParams.get('size');
@@ -303,7 +339,8 @@ export class WireServer {
 
   private sendRead(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, what: string, sessionId: string, out: ReadOutcome<unknown>): void {
     if (!out.ok) return this.readFailure(req, res, t0, principal, what, sessionId, out);
-    this.sendJson(req, res, 200, out.value);
+    if (typeof out.value === 'string') this.sendText(res, out.value);
+    else this.sendJson(req, res, 200, out.value);
     this.log.info({ method: `GET ${what}`, session: sessionId, status: 200, ms: ms(t0), principal: principal.name }, 'read');
   }
 
@@ -357,6 +394,12 @@ export class WireServer {
     const text = Buffer.from(JSON.stringify(body));
     res.writeHead(status, { ...JSON_HEADERS, 'content-length': String(text.length), ...headers, ...(this.draining ? { connection: 'close' } : {}) });
     res.end(text);
+  }
+
+  private sendText(res: ServerResponse, text: string): void {
+    const body = Buffer.from(text, 'utf8');
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(body.length), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...(this.draining ? { connection: 'close' } : {}) });
+    res.end(body);
   }
 
   private access(req: IncomingMessage, t0: number, status: number, principal: Principal | undefined, type: string | undefined): void {
@@ -413,6 +456,12 @@ export class WireServer {
 function intParam(v: string | null): number | undefined {
   if (v === null || !/^[0-9]{1,15}$/.test(v)) return undefined;
   return Number(v);
+}
+
+/** `undefined` when absent, `null` when malformed. */
+function optionalInt(v: string | null): number | undefined | null {
+  if (v === null) return undefined;
+  return intParam(v) ?? null;
 }
 
 function ms(t0: number): number {

@@ -7,9 +7,8 @@
  * engine or the store (I/O, corruption) becomes `internal` (or `unavailable`
  * for contention), and the caller logs it.
  */
-import { TallyError, entryHash, isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
-import { sha256 } from '../codec/sha256.js';
-import { inclusionProof, rootHash } from '../merkle/index.js';
+import { TallyError, isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
+import { SessionTrees, type Notary, type NotaryRejection } from '../receipt/index.js';
 import { ContentionError, type Engine, type Rejection } from '../session/index.js';
 import type { Principal } from './auth.js';
 import { roleMayCall, sessionAccess, turnAccess } from './access.js';
@@ -41,6 +40,24 @@ export interface WireServiceOptions {
   readonly pollMs?: number;
   /** Aborted when the server shuts down: long polls return at once. */
   readonly shutdown?: AbortSignal;
+  /**
+   * Signs checkpoints with the engine key: `session/finalize` then also returns
+   * the signed checkpoint over the sealed transcript, and the checkpoint,
+   * turn-receipt and consistency reads are served. Without it they answer
+   * `not-found`.
+   */
+  readonly notary?: Notary;
+  /** Merkle trees for proofs (share the notary's; default a new cache). */
+  readonly trees?: SessionTrees;
+}
+
+/** A signed checkpoint as the checkpoint read returns it. */
+export interface CheckpointRead {
+  readonly sessionId: string;
+  readonly size: number;
+  readonly root: string;
+  /** The C2SP signed note (tlog-checkpoint text and the engine's signature line). */
+  readonly signedCheckpoint: string;
 }
 
 /** An RFC 6962 inclusion proof of one entry, as `GET /sessions/:id/proof` returns it. */
@@ -88,6 +105,8 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 export class WireService {
   private readonly pollMs: number;
   private readonly shutdown: AbortSignal | undefined;
+  private readonly notary: Notary | undefined;
+  private readonly trees: SessionTrees;
 
   constructor(
     /** The engine every call goes to. */
@@ -96,6 +115,13 @@ export class WireService {
   ) {
     this.pollMs = options.pollMs ?? 50;
     this.shutdown = options.shutdown;
+    this.notary = options.notary;
+    this.trees = options.trees ?? new SessionTrees();
+  }
+
+  /** The engine's verifier key (`name+keyid+base64`), when the server signs. */
+  get verifierKey(): string | undefined {
+    return this.notary?.verifierKey;
   }
 
   /**
@@ -182,6 +208,11 @@ export class WireService {
       case 'session/finalize': {
         const d = decodeParams(method, params);
         if (!d.ok) return fail(meta, d.failure);
+        if (this.notary) {
+          const r = await this.notary.sealWithReceipt(this.engine, d.value.sessionId, d.value.artifacts);
+          if (!r.ok) return done(r);
+          return done({ ok: true, receipt: r.receipt, duplicate: r.duplicate, signedCheckpoint: r.signedCheckpoint } as { ok: true }, { duplicate: r.duplicate });
+        }
         const r = await this.engine.finalize(d.value.sessionId, d.value.artifacts);
         return done(r, r.ok ? { duplicate: r.duplicate } : {});
       }
@@ -248,39 +279,63 @@ export class WireService {
       const r = await this.freshDescribe(sessionId);
       if (!r.ok) return { ok: false, failure: { type: r.diagnostic, message: r.message } };
       if (!r.receipt) return { ok: false, failure: { type: 'not-found', message: 'the session is not sealed yet: no receipt' } };
-      return { ok: true, value: { ...r.receipt } };
+      if (!this.notary) return { ok: true, value: { ...r.receipt } };
+      const cp = await this.notary.issueCheckpoint(this.engine, sessionId, r.receipt.size);
+      if (!cp.ok) return { ok: false, failure: notaryFailure(cp) };
+      return { ok: true, value: { ...r.receipt, signedCheckpoint: cp.signedCheckpoint, verifierKey: this.notary.verifierKey } };
     });
   }
 
   /**
    * RFC 6962 inclusion proof of entry `index` in the tree of the first `size`
-   * entries (default: all), from leaf hashes re-derived from the stored bytes.
+   * entries (default: all), from a tree whose leaf hashes are recomputed from
+   * the stored bytes.
    */
   async proof(p: Principal, sessionId: string, index: number, size?: number): Promise<ReadOutcome<InclusionProofResult>> {
     return this.read(p, sessionId, async () => {
-      const head = await this.engine.store.loadHead(sessionId);
-      if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
-      const n = size ?? head.size;
-      if (!Number.isSafeInteger(n) || n < 1 || n > head.size) return { ok: false, failure: { type: 'not-found', message: `size must be from 1 to ${head.size}` } };
+      const tree = await this.trees.sync(this.engine.store, sessionId);
+      if (!tree) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
+      const n = size ?? tree.size;
+      if (!Number.isSafeInteger(n) || n < 1 || n > tree.size) return { ok: false, failure: { type: 'not-found', message: `size must be from 1 to ${tree.size}` } };
       if (!Number.isSafeInteger(index) || index < 0 || index >= n) return { ok: false, failure: { type: 'not-found', message: `index must be from 0 to ${n - 1}` } };
-      const leaves: Uint8Array[] = [];
-      for (let from = 0; from < n; from += 4096) {
-        const rows = await this.engine.store.readRange(sessionId, from, Math.min(n, from + 4096));
-        for (const row of rows) leaves.push(entryHash(sha256, row.bytes));
-      }
-      if (leaves.length !== n) return { ok: false, failure: { type: 'internal', message: 'the store returned fewer entries than its head says' } };
       return {
         ok: true,
-        value: {
-          sessionId,
-          index,
-          size: n,
-          leafHash: toHex(leaves[index]!),
-          root: toHex(rootHash(leaves)),
-          proof: inclusionProof(leaves, index, n).map(toHex),
-        },
+        value: { sessionId, index, size: n, leafHash: toHex(tree.leafHash(index)), root: toHex(tree.root(n)), proof: tree.inclusionProof(index, n).map(toHex) },
       };
     });
+  }
+
+  /** A checkpoint over the first `size` entries (default all), signed by the engine key. */
+  async checkpoint(p: Principal, sessionId: string, size?: number): Promise<ReadOutcome<CheckpointRead>> {
+    return this.signed(p, sessionId, async (notary) => {
+      const cp = await notary.issueCheckpoint(this.engine, sessionId, size);
+      if (!cp.ok) return { ok: false, failure: notaryFailure(cp) };
+      return { ok: true, value: { sessionId, size: cp.size, root: cp.root, signedCheckpoint: cp.signedCheckpoint } };
+    });
+  }
+
+  /** A single-turn receipt (C2SP tlog-proof text carrying the entry's bytes) for entry `index`. */
+  async turnReceipt(p: Principal, sessionId: string, index: number, size?: number): Promise<ReadOutcome<string>> {
+    return this.signed(p, sessionId, async (notary) => {
+      const r = await notary.turnReceipt(this.engine, sessionId, index, size === undefined ? {} : { size });
+      if (!r.ok) return { ok: false, failure: notaryFailure(r) };
+      return { ok: true, value: r.text };
+    });
+  }
+
+  /** A consistency proof from size `from` to `to` (default all), with a fresh signed checkpoint at `to` (text). */
+  async consistency(p: Principal, sessionId: string, from: number, to?: number): Promise<ReadOutcome<string>> {
+    return this.signed(p, sessionId, async (notary) => {
+      const r = await notary.consistencyProofText(this.engine, sessionId, from, to);
+      if (!r.ok) return { ok: false, failure: notaryFailure(r) };
+      return { ok: true, value: r.text };
+    });
+  }
+
+  private async signed<T>(p: Principal, sessionId: string, fn: (notary: Notary) => Promise<ReadOutcome<T>>): Promise<ReadOutcome<T>> {
+    const notary = this.notary;
+    if (!notary) return { ok: false, failure: { type: 'not-found', message: 'this server signs no checkpoints (start it with an engine key: tally serve --key <file>)' } };
+    return this.read(p, sessionId, () => fn(notary));
   }
 
   private async read<T>(p: Principal, sessionId: string, fn: () => Promise<ReadOutcome<T>>): Promise<ReadOutcome<T>> {
@@ -293,6 +348,10 @@ export class WireService {
       return { ok: false, failure: failureOfException(e), error: e };
     }
   }
+}
+
+function notaryFailure(r: NotaryRejection): WireFailure {
+  return r.code === 'unknown-session' ? { type: 'wrong-session', message: r.message } : { type: 'not-found', message: r.message };
 }
 
 /** A short label of a ruling for logs: `admitted`, the intent code, or `ruled`. */

@@ -105,6 +105,12 @@ describe('tally serve: the six verbs over JSON-RPC', () => {
     expect(verifyInclusion(fromHex(early.leafHash), 2, 5, early.proof.map(fromHex), fromHex(early.root))).toEqual({ ok: true });
     expect((await get(srv.url, RT, `/sessions/${sid}/proof?index=8`)).status).toBe(404);
     expect((await get(srv.url, RT, `/sessions/${sid}/proof?index=x`)).status).toBe(422);
+    // This server has no engine key: the signed reads say so.
+    for (const path of [`/sessions/${sid}/checkpoint`, `/sessions/${sid}/turn-receipt?index=1`, `/sessions/${sid}/consistency?from=2`, '/verifier-key']) {
+      const r = await get(srv.url, RT, path);
+      expect(r.status).toBe(404);
+      expect(JSON.parse(r.text).error).toMatchObject({ type: 'not-found', message: expect.stringContaining('--key') });
+    }
   });
 
   it('a retried identical turn returns the same result as the first (only `duplicate` says it was a retry); text and base64 of the same bytes are the same turn', async () => {

@@ -3,6 +3,7 @@ import { TallyError } from '../../protocol/index.js';
 import { Authenticator, ROLES, generateToken, hashToken, loadAuthConfig, parseAuthConfig, type Role } from '../../server/auth.js';
 import { DEFAULT_LIMITS, createWireServer, type WireServerLimits } from '../../server/http.js';
 import { createLogger } from '../../server/log.js';
+import { SessionTrees, createNotary, loadEngineKey, type Notary } from '../../receipt/index.js';
 import { defaultStoreLocation, openStore } from '../../store/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 
@@ -62,6 +63,12 @@ Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
 logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
 exits 0 (a second signal cuts open connections).
 
+Signing (optional):
+  --key <file>           engine key: finalize returns a signed checkpoint, and
+                         GET /sessions/<id>/{checkpoint,turn-receipt,consistency}
+                         and /verifier-key are served (default: $TALLY_KEY when
+                         set; a missing file is created, owner-only)
+  --engine-name <name>   the key's name when it is created (default $TALLY_ENGINE_NAME or tally.local)
 Store:
   --db <location>        SQLite path (default $TALLY_DB or ${'.tally/tally.db'}),
                          postgres://… (several servers may share one database), or memory:
@@ -104,6 +111,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'headers-timeout': { type: 'string' },
     'request-timeout': { type: 'string' },
     grace: { type: 'string' },
+    key: { type: 'string' },
+    'engine-name': { type: 'string' },
     'log-level': { type: 'string' },
   },
   async run({ values, positionals }, io) {
@@ -136,8 +145,15 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const grace = positiveInt(values, 'grace', 0) ?? 10_000;
 
     const logger = createLogger({ level, base: { service: 'tally-serve' } });
+    const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
+    const trees = new SessionTrees();
+    let notary: Notary | undefined;
+    if (keyPath !== undefined) {
+      const name = str(values, 'engine-name');
+      notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
+    }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
-    const server = createWireServer({ engine: createEngine({ store }), auth, logger, limits });
+    const server = createWireServer({ engine: createEngine({ store }), auth, logger, limits, trees, ...(notary ? { notary } : {}) });
     let address;
     try {
       address = await server.listen(port, host);
@@ -145,7 +161,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       await store.close().catch(() => {});
       throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
     }
-    logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits }, 'listening');
+    logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits, ...(notary ? { verifierKey: notary.verifierKey } : {}) }, 'listening');
     println(io.stdout, `tally serve: listening on ${address.url}`);
 
     // First signal: drain and stop. Any later one: cut the open connections.
