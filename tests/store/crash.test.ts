@@ -62,6 +62,8 @@ async function crashLoop(location: string, kills: number, seed: number): Promise
         }
         const described = await engine.describe(sid);
         expect(described.ok).toBe(true);
+        const v = await verifyBundle([encodeBundle(rows.map((r) => r.bytes))], { requireSealed: false });
+        expect(v.ok && v.size).toBe(head.size);
         sizes.push(head.size);
       }
     } finally {
