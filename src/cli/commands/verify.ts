@@ -3,11 +3,12 @@ import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
+import { verifyWithCheckpoint } from './verify-proof.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -18,6 +19,11 @@ Options:
   --session <hex>   pin the session id
   --size <n>        pin the number of entries
   --unsealed        accept a bundle without a finalize seal (in-progress export)
+  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --checkpoint <f>  a signed checkpoint of the day (the sealed receipt, or an earlier
+                    one): it must carry a valid signature by --key, name the bundle's
+                    session, and its root must be the root of the bundle's first
+                    <size> entries (for the receipt: all of them)
   --json            print the result as JSON
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
@@ -27,6 +33,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     size: { type: 'string' },
     unsealed: { type: 'boolean' },
     json: { type: 'boolean' },
+    key: { type: 'string' },
+    checkpoint: { type: 'string' },
   },
   async run({ values, positionals }, io) {
     const path = positionals[0];
@@ -49,6 +57,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
+    if (values['key'] !== undefined || values['checkpoint'] !== undefined) return verifyWithCheckpoint(path, pin as ChainPin, values, io);
     const progress = progressReporter(io, 'verifying');
     const result = await verifyBundleFile(path, {
       requireSealed: values['unsealed'] !== true,

@@ -150,7 +150,7 @@ export async function replay(chunks: BundleChunks, options: ReplayOptions = {}):
       divergences.push({
         index: v.index,
         kind: 'ruling-diverged',
-        message: `turn ${expected.ordinal} (entry ${v.index}): the recorded ruling ${expected.ruling === undefined ? '(none)' : canonicalJson(expected.ruling)} is not re-derived; replay rules ${actual.ruling === undefined ? '(none)' : canonicalJson(actual.ruling)}`,
+        message: `turn ${expected.ordinal}: the recorded ruling is not re-derived (${expected.ruling === undefined ? 'recorded none' : 'recorded one'}, ${actual.ruling === undefined ? 'replay rules none' : 'replay rules otherwise'})`,
         ...(expected.ruling === undefined ? {} : { expected: expected.ruling }),
         ...(actual.ruling === undefined ? {} : { actual: actual.ruling }),
       });

@@ -1,0 +1,151 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { createEngine } from '../../engine.js';
+import { TallyError } from '../../protocol/index.js';
+import { DEFAULT_ENGINE_NAME, DEFAULT_KEY_PATH, createNotary, loadEngineKey, resolveVerifierKeys, type EngineKey, type ParsedVerifierKey } from '../../receipt/index.js';
+import { defaultStoreLocation, openStore } from '../../store/index.js';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+
+type Values = Record<string, unknown>;
+
+/** A positive integer option (1 … 2^53 − 1), or undefined when absent; a usage error otherwise. */
+export function countOption(values: Values, key: string, min = 1): number | undefined {
+  const v = str(values, key);
+  if (v === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(v) || !Number.isSafeInteger(Number(v)) || Number(v) < min) throw new CliError(`--${key} must be an integer >= ${min}`);
+  return Number(v);
+}
+
+/** The store location of `--db`, else `$TALLY_DB`, else .tally/tally.db (relative paths against the working directory). */
+function storeLocation(values: Values, io: CommandIO): string {
+  const loc = str(values, 'db') ?? defaultStoreLocation(io.env);
+  if (loc === '') throw new CliError('--db must not be empty');
+  if (loc === 'memory:' || /^postgres(ql)?:\/\//i.test(loc)) return loc;
+  const path = loc.startsWith('sqlite:') ? loc.slice('sqlite:'.length) : loc;
+  return isAbsolute(path) ? path : resolve(io.cwd, path);
+}
+
+/** Help lines for the engine-key options (shared by `checkpoint` and `prove`). */
+export const KEY_HELP = `  --key <path>      engine key file (default: $TALLY_KEY, else ${DEFAULT_KEY_PATH}); a
+                    PRIVATE+KEY+… line or a PKCS#8 PEM, owner-only permissions
+  --name <name>     engine name (default: $TALLY_ENGINE_NAME, else the key file's,
+                    else ${DEFAULT_ENGINE_NAME} for a new key)`;
+
+/**
+ * The engine key for a command: `--key`/`--name`, else `$TALLY_KEY`/`$TALLY_ENGINE_NAME`.
+ * With `create`, a missing key file is generated (owner-only). Key problems are I/O errors (exit 3).
+ */
+export async function engineKeyFor(values: Values, io: CommandIO, create: boolean): Promise<EngineKey> {
+  const path = str(values, 'key');
+  const name = str(values, 'name');
+  try {
+    return await loadEngineKey({ ...(path === undefined ? {} : { path }), ...(name === undefined ? {} : { name }), create, env: io.env, cwd: io.cwd });
+  } catch (e) {
+    if (!(e instanceof TallyError)) throw e;
+    const hint = e.code === 'TALLY_KEY_FILE_NOT_FOUND' ? ' (create it with: tally checkpoint --print-key)' : '';
+    throw new CliError(`engine key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}${hint}`, EXIT.io, e.code);
+  }
+}
+
+/** The pinned verifier keys of `--<option>` (a key string or a file of keys); a usage error when absent or bad. */
+export async function verifierKeysFor(values: Values, io: CommandIO, option = 'key'): Promise<ParsedVerifierKey[]> {
+  const arg = str(values, option);
+  if (arg === undefined) throw new CliError(`--${option} <verifier key|file> is required (the engine's: tally checkpoint --print-key)`);
+  try {
+    return await resolveVerifierKeys(arg, io.cwd);
+  } catch (e) {
+    if (!(e instanceof TallyError)) throw e;
+    throw new CliError(`--${option}: ${e.shortMessage}${e.code === 'TALLY_VERIFIER_KEY_IO' && e.details ? ` (${e.details})` : ''}`, e.code === 'TALLY_VERIFIER_KEY_IO' ? EXIT.io : EXIT.usage, e.code);
+  }
+}
+
+/** Reads a small text file (a checkpoint, a receipt, a grade); an I/O error naming the file otherwise. */
+export function readTextFile(path: string, io: CommandIO, what: string): string {
+  const p = resolve(io.cwd, path);
+  try {
+    return readFileSync(p, 'utf8');
+  } catch (e) {
+    throw new CliError(`cannot read ${what} ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+}
+
+/** Writes `text` to `--out` (I/O error naming the file on failure); returns the absolute path. */
+export function writeTextFile(path: string, text: string, io: CommandIO, what: string): string {
+  const p = resolve(io.cwd, path);
+  try {
+    writeFileSync(p, text, { encoding: 'utf8', mode: 0o644 });
+  } catch (e) {
+    throw new CliError(`cannot write ${what} to ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+  return p;
+}
+
+export const checkpointCommand: Command = {
+  name: 'checkpoint',
+  summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.",
+  help: `Usage: tally checkpoint [--session <id>] [--size <n>] [--out <file>] [--db <location>] [--key <path>] [--name <name>] [--json]
+       tally checkpoint --print-key [--key <path>] [--name <name>] [--json]
+
+Signs a C2SP tlog-checkpoint (origin <engine name>/<session id>, tree size,
+base64 RFC 6962 root) over the first <n> entries of a session with the engine's
+Ed25519 key, as a C2SP signed note. Without --size it covers every entry so
+far; after the seal that is the day's receipt. The engine key is generated on
+first use and stored with owner-only permissions.
+
+--print-key prints the engine's verifier key (name+keyid+base64): give it to
+graders, who pin it ('tally verify --key', 'tally verify-proof --key').
+
+Options:
+  --session <id>    the session (64 hex); may be left out when the database holds one
+  --size <n>        tree size, 1 to the session's size (default: all entries)
+  --out <file>      write the signed checkpoint to <file> instead of stdout
+  --print-key       print the engine's verifier key and exit
+${KEY_HELP}
+  --db <location>   the store: a SQLite file path or postgres://…
+                    (default: $TALLY_DB, else .tally/tally.db)
+  --json            print the result as JSON
+
+Exit codes: 0 signed (or key printed), 1 refused (unknown session, size out of
+range), 2 usage error, 3 I/O error (database, key file, output file).`,
+  options: { session: { type: 'string' }, size: { type: 'string' }, out: { type: 'string' }, 'print-key': { type: 'boolean' }, key: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError(`checkpoint takes no arguments (got '${positionals[0]}'). Run 'tally checkpoint --help'.`);
+    const json = values['json'] === true;
+    if (values['print-key'] === true) {
+      for (const k of ['session', 'size', 'out', 'db']) if (values[k] !== undefined) throw new CliError(`--print-key takes no --${k}`);
+      const key = await engineKeyFor(values, io, true);
+      println(io.stdout, json ? JSON.stringify({ ok: true, name: key.name, verifierKey: key.verifierKey }) : key.verifierKey);
+      return EXIT.ok;
+    }
+    const size = countOption(values, 'size');
+    const session = str(values, 'session');
+    if (session !== undefined && !/^[0-9a-f]{64}$/.test(session)) throw new CliError('--session must be 64 lowercase hex characters');
+    const out = str(values, 'out');
+    const location = storeLocation(values, io);
+    if (location === 'memory:') throw new CliError('--db memory: holds no session; name a SQLite file or a postgres:// URL');
+    if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) throw new CliError(`no database at ${location}`, EXIT.io, 'TALLY_CLI_IO');
+    const key = await engineKeyFor(values, io, true);
+    const store = await openStore(location);
+    try {
+      let sessionId = session;
+      if (sessionId === undefined) {
+        const all = await store.listSessions();
+        if (all.length !== 1) throw new CliError(all.length === 0 ? `the database ${location} holds no session` : `the database holds ${all.length} sessions; pass --session <id>`);
+        sessionId = all[0]!;
+      }
+      const r = await createNotary({ key }).issueCheckpoint(createEngine({ store }), sessionId, size);
+      if (!r.ok) {
+        if (json) println(io.stdout, JSON.stringify(r));
+        println(io.stderr, `tally checkpoint: ${r.code}: ${r.message}`);
+        return EXIT.invalid;
+      }
+      const written = out === undefined ? undefined : writeTextFile(out, r.signedCheckpoint, io, 'the checkpoint');
+      if (json) println(io.stdout, JSON.stringify({ ...r, verifierKey: key.verifierKey, ...(written === undefined ? {} : { out: written }) }));
+      else if (written === undefined) io.stdout.write(r.signedCheckpoint);
+      else println(io.stdout, `signed checkpoint of ${r.size} entries of session ${r.sessionId} written to ${written}`);
+      return EXIT.ok;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,120 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { TallyError, canonicalJson, tryCanonicalJson, type CanonicalObject } from '../../protocol/index.js';
+import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+
+type Values = Record<string, unknown>;
+
+/** The grader's key: `--key <path>` (required), created on first use when `--name` is given. */
+async function graderKey(values: Values, io: CommandIO): Promise<EngineKey> {
+  const path = str(values, 'key');
+  if (path === undefined) throw new CliError('--key <path> (the grader key file) is required');
+  const name = str(values, 'name');
+  try {
+    return await loadEngineKey({ path, ...(name === undefined ? {} : { name }), create: name !== undefined, env: {}, cwd: io.cwd });
+  } catch (e) {
+    if (!(e instanceof TallyError)) throw e;
+    const hint = e.code === 'TALLY_KEY_FILE_NOT_FOUND' ? ' (pass --name <grader name> to create one)' : '';
+    throw new CliError(`grader key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}${hint}`, EXIT.io, e.code);
+  }
+}
+
+function bundlePath(p: string | undefined, io: CommandIO): string {
+  if (p === undefined) throw new CliError("a bundle path is required. Run 'tally grade --help'.");
+  const file = resolve(io.cwd, p);
+  if (!existsSync(file)) throw new CliError(`cannot read ${file}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+  return file;
+}
+
+export const gradeCommand: Command = {
+  name: 'grade',
+  summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.',
+  help: `Usage: tally grade sign <bundle.jsonl> --grade <json|@file> --key <path> [--name <grader name>] [--out <file>] [--json]
+       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--json]
+       tally grade key --key <path> [--name <grader name>] [--json]
+
+A certified grade is the grader's C2SP signed note over the text
+  tally/v1/grade / session <id> / size <n> / root <receipt root> / grade <JSON>
+(one line each; docs/PROTOCOL.md §10). It pins one exact sealed transcript:
+verifying it against any other bundle — another day, one entry more or less,
+one byte edited and re-sealed — fails.
+
+  sign    verifies the bundle (sealed), then signs a grade of it with the
+          grader key; the grade payload is a JSON object (score, rubric, notes)
+  verify  checks the grade's signature against the pinned grader key, then
+          verifies the bundle and compares session id, size and receipt root
+  key     prints the grader's verifier key (give it to whoever checks grades)
+
+Options:
+  --grade <json>    the grade payload: a JSON object, inline or @file
+  --key <path>      sign/key: the grader's key file (PRIVATE+KEY+… or PKCS#8
+                    PEM, owner-only); created on first use when --name is given
+  --key <vkey>      verify: the grader's verifier key, or a file of them
+  --name <name>     the grader's key name (for a new key, or to require it)
+  --out <file>      sign: write the signed grade to <file> instead of stdout
+  --json            print the result as JSON
+
+Exit codes: 0 signed / valid, 1 invalid (bad bundle, bad signature, another
+transcript), 2 usage error, 3 I/O error.`,
+  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    const [sub, ...args] = positionals;
+    const json = values['json'] === true;
+    if (sub === 'key') {
+      if (args.length > 0) throw new CliError('grade key takes no arguments');
+      const key = await graderKey(values, io);
+      println(io.stdout, json ? JSON.stringify({ ok: true, name: key.name, verifierKey: key.verifierKey }) : key.verifierKey);
+      return EXIT.ok;
+    }
+    if (sub === 'sign') {
+      if (args.length !== 1) throw new CliError('grade sign takes exactly one bundle path');
+      const file = bundlePath(args[0], io);
+      const g = str(values, 'grade');
+      if (g === undefined) throw new CliError('--grade <json|@file> is required (a JSON object)');
+      const source = g.trimStart().startsWith('@') ? readTextFile(g.trimStart().slice(1), io, 'the grade payload') : g;
+      let payload: unknown;
+      try {
+        payload = JSON.parse(source);
+      } catch (e) {
+        throw new CliError(`--grade is not valid JSON: ${(e as Error).message}`);
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new CliError('--grade must be a JSON object');
+      const c = tryCanonicalJson(payload);
+      if (!c.ok) throw new CliError(`--grade is outside canonical JSON (${c.problem.code} at ${c.problem.path || '/'}): no null, no fractions, safe integers only`);
+      const key = await graderKey(values, io);
+      const r = await gradeBundle(bundleFileChunks(file), payload as CanonicalObject, [key]);
+      if (!r.ok) {
+        if (json) println(io.stdout, JSON.stringify(r));
+        println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
+        return EXIT.invalid;
+      }
+      const out = str(values, 'out');
+      const written = out === undefined ? undefined : writeTextFile(out, r.note, io, 'the grade');
+      if (json) println(io.stdout, JSON.stringify({ ok: true, statement: r.statement, grade: r.note, verifierKey: key.verifierKey, ...(written === undefined ? {} : { out: written }) }));
+      else if (written === undefined) io.stdout.write(r.note);
+      else println(io.stdout, `grade of session ${r.statement.sessionId} (${r.statement.size} entries) signed by ${key.name} written to ${written}`);
+      return EXIT.ok;
+    }
+    if (sub === 'verify') {
+      if (args.length !== 2) throw new CliError('grade verify takes a grade file and a bundle path');
+      const verifiers = await verifierKeysFor(values, io);
+      const text = readTextFile(args[0]!, io, 'the grade');
+      const file = bundlePath(args[1], io);
+      const r = await verifyGradeForBundle(text, bundleFileChunks(file), { verifiers });
+      if (json) println(io.stdout, JSON.stringify(r));
+      if (!r.ok) {
+        println(io.stderr, r.stage === 'chain' ? `invalid: bundle entry ${r.index}: ${r.code}: ${r.message}` : `invalid: ${r.stage}: ${r.code}: ${r.message}`);
+        return EXIT.invalid;
+      }
+      if (!json) {
+        println(io.stdout, `valid: grade of session ${r.statement.sessionId} (${r.statement.size} entries, root ${r.statement.receiptRoot})`);
+        println(io.stdout, `grade        ${canonicalJson(r.statement.grade)}`);
+        println(io.stdout, `signed by    ${r.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
+      }
+      return EXIT.ok;
+    }
+    throw new CliError(sub === undefined ? "grade needs a subcommand: sign, verify or key. Run 'tally grade --help'." : `unknown grade subcommand '${sub}' (sign, verify or key)`);
+  },
+};

@@ -1,0 +1,133 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { splitLines } from '../../codec/index.js';
+import { canonicalJson, isDigestHex, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
+import { replayFile, type ReplayOptions } from '../../receipt/index.js';
+import { createRefereeRuler } from '../../referee/index.js';
+import { createIntentRuler } from '../../rules/index.js';
+import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { progressReporter } from '../progress.js';
+import { countOption } from './checkpoint.js';
+
+const RULERS = ['auto', 'intent', 'referee', 'none'] as const;
+
+/** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
+async function hasMandate(path: string): Promise<boolean> {
+  const stream = createReadStream(path, { highWaterMark: 1 << 16 });
+  try {
+    for await (const { line } of splitLines(stream)) {
+      const v = JSON.parse(new TextDecoder().decode(line)) as { spec?: { mandate?: unknown } };
+      return v.spec?.mandate !== undefined;
+    }
+  } catch {
+    // Not JSON: replay reports the chain error.
+  } finally {
+    stream.destroy();
+  }
+  return false;
+}
+
+function short(v: CanonicalValue | undefined): string {
+  if (v === undefined) return '(none)';
+  const t = canonicalJson(v);
+  return t.length > 300 ? `${t.slice(0, 300)}…` : t;
+}
+
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+
+Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
+on a memory store with the recorded inputs — the genesis spec, every frame,
+every turn body, the seal's artifacts — and compares each entry it writes with
+the recorded one. A ruling the ruler does not reach again is reported with its
+entry index (ruling-diverged), as is any other difference (entry-diverged) or
+an input the engine refuses (rejected). A bundle whose rulings were edited
+fails here even when every hash and the seal were recomputed.
+
+A nonce first used in ANOTHER session cannot be re-derived offline: replay
+takes it from the recorded ruling and lists it as an external fact (trusted,
+not verified; replay that session to check it).
+
+Options:
+  --ruler <r>       the ruler the day was recorded with: intent (the intent
+                    contract), referee (mandates, tickets, verdicts; recorded
+                    judge evidence is re-verified, never re-asked), none, or
+                    auto (default: referee when the spec seals a mandate, else intent)
+  --root <hex>      pin the receipt root; --session <hex> and --size <n> likewise
+  --max <n>         stop after n divergences (default 100)
+  --unsealed        accept a bundle without a seal
+  --json            print the result as JSON
+
+Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverged,
+2 usage error, 3 file unreadable.`,
+  options: {
+    ruler: { type: 'string' },
+    root: { type: 'string' },
+    session: { type: 'string' },
+    size: { type: 'string' },
+    max: { type: 'string' },
+    unsealed: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  async run({ values, positionals }, io) {
+    const path = positionals[0];
+    if (!path || positionals.length > 1) throw new CliError("replay takes exactly one bundle path. Run 'tally replay --help'.");
+    const ruler = str(values, 'ruler') ?? 'auto';
+    if (!(RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${RULERS.join(', ')}`);
+    const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
+    for (const [opt, field] of [
+      ['root', 'receiptRoot'],
+      ['session', 'sessionId'],
+    ] as const) {
+      const v = str(values, opt);
+      if (v === undefined) continue;
+      if (!isDigestHex(v)) throw new CliError(`--${opt} must be 64 lowercase hex characters`);
+      pin[field] = v;
+    }
+    const size = countOption(values, 'size');
+    if (size !== undefined) pin.size = size;
+    const max = countOption(values, 'max');
+    const file = resolve(io.cwd, path);
+    if (!existsSync(file)) throw new CliError(`cannot read ${file}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    const useReferee = ruler === 'referee' || (ruler === 'auto' && (await hasMandate(file)));
+    const rulerOption: ReplayOptions['ruler'] = ruler === 'none' ? null : useReferee ? (store) => createRefereeRuler({ store }) : createIntentRuler();
+    const progress = progressReporter(io, 'replaying');
+    const r = await replayFile(file, {
+      ruler: rulerOption,
+      requireSealed: values['unsealed'] !== true,
+      ...(Object.keys(pin).length === 0 ? {} : { pin: pin as ChainPin }),
+      ...(max === undefined ? {} : { maxDivergences: max }),
+      onEntry: (i) => progress.tick(i + 1),
+    });
+    progress.done();
+    const json = values['json'] === true;
+    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent' }));
+    if (r.ok) {
+      if (!json) {
+        println(io.stdout, `replayed: ${r.size} entries, ${r.turns} turns; all ${r.rulings} rulings re-derived${r.sealed ? '' : ' (NOT sealed)'}`);
+        println(io.stdout, `session      ${r.sessionId}`);
+        println(io.stdout, `receipt root ${r.receiptRoot}`);
+        println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);
+        for (const f of r.externalFacts) {
+          println(io.stdout, `external     entry ${f.index}: nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
+        }
+      }
+      return EXIT.ok;
+    }
+    if (r.stage === 'chain') {
+      println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
+      return EXIT.invalid;
+    }
+    println(io.stderr, `diverged: ${r.divergences.length} entr${r.divergences.length === 1 ? 'y' : 'ies'} of session ${r.sessionId} not re-derived${r.stoppedAt === undefined ? '' : ` (stopped at entry ${r.stoppedAt})`}`);
+    for (const d of r.divergences) {
+      println(io.stderr, `entry ${d.index}: ${d.kind}: ${d.message}`);
+      if (d.kind === 'ruling-diverged') {
+        println(io.stderr, `  recorded   ${short(d.expected)}`);
+        println(io.stderr, `  re-derived ${short(d.actual)}`);
+      }
+    }
+    return EXIT.invalid;
+  },
+};

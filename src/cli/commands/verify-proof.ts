@@ -1,0 +1,130 @@
+import { resolve } from 'node:path';
+import { canonicalJson, isDigestHex, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
+import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ReceiptPin } from '../../receipt/index.js';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { progressReporter } from '../progress.js';
+import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
+
+export const verifyProofCommand: Command = {
+  name: 'verify-proof',
+  summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--json]
+
+Checks one entry of a day from its receipt file and the engine's verifier key,
+with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint
+must carry a valid signature by the pinned key and name that key's engine and
+a session; the entry bytes (the "extra" line) must be a well-formed canonical
+entry of that session; and SHA-256(0x00 || entry bytes) must be included at
+the stated index in the checkpoint's RFC 6962 tree. Signatures by keys you did
+not pin (witnesses) are ignored.
+
+Pin the checkpoint to the sealed receipt you were given with --checkpoint
+(or --session/--size/--root): a receipt against any other tree then fails.
+
+Options:
+  --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
+                       of verifier keys, one per line
+  --checkpoint <file>  the sealed checkpoint to pin (opened with --key)
+  --session <hex>      pin the session id
+  --size <n>           pin the checkpoint's tree size
+  --root <hex>         pin the checkpoint's root (hex)
+  --json               print the result as JSON
+
+Exit codes: 0 valid, 1 invalid (the failing stage and code are printed), 2 usage
+error, 3 I/O error.`,
+  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    const path = positionals[0];
+    if (!path || positionals.length > 1) throw new CliError("verify-proof takes exactly one receipt file. Run 'tally verify-proof --help'.");
+    const verifiers = await verifierKeysFor(values, io);
+    const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
+    const session = str(values, 'session');
+    if (session !== undefined) {
+      if (!isDigestHex(session)) throw new CliError('--session must be 64 lowercase hex characters');
+      pin.sessionId = session;
+    }
+    const size = countOption(values, 'size');
+    if (size !== undefined) pin.size = size;
+    const root = str(values, 'root');
+    if (root !== undefined) {
+      if (!isDigestHex(root)) throw new CliError('--root must be 64 lowercase hex characters');
+      pin.receiptRoot = root;
+    }
+    const json = values['json'] === true;
+    const cpPath = str(values, 'checkpoint');
+    if (cpPath !== undefined) {
+      const cp = openSessionCheckpoint(readTextFile(cpPath, io, 'the checkpoint'), verifiers);
+      if (!cp.ok) {
+        if (json) println(io.stdout, JSON.stringify({ ...cp, stage: `pinned-checkpoint-${cp.stage}` }));
+        println(io.stderr, `invalid: the pinned checkpoint ${cpPath}: ${cp.stage}: ${cp.code}: ${cp.message}`);
+        return EXIT.invalid;
+      }
+      Object.assign(pin, { sessionId: cp.checkpoint.sessionId, size: cp.checkpoint.size, receiptRoot: cp.checkpoint.root } satisfies ReceiptPin);
+    }
+    const text = readTextFile(path, io, 'the receipt');
+    const r = verifyTurnReceipt(text, { verifiers, ...(Object.keys(pin).length === 0 ? {} : { pin }) });
+    if (!r.ok) {
+      if (json) println(io.stdout, JSON.stringify(r));
+      println(io.stderr, `invalid: ${r.stage}: ${r.code}: ${r.message}`);
+      return EXIT.invalid;
+    }
+    const e = r.entry;
+    const cp = r.checkpoint;
+    if (json) {
+      println(io.stdout, JSON.stringify({ ok: true, index: r.index, sessionId: r.sessionId, entryHash: r.entryHash, entry: e, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`) } }));
+      return EXIT.ok;
+    }
+    const what =
+      e.kind === 'turn'
+        ? `turn ${e.ordinal} (${e.body.kind === 'authored' ? `authored, ${Buffer.from(e.body.bytes, 'base64').length} bytes` : `stand-down: ${e.body.failureClass}`})`
+        : e.kind === 'frame'
+          ? `frame ${e.ordinal} (time ${e.time})`
+          : e.kind === 'finalize'
+            ? `seal over ${e.size} entries`
+            : `genesis of "${e.spec.name}"`;
+    println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${Object.keys(pin).length > 0 ? ' (pinned checkpoint)' : ''}`);
+    println(io.stdout, `entry        ${what}`);
+    if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
+    println(io.stdout, `entry hash   ${r.entryHash}`);
+    println(io.stdout, `checkpoint   ${cp.size} entries, root ${cp.root}`);
+    println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
+    return EXIT.ok;
+  },
+};
+
+/**
+ * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
+ * a signed checkpoint (see `verifyBundleCheckpoint`). Returns the exit code.
+ */
+export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  const cpPath = str(values, 'checkpoint');
+  if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
+  if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
+  const verifiers = await verifierKeysFor(values, io);
+  const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
+  const json = values['json'] === true;
+  const progress = progressReporter(io, 'verifying');
+  const r = await verifyBundleCheckpoint(bundleFileChunks(resolve(io.cwd, path)), {
+    signedCheckpoint,
+    verifiers,
+    requireSealed: values['unsealed'] !== true,
+    pin,
+  });
+  progress.done();
+  if (json) println(io.stdout, JSON.stringify(r.ok ? { ...r.summary, checkpoint: { origin: r.checkpoint.origin, size: r.checkpoint.size, root: r.checkpoint.root, signedBy: r.checkpoint.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll } } : r));
+  if (!r.ok) {
+    if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
+    else println(io.stderr, `invalid: checkpoint ${cpPath}: ${r.stage}: ${r.code}: ${r.message}`);
+    return EXIT.invalid;
+  }
+  if (!json) {
+    const s = r.summary;
+    const cp = r.checkpoint;
+    println(io.stdout, `valid: ${s.size} entries (${s.frames} frames, ${s.turns} turns)${s.sealed ? ', sealed' : ', NOT sealed'}`);
+    println(io.stdout, `session      ${s.sessionId}`);
+    println(io.stdout, `receipt root ${s.receiptRoot}`);
+    println(io.stdout, `head         ${s.head}`);
+    println(io.stdout, `checkpoint   ${cp.size} entries${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
+  }
+  return EXIT.ok;
+}
