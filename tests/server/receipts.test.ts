@@ -57,13 +57,15 @@ describe('signed receipts over the wire', () => {
 
     // A single-turn receipt: the entry's bytes, its proof, and the signed checkpoint.
     const tr = await get(srv.url, RT, `/sessions/${sid}/turn-receipt?index=4`);
-    const v = verifyTurnReceipt(tr.text, { verifiers: [verifier], pin: { sessionId: sid, size: fin.receipt.size, root: fin.receipt.receiptRoot } });
+    const v = verifyTurnReceipt(tr.text, { verifiers: [verifier], pin: { sessionId: sid, size: fin.receipt.size, receiptRoot: fin.receipt.receiptRoot } });
     expect(v).toMatchObject({ ok: true, index: 4, entry: { kind: 'turn', ordinal: 0 } });
     // One flipped proof byte breaks it.
     const lines = tr.text.split('\n');
     const hashLine = lines.findIndex((l, i) => i > 0 && /^[A-Za-z0-9+/]{43}=$/.test(l));
     lines[hashLine] = (lines[hashLine]!.startsWith('A') ? 'B' : 'A') + lines[hashLine]!.slice(1);
     expect(verifyTurnReceipt(lines.join('\n'), { verifiers: [verifier] }).ok).toBe(false);
+    // A pin on another root fails.
+    expect(verifyTurnReceipt(tr.text, { verifiers: [verifier], pin: { receiptRoot: 'ab'.repeat(32) } }).ok).toBe(false);
 
     // Consistency from the early checkpoint to the sealed tree.
     const cons = await get(srv.url, RT, `/sessions/${sid}/consistency?from=7`);
