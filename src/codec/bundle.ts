@@ -89,9 +89,31 @@ export async function verifyBundle(
   });
 }
 
+/** Options of {@link verifyBundleFile}. */
+export interface VerifyBundleFileOptions extends VerifyBundleOptions {
+  /**
+   * Spread the per-line work over worker threads (`verifyBundleParallel`,
+   * same result). `true` uses the shared pool; an object passes its options
+   * (for example a `pool`). Ignored when `onEntry` is given, which needs every
+   * parsed entry on this thread: use `onProgress` of the parallel options.
+   */
+  readonly parallel?: boolean | import('./parallel/verify.js').ParallelVerifyOptions;
+}
+
 /** Verifies a bundle file by streaming it from disk. */
-export function verifyBundleFile(path: string, options: VerifyBundleOptions = {}): Promise<ChainSummary | ChainError> {
-  return verifyBundle(createReadStream(path, { highWaterMark: 1 << 20 }), options);
+export async function verifyBundleFile(path: string, options: VerifyBundleFileOptions = {}): Promise<ChainSummary | ChainError> {
+  const stream = createReadStream(path, { highWaterMark: 1 << 20 });
+  const { parallel, ...sequential } = options;
+  if (parallel && options.onEntry === undefined) {
+    const { verifyBundleParallel } = await import('./parallel/verify.js');
+    const extra = typeof parallel === 'object' ? parallel : {};
+    return verifyBundleParallel(stream, {
+      ...extra,
+      ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
+      ...(options.pin === undefined ? {} : { pin: options.pin }),
+    });
+  }
+  return verifyBundle(stream, sequential);
 }
 
 /** Joins entry bytes into bundle bytes (each followed by a newline). */

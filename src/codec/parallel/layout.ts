@@ -1,0 +1,54 @@
+/**
+ * The compact summary a verification worker returns for each line: one
+ * fixed-size record per line in a transferable buffer, so the main thread
+ * applies a batch in order without parsing or hashing anything itself.
+ *
+ * Record layout (byte offsets, {@link RECORD_BYTES} per line):
+ * - 0  u8  status: {@link STATUS_OK} or {@link STATUS_FAILED} (failure in `failures`)
+ * - 1  u8  kind: {@link KIND_CODES}
+ * - 2  u8  authored problem: 0 none, 1 bad-authored-bytes, 2 bad-authored-hash
+ * - 3  u8  body is authored (turns): 1 or 0
+ * - 8  f64 ordinal (frame, turn)
+ * - 16 f64 time (frame) or size (finalize)
+ * - 24 32B entry hash
+ * - 56 32B session (non-genesis)
+ * - 88 32B parent (non-genesis)
+ * - 120 32B frameRoot as written (frame, turn) or root (finalize)
+ * - 152 32B frame root recomputed from the frame's content (frame)
+ */
+import type { LineInspection } from '../../protocol/chain.js';
+
+/** Bytes per line record. */
+export const RECORD_BYTES = 184;
+/** Field offsets inside a record. */
+export const OFF = { status: 0, kind: 1, authored: 2, isAuthored: 3, ordinal: 8, timeOrSize: 16, hash: 24, session: 56, parent: 88, claimedRoot: 120, computedRoot: 152 } as const;
+/** The line passed its context-free checks. */
+export const STATUS_OK = 0;
+/** The line failed a context-free check (see the batch's `failures`). */
+export const STATUS_FAILED = 1;
+/** Entry kinds as record codes. */
+export const KIND_CODES = { genesis: 0, frame: 1, turn: 2, finalize: 3 } as const;
+/** Authored problems as record codes. */
+export const AUTHORED_CODES = { none: 0, 'bad-authored-bytes': 1, 'bad-authored-hash': 2 } as const;
+
+/** A batch of lines sent to a worker: the lines back to back, and where each ends. */
+export interface BatchRequest {
+  readonly id: number;
+  readonly bytes: ArrayBuffer;
+  /** `ends[i]` is the offset just past line i; line i starts at `ends[i - 1]` (or 0). */
+  readonly ends: Uint32Array;
+}
+
+/** A line that failed a context-free check. */
+export interface LineFailure {
+  readonly line: number;
+  readonly code: Extract<LineInspection, { ok: false }>['code'];
+  readonly message: string;
+}
+
+/** A worker's answer for one batch. */
+export interface BatchResult {
+  readonly id: number;
+  readonly records: ArrayBuffer;
+  readonly failures: readonly LineFailure[];
+}
