@@ -119,7 +119,14 @@ export class RefereeHistory {
   private readonly cache = new Map<string, Cached>();
   private readonly lock = new KeyedMutex();
 
-  constructor(private readonly source: EntrySource) {}
+  /**
+   * @param source where the entries are read
+   * @param maxSessions folds kept (least recently used are dropped and re-folded on demand)
+   */
+  constructor(
+    private readonly source: EntrySource,
+    private readonly maxSessions = 1024,
+  ) {}
 
   /**
    * The referee state after the first `size` entries of `sessionId`;
@@ -130,9 +137,10 @@ export class RefereeHistory {
     return this.lock.run(sessionId, async () => {
       let c = this.cache.get(sessionId);
       if (c && c.size > size) c = undefined;
-      if (c && c.size < size) {
-        const [first] = await this.source.readRange(sessionId, c.size - 1, c.size);
-        if (!first || first.hash !== c.lastHash) c = undefined;
+      if (c) {
+        // Content-addressed: continue only if the last entry folded is still the one in this store.
+        const [last] = await this.source.readRange(sessionId, c.size - 1, c.size);
+        if (!last || last.hash !== c.lastHash) c = undefined;
       }
       if (!c) {
         const [g] = await this.source.readRange(sessionId, 0, 1);
@@ -151,7 +159,9 @@ export class RefereeHistory {
           foldRow(c, sessionId, row);
         }
       }
+      this.cache.delete(sessionId);
       this.cache.set(sessionId, c);
+      if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
       return { mandate: c.mandate, fold: c.fold, size: c.size, time: c.time };
     });
   }
