@@ -201,6 +201,8 @@ class Client implements TallyClient {
     try {
       return JSON.parse(text) as unknown;
     } catch {
+      // A 5xx without a wire body comes from something in front of the server (a proxy, a balancer).
+      if (res.status >= 500) throw new WireError('unavailable', `HTTP ${res.status} from ${this.url} after ${attempts} attempts`, { status: res.status, attempts });
       throw new WireError('bad-response', `HTTP ${res.status} from ${this.url} is not JSON`, { status: res.status, attempts });
     }
   }

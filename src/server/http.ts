@@ -11,39 +11,11 @@ import type { Engine } from '../session/index.js';
 import type { Authenticator, Principal } from './auth.js';
 import { parseJsonBody } from './json.js';
 import { createLogger, type Logger } from './log.js';
-import { RateLimiter, type RateSpec } from './rate-limit.js';
+import { DEFAULT_LIMITS, type WireServerLimits } from './limits.js';
+import { RateLimiter } from './rate-limit.js';
 import { handleRpc, rpcError, type RpcReply } from './rpc.js';
 import { WireService, type CallOutcome, type ReadOutcome, type WireServiceOptions } from './service.js';
 import { httpErrorBody, wireErrorRow, type WireFailure } from './vocabulary.js';
-
-/** Limits of a {@link WireServer}; every one has a default. */
-export interface WireServerLimits {
-  /** Largest request body in bytes (default 2 MiB: an authored body of 256 KiB as base64 fits many times). */
-  readonly maxBodyBytes: number;
-  /** Deepest JSON nesting accepted (default 64). */
-  readonly maxDepth: number;
-  /** Most requests in one JSON-RPC batch (default 32). */
-  readonly maxBatch: number;
-  /** Default per-token rate (default 200/s, burst 400); a token's `rate` overrides it. */
-  readonly rate: RateSpec;
-  /** Time allowed to receive the request headers (default 10 s). */
-  readonly headersTimeoutMs: number;
-  /** Time allowed to receive the whole request (default 30 s). */
-  readonly requestTimeoutMs: number;
-  /** Idle keep-alive time (default 5 s). */
-  readonly keepAliveTimeoutMs: number;
-}
-
-/** Default limits. */
-export const DEFAULT_LIMITS: WireServerLimits = {
-  maxBodyBytes: 2 * 1024 * 1024,
-  maxDepth: 64,
-  maxBatch: 32,
-  rate: { perSecond: 200, burst: 400 },
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-};
 
 /** Options of {@link createWireServer}. */
 export interface WireServerOptions {

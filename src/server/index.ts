@@ -9,8 +9,10 @@
  * const server = createWireServer({ engine: createEngine({ store: await openStore() }), auth: new Authenticator(loadAuthConfig(undefined, process.env).config) });
  * await server.listen(8787);
  */
-export { createWireServer, WireServer, DEFAULT_LIMITS } from './http.js';
-export type { WireServerOptions, WireServerLimits, ListenAddress } from './http.js';
+export { createWireServer, WireServer } from './http.js';
+export type { WireServerOptions, ListenAddress } from './http.js';
+export { DEFAULT_LIMITS } from './limits.js';
+export type { WireServerLimits } from './limits.js';
 export { WireService } from './service.js';
 export type { CallOutcome, CallMeta, ReadOutcome, WireServiceOptions, InclusionProofResult } from './service.js';
 export { Authenticator, OPERATOR, ROLES, MAX_TOKEN_LENGTH, authConfigSchema, generateToken, hashToken, loadAuthConfig, parseAuthConfig } from './auth.js';

@@ -1,11 +1,7 @@
+// The MCP SDK, the server and the client load only when `tally mcp` runs (other commands start faster).
 import { readFileSync } from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { WireError, createClient, type TallyClient } from '../../client/index.js';
-import { createEngine } from '../../engine.js';
-import { WireService } from '../../server/service.js';
-import { createLogger } from '../../server/log.js';
-import { createMcpServer, localBackend, type BackendFailure, type McpBackend } from '../../server/mcp/index.js';
-import { defaultStoreLocation, openStore } from '../../store/index.js';
+import type { TallyClient } from '../../client/index.js';
+import type { BackendFailure, McpBackend } from '../../server/mcp/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
 
 function version(): string {
@@ -17,7 +13,10 @@ function version(): string {
 }
 
 function failureOf(e: unknown): BackendFailure {
-  if (e instanceof WireError) return { type: e.type, message: e.shortMessage, ...(e.data === undefined ? {} : { data: e.data }) };
+  const w = e as { name?: unknown; type?: unknown; shortMessage?: unknown; data?: Readonly<Record<string, unknown>> };
+  if (w && w.name === 'WireError' && typeof w.type === 'string' && typeof w.shortMessage === 'string') {
+    return { type: w.type, message: w.shortMessage, ...(w.data === undefined ? {} : { data: w.data }) } as BackendFailure;
+  }
   return { type: 'network', message: (e as Error)?.message ?? String(e) };
 }
 
@@ -85,6 +84,11 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');
     if (url !== undefined && str(values, 'db') !== undefined) throw new CliError('use either --db (local) or --url (remote)');
+    const [{ createLogger }, { createMcpServer, localBackend }, { StdioServerTransport }] = await Promise.all([
+      import('../../server/log.js'),
+      import('../../server/mcp/index.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ]);
     const logger = createLogger({ level, base: { service: 'tally-mcp' } });
     let backend: McpBackend;
     let close: () => Promise<void> = async () => {};
@@ -99,6 +103,7 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
         }
       } else token = io.env['TALLY_TOKEN'];
       if (!token) throw new CliError('remote mode needs a token: --token-file <file> or $TALLY_TOKEN');
+      const { createClient } = await import('../../client/index.js');
       let client: TallyClient;
       try {
         client = createClient({ url, token });
@@ -108,6 +113,11 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
       backend = remoteBackend(client);
       logger.info({ event: 'start', mode: 'remote', url: client.url }, 'tally mcp: remote');
     } else {
+      const [{ defaultStoreLocation, openStore }, { createEngine }, { WireService }] = await Promise.all([
+        import('../../store/index.js'),
+        import('../../engine.js'),
+        import('../../server/service.js'),
+      ]);
       const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
       backend = localBackend(new WireService(createEngine({ store })));
       close = () => store.close();

@@ -1,11 +1,10 @@
-import { createEngine } from '../../engine.js';
+// The server, the engine and the store load only when `tally serve` runs (other commands start faster).
 import { TallyError } from '../../protocol/index.js';
-import { Authenticator, ROLES, generateToken, hashToken, loadAuthConfig, parseAuthConfig, type Role } from '../../server/auth.js';
-import { DEFAULT_LIMITS, createWireServer, type WireServerLimits } from '../../server/http.js';
-import { createLogger } from '../../server/log.js';
-import { SessionTrees, createNotary, loadEngineKey, type Notary } from '../../receipt/index.js';
-import { defaultStoreLocation, openStore } from '../../store/index.js';
+import type { Notary } from '../../receipt/index.js';
+import type { Authenticator, Role } from '../../server/auth.js';
+import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
   const v = str(values, key);
@@ -22,6 +21,7 @@ async function readStdin(): Promise<string> {
 
 /** `--hash-token` / `--new-token`: prints one configuration entry (and the new token). */
 async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  const { ROLES, generateToken, hashToken, parseAuthConfig } = await import('../../server/auth.js');
   const role = str(values, 'role') ?? 'runtime';
   if (!(ROLES as readonly string[]).includes(role)) throw new CliError(`--role must be one of ${ROLES.join(', ')}`);
   const agents = ((values['agent'] as string[] | undefined) ?? []).filter((a) => a !== '');
@@ -118,6 +118,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
     if (str(values, 'hash-token') !== undefined || values['new-token'] === true) return tokenLine(values, io);
+    const { Authenticator, loadAuthConfig } = await import('../../server/auth.js');
     let auth: Authenticator;
     try {
       auth = new Authenticator(loadAuthConfig(str(values, 'auth'), io.env).config);
@@ -144,6 +145,13 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     if (rate !== undefined || burst !== undefined) set('rate', { perSecond: rate ?? DEFAULT_LIMITS.rate.perSecond, burst: burst ?? Math.max(rate ?? 0, DEFAULT_LIMITS.rate.burst) });
     const grace = positiveInt(values, 'grace', 0) ?? 10_000;
 
+    const [{ createLogger }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
+      import('../../server/log.js'),
+      import('../../server/http.js'),
+      import('../../receipt/index.js'),
+      import('../../store/index.js'),
+      import('../../engine.js'),
+    ]);
     const logger = createLogger({ level, base: { service: 'tally-serve' } });
     const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
     const trees = new SessionTrees();
@@ -154,35 +162,33 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const server = createWireServer({ engine: createEngine({ store }), auth, logger, limits, trees, ...(notary ? { notary } : {}) });
-    let address;
+    // Signal handlers go in BEFORE the "listening" line: a signal that arrives as soon as
+    // a supervisor reads it must find them. First signal: drain and stop; any later: cut.
+    let signalled: NodeJS.Signals | undefined;
+    let wake: () => void = () => {};
+    const onSignal = (sig: NodeJS.Signals): void => {
+      if (signalled !== undefined) return server.forceClose();
+      signalled = sig;
+      wake();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     try {
-      address = await server.listen(port, host);
-    } catch (e) {
-      await store.close().catch(() => {});
-      throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
-    }
-    logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits, ...(notary ? { verifierKey: notary.verifierKey } : {}) }, 'listening');
-    println(io.stdout, `tally serve: listening on ${address.url}`);
-
-    // First signal: drain and stop. Any later one: cut the open connections.
-    let onSignal: (s: NodeJS.Signals) => void = () => {};
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
-      onSignal = (s) => resolve(s);
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-    logger.info({ event: 'shutdown', signal, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-    const force = (): void => server.forceClose();
-    process.on('SIGTERM', force);
-    process.on('SIGINT', force);
-    try {
+      let address;
+      try {
+        address = await server.listen(port, host);
+      } catch (e) {
+        throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+      }
+      logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits, ...(notary ? { verifierKey: notary.verifierKey } : {}) }, 'listening');
+      println(io.stdout, `tally serve: listening on ${address.url}`);
+      if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
+      logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
       await server.close(grace);
     } finally {
-      process.off('SIGTERM', force);
-      process.off('SIGINT', force);
-      await store.close();
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      await store.close().catch(() => {});
     }
     logger.info({ event: 'stopped' }, 'stopped');
     return EXIT.ok;
