@@ -11,8 +11,10 @@
  *   start with "tally/" (0x74…), so no tagged preimage can begin with 0x00 or
  *   0x01 and collide with a tree preimage, and the NUL ends the tag.
  */
-import { canonicalBytes, utf8, type CanonicalValue } from './canonical.js';
+import { canonicalJson, utf8, type CanonicalValue } from './canonical.js';
 import { LEAF_PREFIX } from './merkle/hasher.js';
+
+const encoder = new TextEncoder();
 
 /**
  * A 32-byte digest function (SHA-256 in Tally). It MUST finish reading `data`
@@ -89,7 +91,14 @@ export interface FrameContent {
 export function frameRoot(digest: Digest, content: FrameContent): Uint8Array {
   const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal: content.ordinal, time: content.time };
   if (content.data !== undefined) obj.data = content.data;
-  return taggedHash(digest, DOMAIN_TAGS.frameRoot, canonicalBytes(obj));
+  // The same bytes as taggedHash(digest, tag, canonicalBytes(obj)), with the
+  // canonical text UTF-8 encoded straight into the preimage buffer.
+  const text = canonicalJson(obj);
+  const t = tagPrefix(DOMAIN_TAGS.frameRoot);
+  const buf = preimage(t.length, text.length * 3);
+  buf.set(t, 0);
+  const { written } = encoder.encodeInto(text, buf.subarray(t.length));
+  return digest(buf.subarray(0, t.length + written));
 }
 
 /** Authored hash = tagged hash of the exact authored bytes. */

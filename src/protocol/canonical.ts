@@ -127,10 +127,10 @@ export function tryCanonicalJson(value: unknown): { ok: true; text: string } | {
   }
 }
 
-// True when `v` is inside the canonical domain AND serializes in `Object.keys`
-// order exactly as canonically: plain objects whose keys already ascend by
-// UTF-16 code units, safe integers other than -0, strings, booleans, arrays.
-// `false` only means "not proven here".
+// True when `v` is inside the canonical domain AND `JSON.stringify` writes it
+// exactly as canonically: plain objects whose keys already ascend by UTF-16
+// code units, safe integers other than -0, strings, booleans, arrays (a lone
+// surrogate is caught by the caller's `\u` test). `false` means "not proven".
 function plainCanonical(v: unknown, depth: number): boolean {
   switch (typeof v) {
     case 'string':
@@ -160,14 +160,15 @@ function plainCanonical(v: unknown, depth: number): boolean {
 }
 
 /**
- * A fast sufficient test that `text` is exactly the canonical JSON of `value`,
- * for `value = JSON.parse(text)` (what a verifier checks for every line). When
- * it returns `true`, `tryCanonicalJson(value)` is `{ ok: true, text }`; when
- * it returns `false`, nothing is decided: ask {@link tryCanonicalJson}.
+ * A fast sufficient test that `text` is exactly the canonical JSON of `value`
+ * (typically `value = JSON.parse(text)`, what a verifier checks per line).
+ * When it returns `true`, `tryCanonicalJson(value)` is `{ ok: true, text }`;
+ * `false` decides nothing: ask {@link tryCanonicalJson}.
  *
- * Why it is sound: with keys already in code-unit order and only canonical
- * scalars, `JSON.stringify` writes the canonical encoding; a lone surrogate or
- * a control character would appear as a `\u` escape, which the test refuses.
+ * Why it is sound for any pair: with keys already in code-unit order and only
+ * canonical scalars, `JSON.stringify` writes the canonical encoding, except
+ * that it escapes a lone surrogate as `\u…` where canonical JSON has none;
+ * a text holding `\u` is therefore never accepted here.
  *
  * @example
  * isCanonicalParse(JSON.parse('{"a":1,"b":[true]}'), '{"a":1,"b":[true]}') // true

@@ -5,7 +5,7 @@
  * index with a typed reason. State is O(log n) (a Merkle frontier), so memory
  * stays bounded however long the bundle.
  */
-import { isCanonicalParse, tryCanonicalJson } from './canonical.js';
+import { isCanonicalParse, tryCanonicalJson, type CanonicalValue } from './canonical.js';
 import { fromBase64 } from './base64.js';
 import { authoredHash, entryHash, frameRoot, type Digest } from './bytes.js';
 import { parseEntry, type AuthoredBody, type Entry, type FrameEntry } from './entries.js';
@@ -132,14 +132,56 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
   } catch {
     return { ok: false, code: 'not-json', message: 'entry is not JSON' };
   }
-  if (!isCanonicalParse(value, text)) {
-    const canon = tryCanonicalJson(value);
-    if (!canon.ok) return { ok: false, code: 'not-canonical', message: `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})` };
-    if (canon.text !== text) return { ok: false, code: 'not-canonical', message: 'entry bytes are not the canonical encoding of their value' };
-  }
+  // parseEntry is pure, so running it first changes no verdict; the canonical
+  // check still decides first whenever the fast proof does not apply.
   const parsed = parseEntry(value);
-  if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
+  if (!(parsed.ok && !text.includes('\\') && canonicalEntryText(parsed.entry) === text)) {
+    if (!isCanonicalParse(value, text)) {
+      const canon = tryCanonicalJson(value);
+      if (!canon.ok) return { ok: false, code: 'not-canonical', message: `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})` };
+      if (canon.text !== text) return { ok: false, code: 'not-canonical', message: 'entry bytes are not the canonical encoding of their value' };
+    }
+    if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
+  }
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
+}
+
+function canon(v: CanonicalValue): string | undefined {
+  const c = tryCanonicalJson(v);
+  return c.ok ? c.text : undefined;
+}
+
+/**
+ * The canonical text of a STRUCTURALLY VALID entry, written from its known
+ * key order (free-form members — spec, data, ruling, artifacts — through the
+ * canonical encoder). Only sound when every string of the entry is its own
+ * JSON encoding between quotes, which `inspectLine` ensures by applying it to
+ * entries parsed from a well-formed text without any backslash.
+ */
+function canonicalEntryText(e: Entry): string | undefined {
+  switch (e.kind) {
+    case 'genesis': {
+      const spec = canon(e.spec);
+      return spec === undefined ? undefined : `{"kind":"genesis","protocol":"${e.protocol}","spec":${spec}}`;
+    }
+    case 'frame': {
+      const data = e.data === undefined ? '' : canon(e.data);
+      if (data === undefined) return undefined;
+      return `{${data === '' ? '' : `"data":${data},`}"frameRoot":"${e.frameRoot}","kind":"frame","ordinal":${e.ordinal},"parent":"${e.parent}","session":"${e.session}","time":${e.time}}`;
+    }
+    case 'turn': {
+      const ruling = e.ruling === undefined ? '' : canon(e.ruling);
+      if (ruling === undefined) return undefined;
+      const b = e.body;
+      const body = b.kind === 'authored' ? `{"bytes":"${b.bytes}","hash":"${b.hash}","kind":"authored"}` : `{"failureClass":"${b.failureClass}","kind":"stand-down"}`;
+      return `{"body":${body},"frameRoot":"${e.frameRoot}","kind":"turn","ordinal":${e.ordinal},"parent":"${e.parent}",${ruling === '' ? '' : `"ruling":${ruling},`}"session":"${e.session}"}`;
+    }
+    case 'finalize': {
+      const artifacts = e.artifacts === undefined ? '' : canon(e.artifacts);
+      if (artifacts === undefined) return undefined;
+      return `{${artifacts === '' ? '' : `"artifacts":${artifacts},`}"kind":"finalize","parent":"${e.parent}","root":"${e.root}","session":"${e.session}","size":${e.size}}`;
+    }
+  }
 }
 
 /** The frame root recomputed from a frame's content, as hex. */

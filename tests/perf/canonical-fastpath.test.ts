@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tryCanonicalJson } from '../../src/protocol/canonical.js';
+import { isCanonicalParse, tryCanonicalJson } from '../../src/protocol/canonical.js';
 
 // ---- frozen reference (the encoder before the fast path) ----
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -96,5 +96,58 @@ describe('canonical fast path', () => {
     expect(tryCanonicalJson(late)).toEqual({ ok: false, problem: { code: 'lone-surrogate', path: '/a/2/b/c/1' } });
     expect(tryCanonicalJson({ 'k\uDC00': 1 })).toEqual(reference({ 'k\uDC00': 1 }));
     expect(tryCanonicalJson([1, undefined])).toEqual({ ok: false, problem: { code: 'unsupported-type', path: '/1' } });
+  });
+
+  // Texts near the canonical form: the canonical text itself, and spellings of
+  // the same value that are not canonical (spaces, escapes, number forms,
+  // reordered and duplicate keys).
+  const variants = (text: string): string[] => [
+    text,
+    text.replace(/,/g, ', '),
+    ` ${text}`,
+    text.replace(/"a/g, '"\\u0061'),
+    text.replace(/\//g, '\\/'),
+    text.replace(/:1([,}\]])/g, ':1.0$1'),
+    text.replace(/:100([,}\]])/g, ':1e2$1'),
+    text.replace(/:0([,}\]])/g, ':-0$1'),
+    text.replace(/^\{/, '{"a":1,'),
+    text.replace(/^\{"([^"]*)":/, '{"$1":0,"$1":'),
+  ];
+
+  it('isCanonicalParse is sound: true only when the text is the canonical encoding (seed 0xca12)', () => {
+    let proven = 0;
+    fc.assert(
+      fc.property(value, fc.boolean(), (v, reorder) => {
+        const c = reference(v);
+        if (!c.ok) return;
+        const base = reorder ? JSON.stringify(v) : c.text;
+        for (const t of variants(base ?? '')) {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(t);
+          } catch {
+            continue;
+          }
+          if (isCanonicalParse(parsed, t)) {
+            proven++;
+            expect(tryCanonicalJson(parsed)).toEqual({ ok: true, text: t });
+          }
+          // The fast test must also hold (or refuse) on pairs that are not a parse.
+          if (isCanonicalParse(v, t)) expect(tryCanonicalJson(v)).toEqual({ ok: true, text: t });
+        }
+      }),
+      { seed: 0xca12, numRuns: 3000 },
+    );
+    expect(proven).toBeGreaterThan(1000);
+  });
+
+  it('isCanonicalParse refuses look-alikes', () => {
+    expect(isCanonicalParse({ a: 'x"y' }, '{"a":"x"y"}')).toBe(false);
+    expect(isCanonicalParse({ a: 1 }, '{"a":1 }')).toBe(false);
+    expect(isCanonicalParse({ b: 1, a: 2 }, '{"b":1,"a":2}')).toBe(false);
+    expect(isCanonicalParse({ a: 100 }, '{"a":1e2}')).toBe(false);
+    expect(isCanonicalParse({ a: 'A' }, '{"a":"\\u0041"}')).toBe(false);
+    expect(isCanonicalParse(JSON.parse('{"a":"\uD800"}'), '{"a":"\uD800"}')).toBe(false);
+    expect(isCanonicalParse({ a: [1, true, 'é'] }, '{"a":[1,true,"é"]}')).toBe(true);
   });
 });

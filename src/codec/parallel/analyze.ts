@@ -5,10 +5,20 @@
  * as one compact record per line (see ./layout.ts). Nothing here depends on
  * other lines, so batches can be analysed in any order on any thread.
  */
-import { Buffer } from 'node:buffer';
 import { authoredProblem, frameRootHex, inspectLine } from '../../protocol/chain.js';
 import { sha256 } from '../sha256.js';
 import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, STATUS_OK, type BatchResult, type LineFailure } from './layout.js';
+
+// Nibble values of '0'-'9' and 'a'-'f' (digests in entries are already
+// checked to be 64 lowercase hex by the entry parser).
+const NIBBLE = new Uint8Array(128);
+for (let c = 0; c < 10; c++) NIBBLE[48 + c] = c;
+for (let c = 0; c < 6; c++) NIBBLE[97 + c] = 10 + c;
+
+/** Writes 64 lowercase hex characters as 32 bytes at `at`. */
+function hexInto(out: Uint8Array, at: number, hex: string): void {
+  for (let i = 0; i < 32; i++) out[at + i] = (NIBBLE[hex.charCodeAt(2 * i)]! << 4) | NIBBLE[hex.charCodeAt(2 * i + 1)]!;
+}
 
 /**
  * Analyses `count` lines stored back to back in `bytes` (`ends[i]` is the end
@@ -18,7 +28,7 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array): 
   const count = ends.length;
   const records = new ArrayBuffer(count * RECORD_BYTES);
   const view = new DataView(records);
-  const out = Buffer.from(records);
+  const out = new Uint8Array(records);
   const failures: LineFailure[] = [];
   let start = 0;
   for (let i = 0; i < count; i++) {
@@ -37,23 +47,23 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array): 
     view.setUint8(at + OFF.kind, KIND_CODES[e.kind]);
     out.set(seen.hash, at + OFF.hash);
     if (e.kind === 'genesis') continue;
-    out.write(e.session, at + OFF.session, 32, 'hex');
-    out.write(e.parent, at + OFF.parent, 32, 'hex');
+    hexInto(out, at + OFF.session, e.session);
+    hexInto(out, at + OFF.parent, e.parent);
     if (e.kind === 'frame') {
       view.setFloat64(at + OFF.ordinal, e.ordinal);
       view.setFloat64(at + OFF.timeOrSize, e.time);
-      out.write(e.frameRoot, at + OFF.claimedRoot, 32, 'hex');
-      out.write(frameRootHex(sha256, e), at + OFF.computedRoot, 32, 'hex');
+      hexInto(out, at + OFF.claimedRoot, e.frameRoot);
+      hexInto(out, at + OFF.computedRoot, frameRootHex(sha256, e));
     } else if (e.kind === 'turn') {
       view.setFloat64(at + OFF.ordinal, e.ordinal);
-      out.write(e.frameRoot, at + OFF.claimedRoot, 32, 'hex');
+      hexInto(out, at + OFF.claimedRoot, e.frameRoot);
       if (e.body.kind === 'authored') {
         view.setUint8(at + OFF.isAuthored, 1);
         view.setUint8(at + OFF.authored, AUTHORED_CODES[authoredProblem(sha256, e.body) ?? 'none']);
       }
     } else {
       view.setFloat64(at + OFF.timeOrSize, e.size);
-      out.write(e.root, at + OFF.claimedRoot, 32, 'hex');
+      hexInto(out, at + OFF.claimedRoot, e.root);
     }
   }
   return { id, records, failures };
