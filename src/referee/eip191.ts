@@ -4,7 +4,8 @@
  * rules as Intent signatures.
  */
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
-import { eip191Digest } from '../intent/index.js';
+import { createSignerCache, eip191Digest } from '../intent/index.js';
+import { checkSignature } from '../intent/check-signature.js';
 import { addressOfPoint, recoverPoint } from '../intent/ecdsa.js';
 import { parseSignature } from '../intent/signature.js';
 import { TallyError } from '../protocol/errors.js';
@@ -46,4 +47,24 @@ export function recoverText(text: string, signature: unknown): string | null {
   if (!parsed.ok) return null;
   const point = recoverPoint(eip191Digest(text), parsed.sig);
   return point === null ? null : addressOfPoint(point);
+}
+
+/** Keys of the parties the referee checks (executors, principals, operators, judges): precomputed after first use. */
+const partyKeys = createSignerCache({ maxEntries: 32 });
+
+/**
+ * True when `signature` over `text` (EIP-191) is by `expected` (a lowercase
+ * address). Same answer as `recoverText(text, signature) === expected`, but
+ * uses a precomputed key after the first check of a party. Never throws.
+ *
+ * @example
+ * verifyText(transitionMessage(m), sig, mandate.executor); // true
+ */
+export function verifyText(text: string, signature: unknown, expected: string): boolean {
+  if (typeof signature !== 'string') return false;
+  try {
+    return checkSignature(text, signature, expected, partyKeys).ok;
+  } catch {
+    return false;
+  }
 }

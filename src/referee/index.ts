@@ -42,7 +42,7 @@ export { parseJudgeResponse, assessVerdict, MAX_REASON_CODE_POINTS } from './ver
 export type { ParsedVerdict, AssessedVerdict, AssessVerdictInput } from './verdict.js';
 export { signRedemption, signRelease, signTermination } from './sign.js';
 export type { TicketRef } from './sign.js';
-export { signText, recoverText } from './eip191.js';
+export { signText, recoverText, verifyText } from './eip191.js';
 export type { RefereeSigner } from './eip191.js';
 export { MAX_TRANSITIONS_PER_FRAME } from './transitions.js';
 export { RefereeHistory } from './history.js';

@@ -140,7 +140,7 @@ export function createLocalJudge(options: LocalJudgeOptions): Judge {
   const model = options.model ?? LOCAL_JUDGE_MODEL;
   if (!isModelId(model)) throw new TallyError('TALLY_REFEREE_JUDGE_OPTIONS', 'The model id must be 1–128 printable ASCII characters without spaces.');
   const format = options.format ?? 'verdict';
-  accountOf(options.key);
+  const account = accountOf(options.key);
   return {
     model,
     async ask(query: JudgeQuery): Promise<JudgeAnswer> {
@@ -153,7 +153,7 @@ export function createLocalJudge(options: LocalJudgeOptions): Judge {
         model,
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
       });
-      const signature = await signText(options.key, verdictMessage(model, requestSha, sha256Hex(response)));
+      const signature = await signText(account, verdictMessage(model, requestSha, sha256Hex(response)));
       return { ok: true, response, signature };
     },
   };

@@ -89,8 +89,9 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions): Judge {
   const max = options.maxResponseBytes ?? MAX_JUDGE_RESPONSE_BYTES;
   if (!Number.isSafeInteger(max) || max < 1 || max > MAX_JUDGE_RESPONSE_BYTES) misuse(`maxResponseBytes must be 1–${MAX_JUDGE_RESPONSE_BYTES}`);
   const sig = options.signature;
-  if ('key' in sig) accountOf(sig.key);
-  else if (typeof sig.header !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(sig.header)) misuse('signature.header must be a header name');
+  const account = 'key' in sig ? accountOf(sig.key) : undefined;
+  const header = 'header' in sig ? sig.header : undefined;
+  if (account === undefined && (typeof header !== 'string' || !/^[A-Za-z0-9-]{1,64}$/.test(header))) misuse('signature must be { key } or { header: <header name> }');
   const model = options.model;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.apiKey !== undefined) headers['authorization'] = `Bearer ${options.apiKey}`;
@@ -117,11 +118,11 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions): Judge {
       }
       if (body === 'oversize') return fail('oversize', `the response exceeds ${max} bytes`);
       let signature: string;
-      if ('key' in sig) {
-        signature = await signText(sig.key, verdictMessage(model, sha256Hex(query.requestBytes), sha256Hex(body)));
+      if (account !== undefined) {
+        signature = await signText(account, verdictMessage(model, sha256Hex(query.requestBytes), sha256Hex(body)));
       } else {
-        const h = res.headers.get(sig.header);
-        if (h === null) return fail('no_signature', `the response has no ${sig.header} header`);
+        const h = res.headers.get(header!);
+        if (h === null) return fail('no_signature', `the response has no ${header!} header`);
         signature = h.trim().toLowerCase();
       }
       return { ok: true, response: body, signature };

@@ -14,7 +14,7 @@
  */
 import { canonicalJson, type CanonicalValue } from '../protocol/index.js';
 import { transitionMessage } from './bytes.js';
-import { recoverText } from './eip191.js';
+import { verifyText } from './eip191.js';
 import type { Mandate } from './mandate.js';
 import { redeemTicket, releaseTicket, type RefereeFold, type Ticket, type TransitionOutcome } from './state.js';
 
@@ -50,8 +50,7 @@ function redeem(f: RefereeFold, m: Mandate, session: string, ordinal: number, ti
   const t = ticketOf(f, item['ticket']);
   if (!t) return bad('redeem', 'ticket_unknown', `no ticket ${JSON.stringify(item['ticket'])} in this session`, { index });
   const ticket = t.id;
-  const signer = recoverText(transitionMessage({ op: 'redeem', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature']);
-  if (signer !== m.executor) return bad('redeem', 'bad_transition_signature', 'the redemption is not signed by the mandate executor', { ticket });
+  if (!verifyText(transitionMessage({ op: 'redeem', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature'], m.executor)) return bad('redeem', 'bad_transition_signature', 'the redemption is not signed by the mandate executor', { ticket });
   if (t.state !== 'ACTIVE') return bad('redeem', 'ticket_not_active', `ticket ${ticket} is ${t.state}`, { ticket });
   if (f.terminated) return bad('redeem', 'redeem_after_termination', `the mandate was terminated at frame ${f.terminated.ordinal}`, { ticket });
   if (expired(m, t, time)) return bad('redeem', 'ticket_expired', `ticket ${ticket} expired at ${Math.min(t.expiresAt, m.expiresAt)} (frame time ${time})`, { ticket });
@@ -77,8 +76,8 @@ function release(f: RefereeFold, m: Mandate, session: string, ordinal: number, t
   if (!t) return bad('release', 'ticket_unknown', `no ticket ${JSON.stringify(item['ticket'])} in this session`, { index });
   const ticket = t.id;
   if (by !== 'anyone') {
-    const signer = recoverText(transitionMessage({ op: 'release', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature']);
-    if (signer !== (by === 'principal' ? m.principal : m.operator)) return bad('release', 'bad_transition_signature', `the release is not signed by the mandate ${by}`, { ticket });
+    const expected = by === 'principal' ? m.principal : m.operator;
+    if (!verifyText(transitionMessage({ op: 'release', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature'], expected)) return bad('release', 'bad_transition_signature', `the release is not signed by the mandate ${by}`, { ticket });
   }
   if (t.state !== 'ACTIVE') return bad('release', 'ticket_not_active', `ticket ${ticket} is ${t.state}`, { ticket });
   if (by === 'anyone' && !f.terminated && !expired(m, t, time)) {
@@ -92,8 +91,7 @@ function terminate(f: RefereeFold, m: Mandate, session: string, ordinal: number,
   if (!isObject(item)) return bad('terminate', 'transition_malformed', 'terminate must be an object { signature }');
   const k = keysWithin(item, ['signature']);
   if (k) return bad('terminate', 'transition_malformed', `terminate: ${k}`);
-  const signer = recoverText(transitionMessage({ op: 'terminate', instance: m.instance, session }), item['signature']);
-  if (signer !== m.principal) return bad('terminate', 'bad_transition_signature', 'the termination is not signed by the mandate principal');
+  if (!verifyText(transitionMessage({ op: 'terminate', instance: m.instance, session }), item['signature'], m.principal)) return bad('terminate', 'bad_transition_signature', 'the termination is not signed by the mandate principal');
   if (f.terminated) return bad('terminate', 'already_terminated', `the mandate was already terminated at frame ${f.terminated.ordinal}`);
   f.terminated = { ordinal, time };
   return { op: 'terminate', ok: true };

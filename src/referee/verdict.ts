@@ -12,7 +12,7 @@
  * signer the mandate trusts.
  */
 import { sha256Hex, verdictMessage } from './bytes.js';
-import { recoverText } from './eip191.js';
+import { recoverText, verifyText } from './eip191.js';
 
 /** Longest accepted `reason`, in Unicode code points. */
 export const MAX_REASON_CODE_POINTS = 280;
@@ -122,9 +122,13 @@ export interface AssessVerdictInput {
  * assessVerdict({ model, requestSha256, response, signature, trusted: mandate.judges, action, ruleCount: 2 }).admitted;
  */
 export function assessVerdict(i: AssessVerdictInput): AssessedVerdict {
-  const signer = recoverText(verdictMessage(i.model, i.requestSha256, sha256Hex(i.response)), i.signature);
-  if (signer === null) return { admitted: false, code: 'judge_untrusted_signer', message: 'the verdict signature does not recover to any key' };
-  if (!i.trusted.includes(signer)) return { admitted: false, code: 'judge_untrusted_signer', message: `verdict signer ${signer} is not trusted by the mandate`, signer };
+  const text = verdictMessage(i.model, i.requestSha256, sha256Hex(i.response));
+  const signer = i.trusted.find((t) => verifyText(text, i.signature, t));
+  if (signer === undefined) {
+    const other = recoverText(text, i.signature);
+    if (other === null) return { admitted: false, code: 'judge_untrusted_signer', message: 'the verdict signature does not recover to any key' };
+    return { admitted: false, code: 'judge_untrusted_signer', message: `verdict signer ${other} is not trusted by the mandate`, signer: other };
+  }
   const p = parseJudgeResponse(i.response, i.ruleCount);
   if (!p.ok) return { admitted: false, code: 'judge_unparsable', message: p.message, signer };
   if (p.format === 'verdict' && p.action !== i.action) {

@@ -20,6 +20,7 @@ import {
   ticketProofHash,
   transitionMessage,
   verdictMessage,
+  verifyText,
 } from '../../src/referee/index.js';
 import { KEY_ALPHA } from '../rules/fixtures.js';
 import { KEY_JUDGE } from './fixtures.js';
@@ -94,6 +95,15 @@ describe('referee bytes: golden vector', () => {
     const twin = sig.slice(0, 66) + (n - s).toString(16).padStart(64, '0') + (v === 27 ? '1c' : '1b');
     expect(recoverText(text, twin)).toBeNull();
     for (const bad of ['0x', sig.slice(0, -2), sig + '00', 42, null]) expect(recoverText(text, bad)).toBeNull();
+    // verifyText (precomputed key after the first use) gives the same answers, first and second time.
+    const judge = privateKeyToAccount(KEY_JUDGE).address.toLowerCase();
+    for (let round = 0; round < 2; round++) {
+      expect(verifyText(text, sig, judge)).toBe(true);
+      expect(verifyText(text + ' ', sig, judge)).toBe(false);
+      expect(verifyText(text, twin, judge)).toBe(false);
+      expect(verifyText(text, sig, EXECUTOR)).toBe(false);
+      for (const bad of ['0x', sig.slice(0, -2), 42, null]) expect(verifyText(text, bad, judge)).toBe(false);
+    }
   });
 });
 

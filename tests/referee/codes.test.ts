@@ -77,6 +77,7 @@ describe('referee ruling vocabulary', () => {
         "ticketProofHash",
         "transitionMessage",
         "verdictMessage",
+        "verifyText",
       ]
     `);
   });
