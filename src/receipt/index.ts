@@ -63,6 +63,7 @@ export type {
   TurnReceiptOptions,
 } from './session/notary.js';
 export { SessionTrees, receiptHasher } from './session/trees.js';
+export { PackedMerkleTree } from './session/packed-tree.js';
 export type { SessionTreesOptions } from './session/trees.js';
 export { openSessionCheckpoint } from './session/open-checkpoint.js';
 export type { SessionCheckpoint, OpenSessionCheckpointResult, OpenSessionCheckpointFailure } from './session/open-checkpoint.js';

@@ -22,6 +22,7 @@ test('agent-tally/receipt exports', () => {
     'OPEN_NOTE_CODES',
     'PRIVATE_KEY_PREFIX',
     'PROOF_HASH_BYTES',
+    'PackedMerkleTree',
     'ROOT_HASH_BYTES',
     'SIGNATURE_LINE_PREFIX',
     'SessionTrees',

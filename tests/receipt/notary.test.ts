@@ -181,6 +181,24 @@ describe('SessionTrees: built once, then only extended', () => {
     expect(c.rows()).toBe(14);
   });
 
+  it('keeps at most maxEntries over all trees, dropping the least recently used (never the one in use)', async () => {
+    const base = new MemoryStore();
+    const engine = createEngine({ store: base });
+    const a = await intentDay({ engine, name: 'lru-a' });
+    const b = await intentDay({ engine, name: 'lru-b', nonceBase: 30 });
+    const c = counted(base);
+    const trees = new SessionTrees({ maxEntries: 20 });
+    await trees.sync(c.store, a.sid);
+    await trees.sync(c.store, b.sid); // 26 > 20: a is dropped
+    expect(c.rows()).toBe(26);
+    await trees.sync(c.store, b.sid);
+    expect(c.rows()).toBe(26);
+    await trees.sync(c.store, a.sid); // rebuilt; now b is dropped
+    expect(c.rows()).toBe(39);
+    const tiny = new SessionTrees({ maxEntries: 1 });
+    expect((await tiny.sync(c.store, a.sid))?.size).toBe(13); // the tree in use is kept whatever the budget
+  });
+
   it('a stored hash that is not the hash of the stored bytes is corruption, not a checkpoint', async () => {
     const base = new MemoryStore();
     const engine = createEngine({ store: base });

@@ -4,7 +4,6 @@ import { splitLines } from '../../codec/bundle.js';
 import {
   ChainVerifier,
   Frontier,
-  MerkleLevels,
   fromHex,
   toHex,
   type ChainError,
@@ -14,6 +13,7 @@ import {
 } from '../../protocol/index.js';
 import type { NoteVerifier } from '../note/types.js';
 import { openSessionCheckpoint, type OpenSessionCheckpointFailure, type SessionCheckpoint } from '../session/open-checkpoint.js';
+import { PackedMerkleTree } from '../session/packed-tree.js';
 import { receiptHasher } from '../session/trees.js';
 
 /** A source of bundle bytes: chunks (sync or async), as `verifyBundle` takes them. */
@@ -59,8 +59,8 @@ export async function streamVerifiedEntries(
 export interface IndexedBundle {
   readonly ok: true;
   readonly summary: ChainSummary;
-  /** Every perfect-subtree hash of the bundle's tree: proofs at any size in O(log n). */
-  readonly tree: MerkleLevels;
+  /** Every perfect-subtree hash of the bundle's tree (packed, 64–128 bytes per entry): proofs at any size in O(log n). */
+  readonly tree: PackedMerkleTree;
   /** Bytes of the entries that were asked for (by index). */
   readonly entries: ReadonlyMap<number, Uint8Array>;
 }
@@ -77,7 +77,7 @@ export interface IndexedBundle {
  */
 export async function indexBundle(chunks: BundleChunks, options: StreamOptions & { readonly entries?: readonly number[] } = {}): Promise<IndexedBundle | ChainError> {
   const want = new Set(options.entries ?? []);
-  const tree = new MerkleLevels(receiptHasher);
+  const tree = new PackedMerkleTree(receiptHasher);
   const entries = new Map<number, Uint8Array>();
   const r = await streamVerifiedEntries(
     chunks,

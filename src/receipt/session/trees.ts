@@ -1,9 +1,10 @@
 import { sha256 } from '../../codec/sha256.js';
-import { MerkleLevels, rfc6962Hasher, toHex, type MerkleHasher } from '../../protocol/index.js';
+import { rfc6962Hasher, toHex, type MerkleHasher } from '../../protocol/index.js';
 import { KeyedMutex } from '../../session/mutex.js';
 import { StoreCorruptionError } from '../../session/errors.js';
 import type { TranscriptStore } from '../../store/types.js';
 import { entryLeafHash } from '../bytes.js';
+import { PackedMerkleTree } from './packed-tree.js';
 
 /** The RFC 6962 hasher over node:crypto SHA-256 that every receipt tree uses. */
 export const receiptHasher: MerkleHasher = rfc6962Hasher(sha256);
@@ -12,17 +13,22 @@ export const receiptHasher: MerkleHasher = rfc6962Hasher(sha256);
 export interface SessionTreesOptions {
   /** Most sessions whose trees are kept (least recently used dropped first; default 64). */
   readonly maxSessions?: number;
+  /**
+   * Most entries kept over all cached trees (default 4,000,000 ≈ 256–512 MB);
+   * least recently used trees are dropped first, the one in use never.
+   */
+  readonly maxEntries?: number;
   /** Entries read from the store per batch while catching up (default 4096). */
   readonly batch?: number;
 }
 
 interface Cached {
-  readonly levels: MerkleLevels;
+  readonly levels: PackedMerkleTree;
 }
 
 /**
- * One {@link MerkleLevels} per session, built once from the store and then
- * only extended: every stored perfect-subtree hash is kept, so a root or an
+ * One {@link PackedMerkleTree} per session, built once from the store and
+ * then only extended: every perfect-subtree hash is kept, so a root or an
  * inclusion/consistency proof at any size costs O(log n) node reads and at
  * most O(log n) hashes.
  *
@@ -30,8 +36,8 @@ interface Cached {
  * (one leaf hash per entry, recomputed from the stored bytes and compared
  * with the stored hash — a store's hashes are never trusted) plus, amortised,
  * one interior hash per entry; later calls only read and hash the entries
- * appended since. Memory is about two 32-byte hashes (plus array overhead)
- * per entry per cached session. The store is append-only, so a cached tree
+ * appended since. Memory is 64–128 bytes per entry per cached session
+ * (packed hashes; capacity doubles), bounded by `maxEntries` overall. The store is append-only, so a cached tree
  * never goes stale; a sealed session's tree is final.
  *
  * @example
@@ -43,10 +49,12 @@ export class SessionTrees {
   readonly #cache = new WeakMap<TranscriptStore, Map<string, Cached>>();
   readonly #lock = new KeyedMutex();
   readonly #max: number;
+  readonly #maxEntries: number;
   readonly #batch: number;
 
   constructor(options: SessionTreesOptions = {}) {
     this.#max = Math.max(1, options.maxSessions ?? 64);
+    this.#maxEntries = Math.max(1, options.maxEntries ?? 4_000_000);
     this.#batch = Math.max(1, options.batch ?? 4096);
   }
 
@@ -55,7 +63,7 @@ export class SessionTrees {
    * an unknown session. Throws `StoreCorruptionError` when a stored hash is
    * not the hash of its stored bytes.
    */
-  async sync(store: TranscriptStore, sessionId: string): Promise<MerkleLevels | undefined> {
+  async sync(store: TranscriptStore, sessionId: string): Promise<PackedMerkleTree | undefined> {
     return this.#lock.run(sessionId, async () => {
       const head = await store.loadHead(sessionId);
       if (!head) return undefined;
@@ -66,7 +74,7 @@ export class SessionTrees {
       }
       let cached = byStore.get(sessionId);
       if (cached) byStore.delete(sessionId); // re-insert below: most recently used last
-      cached ??= { levels: new MerkleLevels(receiptHasher) };
+      cached ??= { levels: new PackedMerkleTree(receiptHasher) };
       const { levels } = cached;
       while (levels.size < head.size) {
         const from = levels.size;
@@ -80,10 +88,12 @@ export class SessionTrees {
         }
       }
       byStore.set(sessionId, cached);
-      while (byStore.size > this.#max) {
-        const oldest = byStore.keys().next().value;
-        if (oldest === undefined) break;
+      let total = 0;
+      for (const c of byStore.values()) total += c.levels.size;
+      for (const [oldest, c] of byStore) {
+        if (oldest === sessionId || (byStore.size <= this.#max && total <= this.#maxEntries)) break;
         byStore.delete(oldest);
+        total -= c.levels.size;
       }
       return levels;
     });
