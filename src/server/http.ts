@@ -42,7 +42,6 @@ export interface ListenAddress {
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
 const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency)$/;
-const NEWLINE = Buffer.from('\n');
 
 /** An HTTP server speaking the wire; create with {@link createWireServer}. */
 export class WireServer {
@@ -297,7 +296,7 @@ export class WireServer {
     try {
       for await (const line of out.value) {
         lines++;
-        if (!res.write(Buffer.concat([line, NEWLINE]))) await new Promise<void>((r) => res.once('drain', r));
+        if (!res.write(line)) await new Promise<void>((r) => res.once('drain', r));
         if (res.destroyed) return;
       }
       res.end();

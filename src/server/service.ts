@@ -255,12 +255,15 @@ export class WireService {
     return this.engine.events(sessionId, after, limit);
   }
 
-  /** The bundle's lines for `GET /sessions/:id/bundle` (access checked, session known). */
+  /**
+   * The bundle for `GET /sessions/:id/bundle` (access checked, session known):
+   * each entry's canonical bytes followed by `\n`, one chunk per entry.
+   */
   async bundle(p: Principal, sessionId: string): Promise<ReadOutcome<AsyncGenerator<Uint8Array>>> {
     return this.read(p, sessionId, async () => {
       const head = await this.engine.store.loadHead(sessionId);
       if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
-      return { ok: true, value: this.engine.exportEntries(sessionId) };
+      return { ok: true, value: bundleLines(this.engine.exportEntries(sessionId)) };
     });
   }
 
@@ -347,6 +350,15 @@ export class WireService {
     } catch (e) {
       return { ok: false, failure: failureOfException(e), error: e };
     }
+  }
+}
+
+async function* bundleLines(entries: AsyncGenerator<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const e of entries) {
+    const line = new Uint8Array(e.length + 1);
+    line.set(e);
+    line[e.length] = 0x0a;
+    yield line;
   }
 }
 

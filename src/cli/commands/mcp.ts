@@ -50,7 +50,7 @@ function remoteBackend(client: TallyClient): McpBackend {
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.',
-  help: `Usage: tally mcp [--db <location>] [--log-level <level>]
+  help: `Usage: tally mcp [--db <location>] [--key <file>] [--log-level <level>]
        tally mcp --url <http://host:port> [--token-file <file>]    (token from $TALLY_TOKEN otherwise)
 
 Speaks MCP on stdin/stdout (nothing else is ever written to stdout; logs go to
@@ -67,15 +67,20 @@ which that server authorizes (an agent token can only answer for its agents).
 
 Options:
   --db <location>       SQLite path, postgres://… or memory: (local mode)
+  --key <file>          engine key (local mode): session_finalize also returns the
+                        checkpoint signed with it (default $TALLY_KEY when set)
   --url <url>           base URL of a 'tally serve' (remote mode)
   --token-file <file>   file holding the bearer token (remote mode; else $TALLY_TOKEN)
+  --retries <n>         retries of a call that got no answer or a 5xx (remote mode; default 5)
   --log-level <level>   fatal|error|warn|info|debug|silent (default info)
 
 Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.`,
   options: {
     db: { type: 'string' },
+    key: { type: 'string' },
     url: { type: 'string' },
     'token-file': { type: 'string' },
+    retries: { type: 'string' },
     'log-level': { type: 'string' },
   },
   async run({ values, positionals }, io) {
@@ -83,7 +88,7 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
     const level = str(values, 'log-level') ?? 'info';
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');
-    if (url !== undefined && str(values, 'db') !== undefined) throw new CliError('use either --db (local) or --url (remote)');
+    if (url !== undefined && (str(values, 'db') !== undefined || str(values, 'key') !== undefined)) throw new CliError('use either --db/--key (local) or --url (remote)');
     const [{ createLogger }, { createMcpServer, localBackend }, { StdioServerTransport }] = await Promise.all([
       import('../../server/log.js'),
       import('../../server/mcp/index.js'),
@@ -106,20 +111,26 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
       const { createClient } = await import('../../client/index.js');
       let client: TallyClient;
       try {
-        client = createClient({ url, token });
+        const retries = str(values, 'retries');
+        if (retries !== undefined && !/^[0-9]{1,2}$/.test(retries)) throw new CliError('--retries must be an integer from 0 to 99');
+        client = createClient({ url, token, ...(retries === undefined ? {} : { retry: { retries: Number(retries) } }) });
       } catch (e) {
+        if (e instanceof CliError) throw e;
         throw new CliError((e as Error).message);
       }
       backend = remoteBackend(client);
       logger.info({ event: 'start', mode: 'remote', url: client.url }, 'tally mcp: remote');
     } else {
-      const [{ defaultStoreLocation, openStore }, { createEngine }, { WireService }] = await Promise.all([
+      const [{ defaultStoreLocation, openStore }, { createEngine }, { WireService }, { createNotary, loadEngineKey }] = await Promise.all([
         import('../../store/index.js'),
         import('../../engine.js'),
         import('../../server/service.js'),
+        import('../../receipt/index.js'),
       ]);
+      const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
+      const notary = keyPath === undefined ? undefined : createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd }) });
       const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
-      backend = localBackend(new WireService(createEngine({ store })));
+      backend = localBackend(new WireService(createEngine({ store }), notary ? { notary } : {}));
       close = () => store.close();
       logger.info({ event: 'start', mode: 'local', store: store.name }, 'tally mcp: local');
     }
