@@ -24,7 +24,7 @@ import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type J
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
-import { assessVerdict } from './verdict.js';
+import { assessVerdict, cleanText } from './verdict.js';
 
 /** The `policy` member of a ruling. */
 export type PolicyRuling =
@@ -159,7 +159,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       admitted: false,
       code: 'judge_unavailable',
       failure,
-      message: message.slice(0, MESSAGE_MAX),
+      message: cleanText(Array.from(message).slice(0, MESSAGE_MAX).join('')),
       model,
       request_sha256: requestSha256,
     });
@@ -223,7 +223,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       if (!carried) return undefined;
       const r = await ruleIntent(ctx, carried.intent, signerCache);
       if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, r.nonce ? [r.nonce] : []);
-      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: sealed.problem.slice(0, MESSAGE_MAX) } });
+      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: cleanText(Array.from(sealed.problem).slice(0, MESSAGE_MAX).join('')) } });
     }
     const before = await foldBefore(ctx);
     if (!before) return undefined;

@@ -36,6 +36,13 @@ function sameKeys(o: Record<string, unknown>, keys: readonly string[]): boolean 
 
 const unparsable = (message: string): ParsedVerdict => ({ ok: false, message });
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Free text from outside (a model's reason, a provider's error) made safe for canonical JSON: lone surrogates become U+FFFD. */
+export function cleanText(s: string): string {
+  return s.replace(LONE_SURROGATE, '\uFFFD');
+}
+
 function clip(s: string): string {
   const points = Array.from(s);
   return points.length > MAX_REASON_CODE_POINTS ? `${points.slice(0, MAX_REASON_CODE_POINTS - 1).join('')}…` : s;
@@ -89,7 +96,7 @@ export function parseJudgeResponse(response: Uint8Array, ruleCount: number): Par
   if (typeof reason !== 'string' || Array.from(reason).length > MAX_REASON_CODE_POINTS) return unparsable(`reason must be a string of at most ${MAX_REASON_CODE_POINTS} characters`);
   if (verdict !== 'ALLOW' && verdict !== 'DENY') return unparsable('verdict must be "ALLOW" or "DENY"');
   if (typeof action !== 'string') return unparsable('action must be a string');
-  return { ok: true, format: 'verdict', decision: verdict, reason, action };
+  return { ok: true, format: 'verdict', decision: verdict, reason: cleanText(reason), action };
 }
 
 /** What an assessed answer means for the intent. */

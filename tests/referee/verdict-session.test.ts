@@ -131,6 +131,15 @@ describe('referee: judge verdicts', () => {
     expect(ruling(await desk.answer(p.bytes)).verdict).toMatchObject({ source: 'judged', code: 'judge_unavailable' });
   });
 
+  it('free text from outside is made safe for the transcript: lone surrogates in a reason or an error become U+FFFD', async () => {
+    const lone = localJudge({ script: (q) => `{"reason":"bad \\ud800 char","verdict":"DENY","action":${JSON.stringify(q.request.action)}}` });
+    const desk = await Desk.open(refereeSpec('surrogate', judgedMandate()), { judge: lone });
+    expect(ruling(await desk.answer((await propose(desk)).bytes)).verdict).toMatchObject({ code: 'judge_denied', message: 'bad \uFFFD char' });
+    const throwing: Judge = { model: 'broken', ask: async () => Promise.reject(new Error('x\udc00y')) };
+    const d2 = await Desk.open(refereeSpec('surrogate-2', judgedMandate()), { judge: throwing });
+    expect(ruling(await d2.answer((await propose(d2)).bytes)).verdict).toMatchObject({ code: 'judge_unavailable', message: 'the judge threw: x\uFFFDy' });
+  });
+
   it('mechanical checks come first: a policy denial never reaches the judge', async () => {
     const judge = counted(localJudge());
     const desk = await Desk.open(refereeSpec('policy-first', judgedMandate()), { judge });
