@@ -1,0 +1,19 @@
+/** The wire benchmark runs bounded, reports sane figures and loses nothing. */
+import { describe, expect, it } from 'vitest';
+import { benchWire } from '../../src/bench/wire.js';
+
+describe('benchWire', () => {
+  it('reports throughput and p50/p99 beside the in-process rate, within its bounds', async () => {
+    const t0 = performance.now();
+    const r = await benchWire({ turns: 300, concurrency: 8, maxMs: 8_000, inProcessTurns: 500 });
+    expect(performance.now() - t0).toBeLessThan(20_000);
+    expect(r.wire.failures).toBe(0);
+    expect(r.wire.turns).toBeGreaterThan(0);
+    expect(r.wire.turns).toBeLessThanOrEqual(300);
+    expect(r.wire.requests).toBe(2 * r.wire.turns);
+    expect(r.wire.p50Ms).toBeGreaterThan(0);
+    expect(r.wire.p99Ms).toBeGreaterThanOrEqual(r.wire.p50Ms);
+    expect(r.inProcess.turnsPerSecond).toBeGreaterThan(0);
+    expect(r.ratio).toBeCloseTo(r.wire.turnsPerSecond / r.inProcess.turnsPerSecond, 1);
+  });
+});
