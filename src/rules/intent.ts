@@ -11,7 +11,9 @@
  * are not such an object are recorded without a ruling (a plain turn).
  */
 import type { CanonicalObject } from '../protocol/index.js';
-import { createSignerCache, validateIntent, type SignerCache } from '../intent/index.js';
+import { createSignerCache, validateIntent, type SignerCache, type ValidateIntentResult } from '../intent/index.js';
+import { carriedIntent } from '../intent/carried.js';
+import type { IntentPool } from '../intent/pool.js';
 import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
 import type { NonceOwner } from '../store/index.js';
 import { checkIntentSpec, intentOptionsOf, signerOf } from './spec.js';
@@ -36,25 +38,65 @@ export type IntentRuling =
       readonly first?: { readonly intent_hash: string; readonly session: string; readonly index: number };
     };
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
 /** Parses authored bytes as an intent-carrying turn; `undefined` for a plain turn. */
 export function intentOfAuthored(bytes: Uint8Array): { intent: unknown; context?: unknown } | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(decoder.decode(bytes));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, 'intent')) return undefined;
-  const v = value as Record<string, unknown>;
-  return Object.hasOwn(v, 'context') ? { intent: v['intent'], context: v['context'] } : { intent: v['intent'] };
+  return carriedIntent(bytes);
 }
 
 /** Options of {@link createIntentRuler}. */
 export interface IntentRulerOptions {
   /** Signer key cache shared across sessions (default: a new one per ruler). */
   readonly signerCache?: SignerCache;
+  /**
+   * Validate on a pool of worker threads (see `createIntentPool`) so turns of
+   * many sessions are ruled on in parallel; the rulings are exactly those of
+   * the single-thread path. The caller owns the pool (and closes it).
+   */
+  readonly pool?: IntentPool;
+}
+
+type NonceSeam = (agentId: string, nonce: string) => Promise<NonceOwner | undefined> | NonceOwner | undefined;
+
+/** The ruling for a validation result (`first`: the owner of a replayed nonce, when known). */
+function rulingOf(r: ValidateIntentResult, first: NonceOwner | undefined): { ruling: IntentRuling; nonce?: { agentId: string; nonce: string; intentHash: string } } {
+  if (r.ok) {
+    return {
+      ruling: { admitted: true, intent_hash: r.intent_hash, agent_id: r.intent.agent_id, nonce: r.intent.nonce, action: r.intent.action, signer: r.signer },
+      nonce: { agentId: r.intent.agent_id, nonce: r.intent.nonce, intentHash: r.intent_hash },
+    };
+  }
+  return {
+    ruling: {
+      admitted: false,
+      stage: r.stage,
+      code: r.code,
+      message: r.message,
+      ...(r.intent_hash === undefined ? {} : { intent_hash: r.intent_hash }),
+      ...(r.code === 'replayed_nonce' && first ? { first: { intent_hash: first.intentHash, session: first.sessionId, index: first.index } } : {}),
+    },
+  };
+}
+
+/** Rules through a worker pool: the same validation, options and nonce seam as {@link ruleIntent}. */
+async function rulePooled(
+  ctx: Pick<RuleContext, 'spec' | 'frameTime' | 'authored'> & { nonceOwner: NonceSeam },
+  pool: IntentPool,
+): Promise<{ ruling: IntentRuling; nonce?: { agentId: string; nonce: string; intentHash: string } } | undefined> {
+  const opts = intentOptionsOf(ctx.spec);
+  const agents = ctx.spec['agents'];
+  let first: NonceOwner | undefined;
+  const r = await pool.validateAuthored(ctx.authored, {
+    signers: typeof agents === 'object' && agents !== null && !Array.isArray(agents) ? (agents as Record<string, string>) : {},
+    isNonceUsed: async (agentId, nonce) => {
+      first = await ctx.nonceOwner(agentId, nonce);
+      return first ? { usedBy: first.intentHash } : false;
+    },
+    now: ctx.frameTime,
+    ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
+    ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
+    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+  });
+  return r === undefined ? undefined : rulingOf(r, first);
 }
 
 /** Rules on one intent-carrying turn; exported for replay, which must reach the same ruling. */
@@ -77,22 +119,7 @@ export async function ruleIntent(
     ...(opts.limits === undefined ? {} : { limits: opts.limits }),
     ...(signerCache === undefined ? {} : { signerCache }),
   });
-  if (r.ok) {
-    return {
-      ruling: { admitted: true, intent_hash: r.intent_hash, agent_id: r.intent.agent_id, nonce: r.intent.nonce, action: r.intent.action, signer: r.signer },
-      nonce: { agentId: r.intent.agent_id, nonce: r.intent.nonce, intentHash: r.intent_hash },
-    };
-  }
-  return {
-    ruling: {
-      admitted: false,
-      stage: r.stage,
-      code: r.code,
-      message: r.message,
-      ...(r.intent_hash === undefined ? {} : { intent_hash: r.intent_hash }),
-      ...(r.code === 'replayed_nonce' && first ? { first: { intent_hash: first.intentHash, session: first.sessionId, index: first.index } } : {}),
-    },
-  };
+  return rulingOf(r, first);
 }
 
 /**
@@ -107,6 +134,11 @@ export function createIntentRuler(options: IntentRulerOptions = {}): TurnRuler {
     checkSpec: checkIntentSpec,
     async rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
       if (ctx.spec['agents'] === undefined) return undefined;
+      if (options.pool) {
+        const pooled = await rulePooled(ctx, options.pool);
+        if (!pooled) return undefined;
+        return { ruling: { intent: pooled.ruling as unknown as CanonicalObject }, nonces: pooled.nonce ? [pooled.nonce] : [] };
+      }
       const carried = intentOfAuthored(ctx.authored);
       if (!carried) return undefined;
       const { ruling, nonce } = await ruleIntent(ctx, carried.intent, signerCache);
