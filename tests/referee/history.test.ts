@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RefereeHistory } from '../../src/referee/index.js';
+import { RefereeHistory, createRefereeRuler } from '../../src/referee/index.js';
+import { Engine } from '../../src/session/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import type { StoredEntry } from '../../src/store/index.js';
 import { carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
@@ -54,5 +55,16 @@ describe('RefereeHistory: state folded from the transcript', () => {
     expect(await h.fold(plain.sid, 1)).toBeUndefined();
     const d = await Desk.open(refereeSpec('h-short'), { store });
     await expect(h.fold(d.sid, 5)).rejects.toMatchObject({ code: 'TALLY_REFEREE_TRANSCRIPT' });
+  });
+
+  it('misuse is thrown: a ruler without a store, or reading another store than the engine writes', async () => {
+    expect(() => createRefereeRuler({} as Parameters<typeof createRefereeRuler>[0])).toThrow(expect.objectContaining({ code: 'TALLY_REFEREE_OPTIONS' }));
+    const engine = new Engine({ store: new MemoryStore(), ruler: createRefereeRuler({ store: new MemoryStore() }) });
+    const o = await engine.open(refereeSpec('h-wrong-store'));
+    if (!o.ok) throw new Error(o.message);
+    const f = await engine.frame({ sessionId: o.sessionId, ordinal: -1, time: frameTime(-1) });
+    if (!f.ok) throw new Error(f.message);
+    const bytes = carry(await signed(openIntent({ nonce: 'h-x', ttl: iso(frameTime(-1) + 60_000) })));
+    await expect(engine.turn({ sessionId: o.sessionId, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes } })).rejects.toMatchObject({ code: 'TALLY_REFEREE_TRANSCRIPT' });
   });
 });
