@@ -82,8 +82,12 @@ function stripOk(r: { readonly ok: true }): Record<string, unknown> {
   return rest;
 }
 
+/** Store failures a retry can outlive (the database is down, busy, or this process is closing it). */
+const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED'];
+
 function failureOfException(e: unknown): WireFailure {
   if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
+  if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
   if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
   return { type: 'internal', message: 'internal error' };
 }
