@@ -54,11 +54,23 @@ export function sessionCheckpointText(engineName: string, sessionId: string, siz
  * `undefined` when it is not `<name>/<64 lowercase hex>`.
  */
 export function splitSessionOrigin(origin: string): { engineName: string; sessionId: string } | undefined {
+  if (typeof origin !== 'string') return undefined;
   const slash = origin.lastIndexOf('/');
   if (slash <= 0) return undefined;
   const sessionId = origin.slice(slash + 1);
   if (!isDigestHex(sessionId)) return undefined;
   return { engineName: origin.slice(0, slash), sessionId };
+}
+
+/**
+ * A value for an error message that never runs caller code: numbers and
+ * short strings as themselves, anything else by its type (a Proxy or an
+ * object with a throwing `toString` cannot break or hijack the message).
+ */
+export function describeValue(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'string') return v.length <= 80 ? JSON.stringify(v) : `${JSON.stringify(v.slice(0, 80))}…`;
+  return v === null ? 'null' : typeof v;
 }
 
 /** What a grade pins, and the grade itself. */
@@ -91,7 +103,7 @@ export function formatGradeText(statement: GradeStatement): string {
   const { sessionId, size, receiptRoot, grade } = statement;
   if (!isDigestHex(sessionId)) throw gradeError('Grade session id must be 64 lowercase hex characters.');
   if (!isDigestHex(receiptRoot)) throw gradeError('Grade receipt root must be 64 lowercase hex characters.');
-  if (!Number.isSafeInteger(size) || size < 1) throw gradeError('Grade size must be a positive safe integer.', String(size));
+  if (!Number.isSafeInteger(size) || size < 1) throw gradeError('Grade size must be a positive safe integer.', describeValue(size));
   if (typeof grade !== 'object' || grade === null || Array.isArray(grade)) throw gradeError('Grade payload must be a JSON object.');
   const c = tryCanonicalJson(grade);
   if (!c.ok) throw gradeError('Grade payload is not canonical JSON.', `${c.problem.code} at ${c.problem.path || '/'}`);

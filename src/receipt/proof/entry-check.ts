@@ -24,7 +24,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  */
 export function checkEntryBytes(bytes: Uint8Array): CheckEntryResult {
   const fail = (code: EntryCheckCode, message: string): CheckEntryResult => ({ ok: false, code, message });
-  if (!(bytes instanceof Uint8Array)) return fail('not-utf8', 'entry must be bytes');
+  // isView first: it reads an internal slot, so a Proxy posing as bytes is refused without running its traps.
+  if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array)) return fail('not-utf8', 'entry must be bytes');
   if (bytes.length > LIMITS.entryBytes) return fail('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
   let text: string;
   try {

@@ -1,5 +1,5 @@
 import { toHex } from '../../protocol/index.js';
-import { sessionCheckpointText, splitSessionOrigin } from '../bytes.js';
+import { describeValue, sessionCheckpointText, splitSessionOrigin } from '../bytes.js';
 import { parseCheckpoint } from '../checkpoint/checkpoint.js';
 import type { EngineKey } from '../keys/engineKey.js';
 import { signNote } from '../note/sign.js';
@@ -59,7 +59,7 @@ export function turnReceiptFromBundle(ix: IndexedBundle, index: number, signedCh
   if (cp.size < 1 || cp.size > ix.summary.size) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint covers ${cp.size} entries, the bundle has ${ix.summary.size}` };
   const root = toHex(ix.tree.root(cp.size));
   if (root !== cp.root) return { ok: false, code: 'checkpoint-mismatch', message: `the bundle's root at size ${cp.size} is ${root}, the checkpoint says ${cp.root}` };
-  if (!Number.isSafeInteger(index) || index < 0 || index >= cp.size) return { ok: false, code: 'index-out-of-range', message: `entry must be 0 to ${cp.size - 1}, got ${String(index)}` };
+  if (!Number.isSafeInteger(index) || index < 0 || index >= cp.size) return { ok: false, code: 'index-out-of-range', message: `entry must be 0 to ${cp.size - 1}, got ${describeValue(index)}` };
   const entryBytes = ix.entries.get(index);
   if (!entryBytes) return { ok: false, code: 'entry-not-loaded', message: `entry ${index} was not kept when the bundle was indexed (pass it in options.entries)` };
   return { ok: true, index, size: cp.size, text: formatTurnReceipt({ index, proof: ix.tree.inclusionProof(index, cp.size), signedCheckpoint, entryBytes }) };

@@ -1,6 +1,6 @@
 import { TallyError, toHex } from '../../protocol/index.js';
 import type { Engine, Receipt, Rejection } from '../../session/index.js';
-import { entryHashHex, sessionCheckpointText } from '../bytes.js';
+import { describeValue, entryHashHex, sessionCheckpointText } from '../bytes.js';
 import type { EngineKey } from '../keys/engineKey.js';
 import { signNote } from '../note/sign.js';
 import { formatTurnReceipt } from '../proof/turn-receipt.js';
@@ -136,9 +136,9 @@ export function createNotary(options: NotaryOptions): Notary {
 
     async issueCheckpoint(engine, sessionId, size) {
       const tree = await treeOf(engine, sessionId);
-      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
-      const n = size ?? tree.size;
-      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(size)}`);
+      if (!tree) return refuse('unknown-session', `no session ${describeValue(sessionId)}`);
+      const n = size === undefined ? tree.size : size;
+      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(size)}`);
       return { ok: true, ...sign(sessionId, n, tree.root(n)) };
     },
 
@@ -159,19 +159,19 @@ export function createNotary(options: NotaryOptions): Notary {
 
     async inclusionProof(engine, sessionId, index, size) {
       const tree = await treeOf(engine, sessionId);
-      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
-      const n = size ?? tree.size;
-      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(size)}`);
-      if (!isCount(index) || index >= n) return refuse('index-out-of-range', `index must be 0 to ${n - 1}, got ${String(index)}`);
+      if (!tree) return refuse('unknown-session', `no session ${describeValue(sessionId)}`);
+      const n = size === undefined ? tree.size : size;
+      if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(size)}`);
+      if (!isCount(index) || index >= n) return refuse('index-out-of-range', `index must be 0 to ${n - 1}, got ${describeValue(index)}`);
       return { ok: true, index, size: n, leafHash: toHex(tree.leafHash(index)), root: toHex(tree.root(n)), proof: tree.inclusionProof(index, n) };
     },
 
     async consistencyProof(engine, sessionId, size1, size2) {
       const tree = await treeOf(engine, sessionId);
-      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
-      const n2 = size2 ?? tree.size;
-      if (!isCount(n2) || n2 < 1 || n2 > tree.size) return refuse('size-out-of-range', `size2 must be 1 to ${tree.size}, got ${String(size2)}`);
-      if (!isCount(size1) || size1 < 1 || size1 > n2) return refuse('size-out-of-range', `size1 must be 1 to ${n2}, got ${String(size1)}`);
+      if (!tree) return refuse('unknown-session', `no session ${describeValue(sessionId)}`);
+      const n2 = size2 === undefined ? tree.size : size2;
+      if (!isCount(n2) || n2 < 1 || n2 > tree.size) return refuse('size-out-of-range', `size2 must be 1 to ${tree.size}, got ${describeValue(size2)}`);
+      if (!isCount(size1) || size1 < 1 || size1 > n2) return refuse('size-out-of-range', `size1 must be 1 to ${n2}, got ${describeValue(size1)}`);
       return { ok: true, size1, size2: n2, root1: toHex(tree.root(size1)), root2: toHex(tree.root(n2)), proof: tree.consistencyProof(size1, n2) };
     },
 
@@ -185,7 +185,7 @@ export function createNotary(options: NotaryOptions): Notary {
 
     async turnReceipt(engine, sessionId, index, opts = {}) {
       const tree = await treeOf(engine, sessionId);
-      if (!tree) return refuse('unknown-session', `no session ${String(sessionId)}`);
+      if (!tree) return refuse('unknown-session', `no session ${describeValue(sessionId)}`);
       let cp: IssuedCheckpoint;
       if (opts.signedCheckpoint !== undefined) {
         const opened = openSessionCheckpoint(opts.signedCheckpoint, [key], { sessionId });
@@ -196,11 +196,11 @@ export function createNotary(options: NotaryOptions): Notary {
         }
         cp = { sessionId, origin: c.origin, size: c.size, root: c.root, signedCheckpoint: c.signedCheckpoint };
       } else {
-        const n = opts.size ?? tree.size;
-        if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${String(opts.size)}`);
+        const n = opts.size === undefined ? tree.size : opts.size;
+        if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(opts.size)}`);
         cp = sign(sessionId, n, tree.root(n));
       }
-      if (!isCount(index) || index >= cp.size) return refuse('index-out-of-range', `index must be 0 to ${cp.size - 1}, got ${String(index)}`);
+      if (!isCount(index) || index >= cp.size) return refuse('index-out-of-range', `index must be 0 to ${cp.size - 1}, got ${describeValue(index)}`);
       const rows = await engine.store.readRange(sessionId, index, index + 1);
       const row = rows[0];
       const leaf = toHex(tree.leafHash(index));

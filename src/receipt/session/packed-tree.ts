@@ -6,11 +6,12 @@ import {
   type MerkleHasher,
   type NodeReader,
 } from '../../protocol/index.js';
+import { describeValue } from '../bytes.js';
 
 const HASH = 32;
 
 function outOfRange(what: string, n: unknown, min: number, max: number): TallyError {
-  return new TallyError('TALLY_MERKLE_OUT_OF_RANGE', `${what} is out of range.`, { details: `requires an integer in [${min}, ${max}], got ${String(n)}` });
+  return new TallyError('TALLY_MERKLE_OUT_OF_RANGE', `${what} is out of range.`, { details: `requires an integer in [${min}, ${max}], got ${describeValue(n)}` });
 }
 
 function checkCount(n: unknown, min: number, max: number, what: string): asserts n is number {
@@ -82,7 +83,7 @@ export class PackedMerkleTree implements NodeReader {
   node(level: number, index: number): Uint8Array {
     const count = this.#counts[level];
     if (count === undefined || !Number.isSafeInteger(index) || index < 0 || index >= count) {
-      throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'No such complete subtree.', { details: `level ${String(level)}, index ${String(index)}, tree size ${this.size}` });
+      throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'No such complete subtree.', { details: `level ${describeValue(level)}, index ${describeValue(index)}, tree size ${this.size}` });
     }
     return this.#levels[level]!.subarray(index * HASH, (index + 1) * HASH);
   }
