@@ -211,17 +211,17 @@ export class Engine {
     const pending = st.pending!;
     let ruling: CanonicalObject | undefined;
     let nonces: readonly NonceClaim[] = [];
-    if (t.authored && this.ruler) {
-      const outcome = await this.ruler.rule({
+    if (this.ruler && (t.authored || this.ruler.ruleStandDown)) {
+      const context = {
         sessionId: st.sessionId,
         spec: st.spec,
         ordinal: pending.ordinal,
         frameTime: pending.time,
         ...(pending.data === undefined ? {} : { frameData: pending.data }),
-        authored: t.authored,
-        nonceOwner: (agentId, nonce) => this.store.nonceOwner(agentId, nonce),
+        nonceOwner: (agentId: string, nonce: string) => this.store.nonceOwner(agentId, nonce),
         ...(options.recordedRuling === undefined ? {} : { recorded: options.recordedRuling }),
-      });
+      };
+      const outcome = t.authored ? await this.ruler.rule({ ...context, authored: t.authored }) : await this.ruler.ruleStandDown!(context);
       if (outcome) {
         ruling = outcome.ruling;
         nonces = outcome.nonces;

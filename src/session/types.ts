@@ -166,4 +166,9 @@ export interface TurnRuler {
   checkSpec?(spec: SessionSpec): string | undefined;
   /** Rules on one authored body; `undefined` records no ruling. */
   rule(context: RuleContext): Promise<RuleOutcome | undefined> | RuleOutcome | undefined;
+  /**
+   * Rules on a stand-down (for example to record what the answered frame
+   * carried, such as ticket transitions); absent or `undefined` = no ruling.
+   */
+  ruleStandDown?(context: Omit<RuleContext, 'authored'>): Promise<RuleOutcome | undefined> | RuleOutcome | undefined;
 }
