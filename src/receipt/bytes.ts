@@ -1,7 +1,7 @@
 /**
  * THE byte rules of Tally's receipts, above the C2SP primitives (the note
  * signature bytes themselves live in `note/layout.ts`). Every text this layer
- * signs or hashes is assembled here and nowhere else (docs/PROTOCOL.md §10
+ * signs or hashes is assembled here and nowhere else (docs/PROTOCOL.md §11
  * specifies the same bytes in prose):
  *
  * - session checkpoint (a C2SP tlog-checkpoint note text):

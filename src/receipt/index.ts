@@ -4,7 +4,7 @@
  * checkpoints in the C2SP tlog-checkpoint format, signed by the engine's
  * notary; inclusion and consistency proofs; single-turn receipts (a C2SP
  * tlog-proof carrying the entry's bytes); deterministic replay of every
- * ruling; certified grades. The bytes are specified in docs/PROTOCOL.md §10.
+ * ruling; certified grades. The bytes are specified in docs/PROTOCOL.md §11.
  *
  * @example
  * import { createNotary, loadEngineKey, verifyTurnReceipt } from 'agent-tally/receipt';

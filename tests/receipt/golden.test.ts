@@ -2,7 +2,7 @@
  * The golden day's receipts (tests/receipt/golden/receipt.json, made by gen.mjs
  * under fixed RFC 8032 keys) must be reproduced byte for byte, verify, and be
  * checkable by independent code: noble's Ed25519 over the note text, a
- * reference Merkle tree over noble SHA-256. PROTOCOL.md §10 quotes these values.
+ * reference Merkle tree over noble SHA-256. PROTOCOL.md §11 quotes these values.
  */
 import { readFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519';

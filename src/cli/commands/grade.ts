@@ -37,7 +37,7 @@ export const gradeCommand: Command = {
 
 A certified grade is the grader's C2SP signed note over the text
   tally/v1/grade / session <id> / size <n> / root <receipt root> / grade <JSON>
-(one line each; docs/PROTOCOL.md §10). It pins one exact sealed transcript:
+(one line each; docs/PROTOCOL.md §11). It pins one exact sealed transcript:
 verifying it against any other bundle — another day, one entry more or less,
 one byte edited and re-sealed — fails.
 
