@@ -1,8 +1,15 @@
 /**
  * `npm run bench`: every benchmark, each figure printed beside a baseline
  * measured in the same run (ratios, never wall-clock assertions).
+ *
+ * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
+ * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
+ * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
+ * wire, referee; default all). Sections whose module is missing or fails are
+ * reported and skipped, never fatal to the others.
  */
 import { benchCore, type Figure } from './core.js';
+import { benchIntentSessions } from './intents.js';
 
 function fmt(n: number): string {
   return n.toLocaleString('en-US');
@@ -15,6 +22,67 @@ function print(title: string, figures: readonly Figure[]): void {
   }
 }
 
+type Loose = Record<string, unknown>;
+
+function isFigures(x: unknown): x is Figure[] {
+  return Array.isArray(x) && x.every((f) => typeof f === 'object' && f !== null && typeof (f as Loose)['perSecond'] === 'number');
+}
+
+/** Figures of the other areas' benchmark modules, whatever shape each returns. */
+function figuresOf(name: string, r: unknown): Figure[] {
+  if (isFigures(r)) return r;
+  const o = (typeof r === 'object' && r !== null ? r : {}) as Loose;
+  if (isFigures(o['figures'])) return o['figures'];
+  const wire = o['wire'] as Loose | undefined;
+  const inProcess = o['inProcess'] as Loose | undefined;
+  if (name === 'wire' && wire && inProcess && typeof wire['turnsPerSecond'] === 'number' && typeof inProcess['turnsPerSecond'] === 'number') {
+    return [
+      {
+        name: `wire turns (${String(wire['concurrency'])} clients)`,
+        perSecond: Math.round(wire['turnsPerSecond']),
+        baselineName: 'in-process turns',
+        baselinePerSecond: Math.round(inProcess['turnsPerSecond']),
+        ratio: Number(o['ratio']),
+        note: `p50 ${String(wire['p50Ms'])} ms, p99 ${String(wire['p99Ms'])} ms, failures ${String(wire['failures'])}`,
+      },
+    ];
+  }
+  throw new Error('the module returned no figures');
+}
+
+/** Another area's benchmark: module file (next to this one) and the function it exports. */
+const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: string]> = [
+  ['store', './store.js', 'benchStores'],
+  ['receipt', './receipt.js', 'benchReceipts'],
+  ['wire', './wire.js', 'benchWire'],
+  ['referee', './referee.js', 'benchReferee'],
+];
+
+const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+const wanted = (section: string): boolean => only === undefined || only.includes(section);
 const turns = Number(process.env['TALLY_BENCH_TURNS'] ?? 50_000);
+const intentTurns = Number(process.env['TALLY_BENCH_INTENT_TURNS'] ?? 80);
+
 process.stdout.write(`tally bench — node ${process.version}, ${turns} turns\n`);
-print('core', await benchCore(turns));
+if (wanted('core')) print('core', await benchCore(turns));
+if (wanted('intents')) print('intents (through the session)', await benchIntentSessions({ sessions: 8, turnsPerSession: intentTurns }));
+for (const [section, file, fn] of OPTIONAL) {
+  if (!wanted(section)) continue;
+  let mod: Loose;
+  try {
+    mod = (await import(new URL(file, import.meta.url).href)) as Loose;
+  } catch {
+    process.stdout.write(`\n== ${section}: skipped (no ${file})\n`);
+    continue;
+  }
+  const run = mod[fn];
+  if (typeof run !== 'function') {
+    process.stdout.write(`\n== ${section}: skipped (${file} exports no ${fn})\n`);
+    continue;
+  }
+  try {
+    print(section, figuresOf(section, await (run as () => Promise<unknown>)()));
+  } catch (e) {
+    process.stdout.write(`\n== ${section}: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  }
+}

@@ -9,38 +9,66 @@ import { sha256 } from './sha256.js';
 
 const NEWLINE = 0x0a;
 
-/** Splits a byte stream into lines (without their newline). The last piece is reported separately. */
-export async function* splitLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<{ line: Uint8Array; terminated: boolean }> {
-  let carry: Uint8Array[] = [];
-  let carryLen = 0;
-  for await (const chunk of chunks) {
+/** Longest partial line carried between chunks before it is reported as unterminated. */
+const MAX_CARRY = 2 * 1_048_576;
+
+/**
+ * Synchronous line splitting for chunked input: `push` returns the complete
+ * lines (without their newline) a chunk finishes, `end` the unterminated rest.
+ * A partial line longer than any legal entry is cut short and reported as
+ * `overflow` (unterminated), which bounds memory.
+ */
+export class LineSplitter {
+  private carry: Uint8Array[] = [];
+  private carryLen = 0;
+
+  /** Lines completed by `chunk`, in order; `overflow` ends the stream (nothing after it counts). */
+  push(chunk: Uint8Array): { readonly lines: Uint8Array[]; readonly overflow?: Uint8Array } {
+    const lines: Uint8Array[] = [];
     let start = 0;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
       const piece = chunk.subarray(start, nl);
-      if (carryLen > 0) {
-        carry.push(piece);
-        yield { line: concat(carry, carryLen + piece.length), terminated: true };
-        carry = [];
-        carryLen = 0;
+      if (this.carryLen > 0) {
+        this.carry.push(piece);
+        lines.push(concat(this.carry, this.carryLen + piece.length));
+        this.carry = [];
+        this.carryLen = 0;
       } else {
-        yield { line: piece, terminated: true };
+        lines.push(piece);
       }
       start = nl + 1;
     }
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
-      carry.push(rest.slice());
-      carryLen += rest.length;
+      this.carry.push(rest.slice());
+      this.carryLen += rest.length;
       // Bound memory: a "line" longer than any legal entry cannot be valid.
-      if (carryLen > 2 * 1_048_576) {
-        yield { line: concat(carry, carryLen), terminated: false };
-        return;
-      }
+      if (this.carryLen > MAX_CARRY) return { lines, overflow: concat(this.carry, this.carryLen) };
+    }
+    return { lines };
+  }
+
+  /** The unterminated last piece, if any. */
+  end(): Uint8Array | undefined {
+    return this.carryLen > 0 ? concat(this.carry, this.carryLen) : undefined;
+  }
+}
+
+/** Splits a byte stream into lines (without their newline). The last piece is reported separately. */
+export async function* splitLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<{ line: Uint8Array; terminated: boolean }> {
+  const splitter = new LineSplitter();
+  for await (const chunk of chunks) {
+    const { lines, overflow } = splitter.push(chunk);
+    for (const line of lines) yield { line, terminated: true };
+    if (overflow) {
+      yield { line: overflow, terminated: false };
+      return;
     }
   }
-  if (carryLen > 0) yield { line: concat(carry, carryLen), terminated: false };
+  const rest = splitter.end();
+  if (rest) yield { line: rest, terminated: false };
 }
 
 function concat(parts: Uint8Array[], len: number): Uint8Array {
@@ -77,12 +105,19 @@ export async function verifyBundle(
   options: VerifyBundleOptions = {},
 ): Promise<ChainSummary | ChainError> {
   const v = new ChainVerifier(sha256);
-  for await (const { line, terminated } of splitLines(chunks)) {
-    if (!terminated) return v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
-    const r = v.push(line);
-    if (!r.ok) return r;
-    options.onEntry?.(r);
+  const splitter = new LineSplitter();
+  const unterminated = (): ChainError => v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+  // Lines are verified synchronously chunk by chunk (no promise per line).
+  for await (const chunk of chunks) {
+    const { lines, overflow } = splitter.push(chunk);
+    for (const line of lines) {
+      const r = v.push(line);
+      if (!r.ok) return r;
+      options.onEntry?.(r);
+    }
+    if (overflow) return unterminated();
   }
+  if (splitter.end()) return unterminated();
   return v.finish({
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),

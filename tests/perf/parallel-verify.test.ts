@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, type CanonicalValue } from '../../src/protocol/index.js';
+import { ChainVerifier, canonicalJson, type CanonicalValue, type ChainError, type ChainSummary } from '../../src/protocol/index.js';
+import { sha256, splitLines } from '../../src/codec/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
 import { requireFreshDist } from './helpers/dist.js';
@@ -171,8 +172,20 @@ function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
   return out;
 }
 
+/** verifyBundle as first written (line by line over splitLines): the reference for the chunk-wise loop too. */
+async function legacyVerify(chunks: Uint8Array[], requireSealed: boolean): Promise<ChainSummary | ChainError> {
+  const v = new ChainVerifier(sha256);
+  for await (const { line, terminated } of splitLines(chunks)) {
+    if (!terminated) return v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+    const r = v.push(line);
+    if (!r.ok) return r;
+  }
+  return v.finish({ requireSealed });
+}
+
 async function both(bytes: Uint8Array, chunk: number, batchLines: number, requireSealed: boolean) {
   const seq = await verifyBundle(chunked(bytes, chunk), { requireSealed });
+  expect(seq).toEqual(await legacyVerify(chunked(bytes, chunk), requireSealed));
   const p = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, batchLines, maxInFlight: 2, requireSealed });
   return { seq, p };
 }
@@ -222,6 +235,19 @@ describe('verifyBundleParallel', () => {
     expect(await par.verifyBundleParallel([unsealed], { pool })).toEqual(await verifyBundle([unsealed]));
     expect(await par.verifyBundleParallel([unsealed], { pool, requireSealed: false })).toEqual(await verifyBundle([unsealed], { requireSealed: false }));
     expect(await par.verifyBundleParallel([], { pool })).toEqual(await verifyBundle([]));
+    // A line over the entry limit, and a partial line longer than any entry (cut short: unterminated).
+    const huge = new Uint8Array(1_200_000).fill(0x61);
+    for (const tail of [Uint8Array.from([...huge.subarray(0, 10), 0x0a]), huge, Uint8Array.from([...huge, ...huge, 0x0a])]) {
+      const b = new Uint8Array(bytes.length + tail.length);
+      b.set(bytes.subarray(0, bytes.length - 1));
+      b.set(tail, bytes.length - 1);
+      for (const requireSealed of [true, false]) {
+        const { seq, p } = await both(b, 1 << 20, 3, requireSealed);
+        expect(p).toEqual(seq);
+      }
+    }
+    const tooLarge = Uint8Array.from([...huge, 0x0a]);
+    expect(await par.verifyBundleParallel([tooLarge], { pool })).toEqual(await verifyBundle([tooLarge]));
   });
 
   it('verifyBundleFile with parallel: true gives the sequential result', async () => {

@@ -11,7 +11,7 @@
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
-import { splitLines } from '../bundle.js';
+import { LineSplitter } from '../bundle.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
@@ -89,21 +89,26 @@ export async function verifyBundleParallel(
     return true;
   };
 
+  const splitter = new LineSplitter();
   let unterminated = false;
-  for await (const { line, terminated } of splitLines(chunks)) {
-    if (!terminated) {
+  chunkLoop: for await (const chunk of chunks) {
+    const { lines, overflow } = splitter.push(chunk);
+    for (const line of lines) {
+      if (used + line.length > buf.length || ends.length >= batchLines) {
+        dispatch();
+        if (line.length > buf.length) buf = new Uint8Array(line.length);
+        while (inFlight.length >= maxInFlight) if (!(await applyOldest())) return seq.error!;
+      }
+      buf.set(line, used);
+      used += line.length;
+      ends.push(used);
+    }
+    if (overflow) {
       unterminated = true;
-      break;
+      break chunkLoop;
     }
-    if (used + line.length > buf.length || ends.length >= batchLines) {
-      dispatch();
-      if (line.length > buf.length) buf = new Uint8Array(line.length);
-      while (inFlight.length >= maxInFlight) if (!(await applyOldest())) return seq.error!;
-    }
-    buf.set(line, used);
-    used += line.length;
-    ends.push(used);
   }
+  if (!unterminated && splitter.end()) unterminated = true;
   dispatch();
   while (inFlight.length > 0) if (!(await applyOldest())) return seq.error!;
   if (unterminated) return seq.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
