@@ -34,6 +34,10 @@ function usage(): string {
 
 /** Runs `tally` with `argv` (without node and script); returns the exit code. */
 export async function runCli(argv: string[], io: CommandIO): Promise<number> {
+  // A closed pipe (`tally inspect day.jsonl | head`) ends the output quietly, not with a stack trace.
+  io.stdout.on?.('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') io.stderr.write(`tally: cannot write output: ${e.message}\n`);
+  });
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     println(name === undefined ? io.stderr : io.stdout, usage());

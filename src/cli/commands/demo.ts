@@ -1,0 +1,100 @@
+import { resolve, relative, isAbsolute } from 'node:path';
+import type { DemoPhase } from '../../demo/run.js';
+import { MAX_DEMO_WAKES } from '../../demo/limits.js';
+import { MAX_SEED } from '../../demo/prng.js';
+import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { progressReporter, type Progress } from '../progress.js';
+import { intOption } from './session-io.js';
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'Record, seal, verify, replay and prove a whole simulated agent-day (what `npm start` runs).',
+  help: `Usage: tally demo [--seed <n>] [--wakes <n>] [--out <dir>] [--db <location>] [--sync full|normal] [--json]
+
+Runs a deterministic agent-day on the embedded SQLite store: a seeded market
+simulator delivers the OPEN frame and the wakes (prices, fills, ticket
+settlements); two scripted agents answer with signed intents (open, modify,
+close, transfer) under a mandate judged by a local rule judge, and also do what
+real agents and attackers do (a replayed nonce, an expired ttl, bad sizes and
+slippage, a target on a close, an unknown signer, a tampered signature, mandate
+breaches, a prompt injection the judge denies, a verdict it cannot parse, an
+order that never fills, a fill reported twice, network retries, a second answer
+into a filled slot, stand-downs of every class). Then it seals the day, exports
+the bundle and the signed receipt, verifies both, replays every ruling from the
+bundle alone, writes a single-turn receipt and prints a summary with the time
+each phase took. The keys are public test keys (Anvil accounts, RFC 8032).
+
+The same seed and wakes always give the same receipt root. Running again into
+the same database reuses the sealed day (nothing is written twice; the files
+are exported and checked again); an interrupted run is resumed.
+
+Options:
+  --seed <n>        PRNG seed, 0 to ${MAX_SEED} (default 1)
+  --wakes <n>       wakes after the OPEN frame, 0 to ${MAX_DEMO_WAKES} (default 48: one day of 30-minute wakes)
+  --out <dir>       output directory (default ./tally-demo): tally.db, bundle.jsonl,
+                    receipt.json, receipt.checkpoint, engine.vkey, proof.tlog-proof, summary.json
+  --db <location>   store instead of <out>/tally.db: a SQLite path, memory: or postgres://…
+  --sync <mode>     SQLite synchronous mode of the demo store: normal (default: a crash of the
+                    process loses nothing, a power cut may lose the last commits, never corrupts)
+                    or full (the store's own default: every commit is fsynced)
+  --json            print the summary as JSON
+
+A progress bar is shown on a terminal (stderr) and never when piped.
+Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or file I/O error.`,
+  options: {
+    seed: { type: 'string' },
+    wakes: { type: 'string' },
+    out: { type: 'string' },
+    db: { type: 'string' },
+    sync: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError(`demo takes no arguments (got '${positionals[0]}'). Run 'tally demo --help'.`);
+    const seed = intOption(values, 'seed', 0, MAX_SEED) ?? 1;
+    const wakes = intOption(values, 'wakes', 0, MAX_DEMO_WAKES) ?? 48;
+    const sync = str(values, 'sync') ?? 'normal';
+    if (sync !== 'full' && sync !== 'normal') throw new CliError('--sync must be full or normal');
+    const outArg = str(values, 'out') ?? 'tally-demo';
+    if (outArg === '') throw new CliError('--out must not be empty');
+    const out = resolve(io.cwd, outArg);
+    const db = str(values, 'db');
+    if (db === '') throw new CliError('--db must not be empty');
+    // Loaded on use, so `tally --help` stays fast.
+    const { runDemo } = await import('../../demo/run.js');
+    const { formatReport } = await import('../../demo/format.js');
+    const bars = new Map<DemoPhase, Progress>();
+    let current: Progress | undefined;
+    const report = await runDemo({
+      seed,
+      wakes,
+      out,
+      ...(db === undefined ? {} : { db: isAbsolute(db) || /^[a-z]+:/i.test(db) ? db : resolve(io.cwd, db) }),
+      sync: sync === 'full' ? 'FULL' : 'NORMAL',
+      onProgress: (phase, done, total) => {
+        let bar = bars.get(phase);
+        if (!bar) {
+          current?.done();
+          bar = progressReporter(io, phase.padEnd(7));
+          bars.set(phase, bar);
+          current = bar;
+        }
+        bar.tick(done, total);
+      },
+    });
+    current?.done();
+    const shown = { ...report, files: Object.fromEntries(Object.entries(report.files).map(([k, v]) => [k, display(io.cwd, v)])) } as typeof report;
+    if (values['json'] === true) println(io.stdout, JSON.stringify(shown, null, 2));
+    else for (const line of formatReport(shown)) println(io.stdout, line);
+    const ok = report.checks.bundle.ok && report.checks.receipt.ok && report.checks.replay.ok && report.checks.proof.ok;
+    if (!ok) println(io.stderr, 'tally demo: a check failed (see the summary)');
+    return ok ? EXIT.ok : EXIT.invalid;
+  },
+};
+
+/** A path as a person typed it: relative to the working directory when inside it. */
+function display(cwd: string, p: string): string {
+  if (!isAbsolute(p)) return p;
+  const r = relative(cwd, p);
+  return r === '' ? '.' : r.startsWith('..') || isAbsolute(r) ? p : r;
+}

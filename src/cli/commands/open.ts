@@ -1,0 +1,38 @@
+import { str, CliError, type Command } from '../command.js';
+import { DB_HELP, DB_OPTIONS, jsonArgument, printed, refused, storeLocation, withEngine } from './session-io.js';
+
+export const openCommand: Command = {
+  name: 'open',
+  summary: 'Open a session from a spec (the same spec is always the same session) and print its id.',
+  help: `Usage: tally open (--spec <file|json|@file> | --name <name>) [--db <location>] [--json]
+
+Seals the spec in the session's genesis entry and prints the session id (the
+genesis hash). Opening the same spec again returns the same id ("already
+open"): put what makes a day unique (a date, a run id) into the spec.
+A spec may register signers ("agents": {"<agent_id>": "0x<address>"}) and
+intent options ("intent": {...}); intent-carrying turns are then ruled on.
+
+Options:
+  --spec <spec>     the spec: a JSON file path, @file, or inline JSON ({"name": …})
+  --name <name>     shorthand for --spec '{"name": "<name>"}'
+${DB_HELP}
+
+Exit codes: 0 opened, 1 the spec was refused (malformed-entry), 2 usage error, 3 store or file I/O error.`,
+  options: { spec: { type: 'string' }, name: { type: 'string' }, ...DB_OPTIONS },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError(`open takes no arguments (got '${positionals[0]}'). Run 'tally open --help'.`);
+    const specArg = str(values, 'spec');
+    const name = str(values, 'name');
+    if ((specArg === undefined) === (name === undefined)) throw new CliError('give exactly one of --spec <file|json> or --name <name>');
+    const spec = specArg !== undefined ? jsonArgument(specArg, io, 'the spec', true) : { name };
+    const json = values['json'] === true;
+    return withEngine(values, io, false, async (engine) => {
+      const r = await engine.open(spec);
+      if (!r.ok) return refused(io, 'open', json, r);
+      return printed(io, json, { ...r, db: storeLocation(values, io) }, () => [
+        `session ${r.sessionId} (${r.created ? 'created' : 'already open'})`,
+        `next: tally frame --session ${r.sessionId} --ordinal=-1 --time <ms|iso> [--data <json>]`,
+      ]);
+    });
+  },
+};

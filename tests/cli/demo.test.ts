@@ -1,0 +1,122 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { INTENT_CODES } from '../../src/intent/index.js';
+import { FAILURE_CLASSES, SESSION_DIAGNOSTICS } from '../../src/protocol/index.js';
+import { TALLY, tally } from './helpers.js';
+import { inProcess } from './in-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'tally-cli-demo-'));
+
+/** Runs `tally` piped, with the environment a user has (no TALLY_NO_PROGRESS). */
+function piped(args: string[], cwd = dir) {
+  const env = { ...process.env };
+  delete env['TALLY_NO_PROGRESS'];
+  const r = spawnSync(process.execPath, [TALLY, ...args], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('tally demo (from outside)', () => {
+  const first = piped(['demo', '--json', '--out', 'day-a']);
+  const summary = JSON.parse(first.stdout) as {
+    mode: string;
+    receipt: { receiptRoot: string; size: number; sessionId: string };
+    counts: { rejectedByCode: Record<string, number>; standDowns: Record<string, number>; admittedByAction: Record<string, number> };
+    diagnostics: Record<string, number>;
+    referee: { transitions: Record<string, number> };
+    checks: Record<string, { ok: boolean }>;
+    files: Record<string, string>;
+  };
+
+  it('piped: exit 0, no progress bar on stderr, --json output parses', () => {
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
+    expect(summary.mode).toBe('new');
+    expect(summary.receipt.receiptRoot).toMatch(/^[0-9a-f]{64}$/);
+    for (const c of Object.values(summary.checks)) expect(c.ok).toBe(true);
+  });
+
+  it('every listed misbehaviour appears in the summary (codes, stand-downs, diagnostics)', () => {
+    for (const code of INTENT_CODES) expect(summary.counts.rejectedByCode).toHaveProperty(code);
+    for (const c of FAILURE_CLASSES) expect(summary.counts.standDowns).toHaveProperty(c);
+    for (const d of SESSION_DIAGNOSTICS) expect(summary.diagnostics).toHaveProperty(d);
+    expect(summary.diagnostics['duplicate']).toBeGreaterThan(0);
+    for (const a of ['open', 'modify', 'close', 'transfer']) expect(summary.counts.admittedByAction).toHaveProperty(a);
+    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable']) expect(summary.counts.rejectedByCode).toHaveProperty(code);
+    expect(summary.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1 });
+    expect(summary.referee.transitions['redeem']).toBeGreaterThan(0);
+  });
+
+  it('writes tally.db, bundle.jsonl, receipt.*, proof.* under --out, and the bundle verifies with tally verify', () => {
+    for (const f of ['tally.db', 'bundle.jsonl', 'receipt.json', 'receipt.checkpoint', 'engine.vkey', 'proof.tlog-proof', 'summary.json']) expect(existsSync(join(dir, 'day-a', f)), f).toBe(true);
+    const v = tally(['verify', join(dir, 'day-a', 'bundle.jsonl'), '--root', summary.receipt.receiptRoot, '--size', String(summary.receipt.size)]);
+    expect(v.code).toBe(0);
+  });
+
+  it('the same seed gives the same receipt root in another directory; re-running into the same db reuses the sealed day', () => {
+    const other = piped(['demo', '--json', '--out', join(dir, 'day-b'), '--sync', 'full']);
+    expect(other.code).toBe(0);
+    expect(JSON.parse(other.stdout).receipt).toEqual(summary.receipt);
+    const again = piped(['demo', '--json', '--out', 'day-a']);
+    expect(again.code).toBe(0);
+    const r = JSON.parse(again.stdout);
+    expect(r.mode).toBe('reused');
+    expect(r.receipt).toEqual(summary.receipt);
+    expect(readFileSync(join(dir, 'day-b', 'bundle.jsonl'))).toEqual(readFileSync(join(dir, 'day-a', 'bundle.jsonl')));
+  });
+
+  it('tally describe on the demo database shows the session and the referee quota', () => {
+    const db = join(dir, 'day-a', 'tally.db');
+    const d = tally(['describe', '--db', db, '--session', summary.receipt.sessionId]);
+    expect(d.code).toBe(0);
+    expect(d.stdout).toContain('phase         sealed');
+    expect(d.stdout).toMatch(/^quota +[0-9.]+ used \+ 0 locked of \d+/m);
+    const j = JSON.parse(tally(['describe', '--db', db, '--session', summary.receipt.sessionId, '--json']).stdout);
+    expect(j).toMatchObject({ phase: 'sealed', receipt: summary.receipt, extensions: { referee: { instance: 'tally-demo/seed-1' } } });
+    expect(j.extensions.referee.quota.cap).toMatch(/^\d+$/);
+  });
+
+  it('prints a readable summary without --json', () => {
+    const r = tally(['demo', '--seed', '7', '--wakes', '30', '--out', 'day-c', '--db', 'memory:'], { cwd: dir });
+    expect(r.code).toBe(0);
+    for (const s of ['tally demo: seed 7, 30 wakes', 'receipt root', 'rejected', 'diagnostics', 'turn-conflict', 'referee', 'quota', 'tickets', 'judge', 'bundle ok', 'receipt ok', 'replay ok', 'proof ok', 'phases', 'record']) expect(r.stdout).toContain(s);
+    expect(r.stdout).toContain('tally inspect day-c/bundle.jsonl');
+  });
+
+  it('shows a progress bar on a terminal', () => {
+    // `script` gives the child a pseudo-terminal; skip where util-linux script is missing.
+    const probe = spawnSync('script', ['--version'], { encoding: 'utf8' });
+    if (probe.status !== 0) return;
+    const env = { ...process.env };
+    delete env['TALLY_NO_PROGRESS'];
+    const cmd = `${process.execPath} ${TALLY} demo --wakes 200 --db memory: --out ${join(dir, 'tty')}`;
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: dir, env, encoding: 'utf8', timeout: 120_000 });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/record\s+\[#*\.*\] \d+\/201/);
+  });
+
+  it('usage errors exit 2 with one line and no stack trace; --help explains the command', async () => {
+    for (const args of [['--seed', '-1'], ['--seed', 'x'], ['--wakes', '1.5'], ['--wakes', '99999999'], ['--sync', 'sometimes'], ['extra'], ['--bogus'], ['--out', '']]) {
+      const r = await inProcess(['demo', ...args], { cwd: dir });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^tally demo: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    const bin = tally(['demo', '--wakes', 'many'], { cwd: dir });
+    expect(bin.code).toBe(2);
+    expect(bin.stderr).toBe('tally demo: --wakes must be an integer from 0 to 1000000\n');
+    const h = tally(['demo', '--help']);
+    expect(h.code).toBe(0);
+    expect(h.stdout).toContain('Usage: tally demo');
+    expect(h.stdout).toContain('--wakes');
+  });
+
+  it('exit 3 when the output directory cannot be created', () => {
+    writeFileSync(join(dir, 'a-file'), 'not a directory');
+    const r = tally(['demo', '--out', join(dir, 'a-file', 'day'), '--db', 'memory:'], { cwd: dir });
+    expect(r.code).toBe(3);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
