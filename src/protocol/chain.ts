@@ -154,11 +154,15 @@ function canon(v: CanonicalValue): string | undefined {
 /**
  * The canonical text of a STRUCTURALLY VALID entry, written from its known
  * key order (free-form members — spec, data, ruling, artifacts — through the
- * canonical encoder). Only sound when every string of the entry is its own
- * JSON encoding between quotes, which `inspectLine` ensures by applying it to
- * entries parsed from a well-formed text without any backslash.
+ * canonical encoder; `undefined` if one of them is outside canonical JSON).
+ *
+ * Precondition: every string member written directly (digests, kinds, base64
+ * bytes, failure class, protocol) is its own JSON encoding between quotes —
+ * no `"`, `\\`, control character or lone surrogate. `inspectLine` ensures it
+ * by using this only on entries parsed from a well-formed text without any
+ * backslash; the engine, for entries it builds from checked hex and base64.
  */
-function canonicalEntryText(e: Entry): string | undefined {
+export function canonicalEntryText(e: Entry): string | undefined {
   switch (e.kind) {
     case 'genesis': {
       const spec = canon(e.spec);

@@ -9,6 +9,8 @@ import {
   LIMITS,
   authoredHash,
   canonicalBytes,
+  canonicalJson,
+  utf8,
   checkSpec,
   frameRoot,
   isDigestHex,
@@ -25,6 +27,7 @@ import {
   type TurnEntry,
 } from '../protocol/index.js';
 import { Buffer } from 'node:buffer';
+import { canonicalEntryText } from '../protocol/chain.js';
 import { sha256 } from '../codec/sha256.js';
 import type { Rejection } from './types.js';
 
@@ -130,7 +133,10 @@ export function prepareTurn(input: unknown): { ok: true; turn: PreparedTurn } | 
     return malformed('body.kind must be "authored" or "stand-down"');
   }
   const entry: TurnEntry = { kind: 'turn', session: sessionId, ordinal, parent: parentHash, frameRoot: root, body: entryBody };
-  const claimBytes = canonicalBytes(entry as unknown as CanonicalObject);
+  // Every string of this entry is checked lowercase hex, standard base64 or a
+  // failure-class name, so its canonical text can be written from the known
+  // key order (the same bytes as canonicalBytes(entry), without the encoder).
+  const claimBytes = utf8(canonicalEntryText(entry) ?? canonicalJson(entry as unknown as CanonicalObject));
   const claimHashHex = toHex(turnClaimHash(sha256, claimBytes));
   const declared: { claimHash?: string; authoredHash?: string } = {};
   if (claimHash !== undefined) declared.claimHash = claimHash;

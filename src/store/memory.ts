@@ -21,14 +21,38 @@ export class MemoryStore implements TranscriptStore {
   private readonly nonces = new Map<string, NonceOwner>();
   private closed = false;
 
+  // Private copies of appended bytes are carved from shared slabs (one
+  // allocation per ~1 MiB of entries instead of one per entry). A slab is
+  // never handed out: reads copy again.
+  private slab = new Uint8Array(SLAB_BYTES);
+  private slabUsed = 0;
+
   private live(): void {
     if (this.closed) throw new Error('MemoryStore is closed');
+  }
+
+  /** A private copy of `e` (its bytes in a slab). */
+  private keep(e: StoredEntry): StoredEntry {
+    const n = e.bytes.length;
+    let bytes: Uint8Array;
+    if (n > SLAB_BYTES / 8) {
+      bytes = new Uint8Array(e.bytes);
+    } else {
+      if (this.slabUsed + n > SLAB_BYTES) {
+        this.slab = new Uint8Array(SLAB_BYTES);
+        this.slabUsed = 0;
+      }
+      bytes = this.slab.subarray(this.slabUsed, this.slabUsed + n);
+      bytes.set(e.bytes);
+      this.slabUsed += n;
+    }
+    return e.ordinal === undefined ? { index: e.index, hash: e.hash, bytes, kind: e.kind } : { index: e.index, hash: e.hash, bytes, kind: e.kind, ordinal: e.ordinal };
   }
 
   async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
     this.live();
     if (this.sessions.has(head.sessionId)) return 'exists';
-    this.sessions.set(head.sessionId, { head, entries: [copy(genesis)], frames: new Map(), turns: new Map() });
+    this.sessions.set(head.sessionId, { head, entries: [this.keep(genesis)], frames: new Map(), turns: new Map() });
     return 'created';
   }
 
@@ -44,7 +68,7 @@ export class MemoryStore implements TranscriptStore {
       const owner = this.nonces.get(nonceKey(n.agentId, n.nonce));
       if (owner) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner };
     }
-    const e = copy(req.entry);
+    const e = this.keep(req.entry);
     s.entries.push(e);
     if (e.kind === 'frame' && e.ordinal !== undefined) s.frames.set(e.ordinal, e);
     if (e.kind === 'turn' && e.ordinal !== undefined) s.turns.set(e.ordinal, e);
@@ -86,6 +110,8 @@ export class MemoryStore implements TranscriptStore {
     this.closed = true;
   }
 }
+
+const SLAB_BYTES = 1 << 20;
 
 function nonceKey(agentId: string, nonce: string): string {
   return `${agentId.length}:${agentId}:${nonce}`;

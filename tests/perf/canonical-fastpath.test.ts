@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isCanonicalParse, tryCanonicalJson } from '../../src/protocol/canonical.js';
+import { canonicalEntryText } from '../../src/protocol/chain.js';
+import { canonicalJson, parseEntry, toBase64, type CanonicalValue, type Entry } from '../../src/protocol/index.js';
 
 // ---- frozen reference (the encoder before the fast path) ----
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -149,5 +151,36 @@ describe('canonical fast path', () => {
     expect(isCanonicalParse({ a: 'A' }, '{"a":"\\u0041"}')).toBe(false);
     expect(isCanonicalParse(JSON.parse('{"a":"\uD800"}'), '{"a":"\uD800"}')).toBe(false);
     expect(isCanonicalParse({ a: [1, true, 'é'] }, '{"a":[1,true,"é"]}')).toBe(true);
+  });
+
+  it('canonicalEntryText writes exactly the canonical bytes of every entry kind (seed 0xca13)', () => {
+    const hex = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
+    const obj = fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()), { maxKeys: 3 });
+    const ordinal = fc.oneof(fc.integer({ min: -1, max: 1000 }), fc.constant(-0), fc.constant(2 ** 40));
+    const entry: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+      fc.record({ kind: fc.constant('genesis'), protocol: fc.constant('tally/1'), spec: fc.record({ name: fc.constantFrom('a', 'day 1', 'é'), extra: obj }) }),
+      fc.record({ kind: fc.constant('frame'), session: hex, ordinal, parent: hex, time: fc.nat(), frameRoot: hex, data: obj }, { requiredKeys: ['kind', 'session', 'ordinal', 'parent', 'time', 'frameRoot'] }),
+      fc.record(
+        {
+          kind: fc.constant('turn'),
+          session: hex,
+          ordinal,
+          parent: hex,
+          frameRoot: hex,
+          body: fc.oneof(fc.record({ kind: fc.constant('authored'), bytes: fc.uint8Array({ maxLength: 40 }).map(toBase64), hash: hex }), fc.record({ kind: fc.constant('stand-down'), failureClass: fc.constantFrom('provider', 'timeout', 'malformed') })),
+          ruling: obj,
+        },
+        { requiredKeys: ['kind', 'session', 'ordinal', 'parent', 'frameRoot', 'body'] },
+      ),
+      fc.record({ kind: fc.constant('finalize'), session: hex, parent: hex, size: fc.integer({ min: 1, max: 2 ** 40 }), root: hex, artifacts: obj }, { requiredKeys: ['kind', 'session', 'parent', 'size', 'root'] }),
+    );
+    fc.assert(
+      fc.property(entry, (e) => {
+        const parsed = parseEntry(e);
+        expect(parsed.ok).toBe(true);
+        expect(canonicalEntryText(e as unknown as Entry)).toBe(canonicalJson(e as CanonicalValue));
+      }),
+      { seed: 0xca13, numRuns: 2000 },
+    );
   });
 });
