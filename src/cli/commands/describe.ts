@@ -1,5 +1,5 @@
 import { CliError, str, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, printed, refused, sessionOption, withEngine } from './session-io.js';
 
 export const describeCommand: Command = {
   name: 'describe',
@@ -15,7 +15,7 @@ every session in the store.
 
 Options:
   --session <id>    the session (64 hex)
-${DB_HELP}
+${dbHelp()}
 
 Exit codes: 0 described, 1 refused (wrong-session), 2 usage, 3 I/O.`,
   options: { session: { type: 'string' }, ...DB_OPTIONS },

@@ -1,5 +1,5 @@
 import { CliError, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, intOption, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, intOption, printed, refused, sessionOption, withEngine } from './session-io.js';
 
 export const eventsCommand: Command = {
   name: 'events',
@@ -14,7 +14,7 @@ Options:
   --session <id>    the session (64 hex)
   --after <n>       entry index cursor (default -1)
   --limit <n>       most entries to print (default 1000)
-${DB_HELP}
+${dbHelp()}
 
 Exit codes: 0 listed, 1 refused (wrong-session), 2 usage, 3 I/O.`,
   options: { session: { type: 'string' }, after: { type: 'string' }, limit: { type: 'string' }, ...DB_OPTIONS },

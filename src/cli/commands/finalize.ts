@@ -1,5 +1,5 @@
 import { CliError, str, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
 
 export const finalizeCommand: Command = {
   name: 'finalize',
@@ -15,7 +15,7 @@ A pending frame must be answered (or stood down) first.
 Options:
   --session <id>        the session (64 hex)
   --artifacts <json>    a JSON object sealed with the day (inline or @file)
-${DB_HELP}
+${dbHelp(22)}
 
 Exit codes: 0 sealed (or already sealed with the same artifacts), 1 refused with a
 diagnostic (not-pending, sealed, wrong-session, malformed-entry), 2 usage, 3 I/O.`,

@@ -1,6 +1,6 @@
 import type { CanonicalValue } from '../../protocol/index.js';
 import { CliError, str, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, hashOption, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, hashOption, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
 import { ordinalOption, timeOption } from './time.js';
 
 export const frameCommand: Command = {
@@ -18,7 +18,7 @@ Options:
   --time <t>        frame time: epoch milliseconds or ISO-8601 (2030-01-01T09:30:00Z); never decreases
   --data <json>     frame data: inline JSON or @file
   --parent <hash>   the head you believe you extend (checked when given)
-${DB_HELP}
+${dbHelp()}
 
 Exit codes: 0 recorded (or duplicate), 1 refused with a diagnostic (printed on stderr:
 wrong-session, broken-chain, turn-conflict, not-pending, sealed, malformed-entry), 2 usage, 3 I/O.`,

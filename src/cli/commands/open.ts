@@ -1,5 +1,5 @@
 import { str, CliError, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, jsonArgument, printed, refused, storeLocation, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, jsonArgument, printed, refused, storeLocation, withEngine } from './session-io.js';
 
 export const openCommand: Command = {
   name: 'open',
@@ -9,13 +9,14 @@ export const openCommand: Command = {
 Seals the spec in the session's genesis entry and prints the session id (the
 genesis hash). Opening the same spec again returns the same id ("already
 open"): put what makes a day unique (a date, a run id) into the spec.
-A spec may register signers ("agents": {"<agent_id>": "0x<address>"}) and
-intent options ("intent": {...}); intent-carrying turns are then ruled on.
+A spec may register signers ("agents": {"<agent_id>": "0x<address>"}), intent
+options ("intent": {...}) and a mandate ("mandate": {...}, agent-tally/referee);
+intent-carrying turns are then ruled on (and refereed under the mandate).
 
 Options:
   --spec <spec>     the spec: a JSON file path, @file, or inline JSON ({"name": …})
   --name <name>     shorthand for --spec '{"name": "<name>"}'
-${DB_HELP}
+${dbHelp()}
 
 Exit codes: 0 opened, 1 the spec was refused (malformed-entry), 2 usage error, 3 store or file I/O error.`,
   options: { spec: { type: 'string' }, name: { type: 'string' }, ...DB_OPTIONS },

@@ -11,10 +11,15 @@ import type { Engine, Rejection, TurnRuler } from '../../session/index.js';
 import type { TranscriptStore } from '../../store/index.js';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
 
-/** Help text shared by every session command. */
-export const DB_HELP = `  --db <location>   the store: a SQLite file path, memory: or postgres://…
-                    (default: $TALLY_DB, else .tally/tally.db)
-  --json            print the result as JSON`;
+/** Help lines shared by every session command, with the option column `width` wide. */
+export function dbHelp(width = 18): string {
+  const pad = ' '.repeat(width + 2);
+  return [
+    `  ${'--db <location>'.padEnd(width)}the store: a SQLite file path, memory: or postgres://…`,
+    `${pad}(default: $TALLY_DB, else .tally/tally.db)`,
+    `  ${'--json'.padEnd(width)}print the result as JSON`,
+  ].join('\n');
+}
 
 /** The `--db` / `--json` options every session command takes. */
 export const DB_OPTIONS = { db: { type: 'string' }, json: { type: 'boolean' } } as const;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { FAILURE_CLASSES, isMember, type CanonicalObject } from '../../protocol/index.js';
 import type { TurnBodyInput, TurnResult } from '../../session/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
-import { DB_HELP, DB_OPTIONS, hashOption, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { dbHelp, DB_OPTIONS, hashOption, printed, refused, sessionOption, withEngine } from './session-io.js';
 import { ordinalOption } from './time.js';
 
 export const turnCommand: Command = {
@@ -27,7 +27,7 @@ Options:
   --text <s>            authored bytes: the UTF-8 text <s>
   --file <path>         authored bytes: the exact bytes of a file (- for stdin)
   --stand-down <class>  no answer: ${FAILURE_CLASSES.join(', ')}
-${DB_HELP}
+${dbHelp(22)}
 
 Exit codes: 0 recorded (or duplicate; a rejected intent is still a recorded turn),
 1 refused with a diagnostic (printed on stderr: turn-conflict, stale-frame,
