@@ -85,6 +85,8 @@ async function rulePooled(
   const opts = intentOptionsOf(ctx.spec);
   const agents = ctx.spec['agents'];
   let first: NonceOwner | undefined;
+  // Route by agent so each worker keeps its agents' keys cached (never changes a result).
+  const agentId = (carriedIntent(ctx.authored)?.intent as { agent_id?: unknown } | undefined)?.agent_id;
   const r = await pool.validateAuthored(ctx.authored, {
     signers: typeof agents === 'object' && agents !== null && !Array.isArray(agents) ? (agents as Record<string, string>) : {},
     isNonceUsed: async (agentId, nonce) => {
@@ -95,7 +97,7 @@ async function rulePooled(
     ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
     ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
     ...(opts.limits === undefined ? {} : { limits: opts.limits }),
-  });
+  }, typeof agentId === 'string' ? agentId : undefined);
   return r === undefined ? undefined : rulingOf(r, first);
 }
 
