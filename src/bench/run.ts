@@ -8,6 +8,8 @@
  * wire, referee; default all). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
+import { availableParallelism } from 'node:os';
+import { effectiveCores } from './cores.js';
 import { benchCore, type Figure } from './core.js';
 import { benchIntentSessions } from './intents.js';
 
@@ -64,8 +66,14 @@ const turns = Number(process.env['TALLY_BENCH_TURNS'] ?? 50_000);
 const intentTurns = Number(process.env['TALLY_BENCH_INTENT_TURNS'] ?? 80);
 
 process.stdout.write(`tally bench — node ${process.version}, ${turns} turns\n`);
+// Parallel figures (worker threads) can only beat single-thread ones when cores are free.
+const cores = async (when: string): Promise<void> => {
+  process.stdout.write(`effective cores for 2 threads ${when}: ${(await effectiveCores()).toFixed(2)} of ${availableParallelism()}\n`);
+};
+await cores('at start');
 if (wanted('core')) print('core', await benchCore(turns));
 if (wanted('intents')) print('intents (through the session)', await benchIntentSessions({ sessions: 8, turnsPerSession: intentTurns }));
+if (wanted('core') || wanted('intents')) await cores('after core and intents');
 for (const [section, file, fn] of OPTIONAL) {
   if (!wanted(section)) continue;
   let mod: Loose;
