@@ -47,11 +47,12 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     println(io.stdout, version());
     return EXIT.ok;
   }
-  const cmd = COMMANDS.find((c) => c.name === name);
-  if (!cmd) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     println(io.stderr, `tally: unknown command '${name}'. Run 'tally --help' for the list.`);
     return EXIT.usage;
   }
+  const cmd = await entry.load();
   try {
     const args = parseFor(cmd, rest);
     if (args.values['help'] === true) {

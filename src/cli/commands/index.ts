@@ -1,21 +1,34 @@
-/** Every `tally` command, in the order `tally --help` lists them. */
+/**
+ * Every `tally` command, in the order `tally --help` lists them. Each entry
+ * loads its module only when the command runs, so `tally verify` does not pay
+ * for the server, the MCP SDK or viem. tests/cli/registry.test.ts checks that
+ * every name and summary here equals the loaded command's.
+ */
 import type { Command } from '../command.js';
-import { verifyCommand } from './verify.js';
-import { demoCommand } from './demo.js';
-import { inspectCommand } from './inspect.js';
-import { openCommand } from './open.js';
-import { frameCommand } from './frame.js';
-import { turnCommand } from './turn.js';
-import { finalizeCommand } from './finalize.js';
-import { eventsCommand } from './events.js';
-import { describeCommand } from './describe.js';
-import { codesCommand } from './codes.js';
-import { checkpointCommand } from './checkpoint.js';
-import { proveCommand } from './prove.js';
-import { verifyProofCommand } from './verify-proof.js';
-import { replayCommand } from './replay.js';
-import { gradeCommand } from './grade.js';
-import { serveCommand } from './serve.js';
-import { mcpCommand } from './mcp.js';
 
-export const COMMANDS: readonly Command[] = [demoCommand, inspectCommand, verifyCommand, checkpointCommand, proveCommand, verifyProofCommand, replayCommand, gradeCommand, serveCommand, mcpCommand, openCommand, frameCommand, turnCommand, finalizeCommand, eventsCommand, describeCommand, codesCommand];
+/** A command known by name and summary, loaded on demand. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'demo', summary: 'Record, seal, verify, replay and prove a whole simulated agent-day (what `npm start` runs).', load: async () => (await import('./demo.js')).demoCommand },
+  { name: 'inspect', summary: 'Print a readable timeline of a bundle: frames, turns, rulings, diagnostics, the seal.', load: async () => (await import('./inspect.js')).inspectCommand },
+  { name: 'verify', summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).', load: async () => (await import('./verify.js')).verifyCommand },
+  { name: 'checkpoint', summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.", load: async () => (await import('./checkpoint.js')).checkpointCommand },
+  { name: 'prove', summary: 'Write a single-turn receipt: one entry of a bundle, its inclusion proof and the signed checkpoint.', load: async () => (await import('./prove.js')).proveCommand },
+  { name: 'verify-proof', summary: "Verify a single-turn receipt offline with the engine's verifier key alone.", load: async () => (await import('./verify-proof.js')).verifyProofCommand },
+  { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
+  { name: 'grade', summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.', load: async () => (await import('./grade.js')).gradeCommand },
+  { name: 'serve', summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.', load: async () => (await import('./serve.js')).serveCommand },
+  { name: 'mcp', summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.', load: async () => (await import('./mcp.js')).mcpCommand },
+  { name: 'open', summary: 'Open a session from a spec (the same spec is always the same session) and print its id.', load: async () => (await import('./open.js')).openCommand },
+  { name: 'frame', summary: 'Deliver a frame: the OPEN frame (ordinal -1) or the next wake.', load: async () => (await import('./frame.js')).frameCommand },
+  { name: 'turn', summary: 'Answer the pending frame with authored bytes or a stand-down.', load: async () => (await import('./turn.js')).turnCommand },
+  { name: 'finalize', summary: 'Seal a session and print its receipt (size, receipt root, head).', load: async () => (await import('./finalize.js')).finalizeCommand },
+  { name: 'events', summary: "List a session's entries after a cursor (to follow or resume a day).", load: async () => (await import('./events.js')).eventsCommand },
+  { name: 'describe', summary: "Show a session's phase, head, root, pending frame and counts (or list the sessions).", load: async () => (await import('./describe.js')).describeCommand },
+  { name: 'codes', summary: 'List every ruling code, session diagnostic and stand-down class: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },
+];

@@ -3,7 +3,6 @@ import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
-import { verifyWithCheckpoint } from './verify-proof.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -57,7 +56,11 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined) return verifyWithCheckpoint(path, pin as ChainPin, values, io);
+    if (values['key'] !== undefined || values['checkpoint'] !== undefined) {
+      // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
+      const { verifyWithCheckpoint } = await import('./verify-proof.js');
+      return verifyWithCheckpoint(path, pin as ChainPin, values, io);
+    }
     const progress = progressReporter(io, 'verifying');
     const result = await verifyBundleFile(path, {
       requireSealed: values['unsealed'] !== true,
