@@ -5,7 +5,8 @@
  * as one compact record per line (see ./layout.ts). Nothing here depends on
  * other lines, so batches can be analysed in any order on any thread.
  */
-import { authoredProblem, frameRootHex, inspectLine } from '../../protocol/chain.js';
+import { frameRoot } from '../../protocol/bytes.js';
+import { authoredProblem, inspectLine } from '../../protocol/chain.js';
 import { sha256 } from '../sha256.js';
 import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, STATUS_OK, type BatchResult, type LineFailure } from './layout.js';
 
@@ -53,7 +54,7 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array): 
       view.setFloat64(at + OFF.ordinal, e.ordinal);
       view.setFloat64(at + OFF.timeOrSize, e.time);
       hexInto(out, at + OFF.claimedRoot, e.frameRoot);
-      hexInto(out, at + OFF.computedRoot, frameRootHex(sha256, e));
+      out.set(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }), at + OFF.computedRoot);
     } else if (e.kind === 'turn') {
       view.setFloat64(at + OFF.ordinal, e.ordinal);
       hexInto(out, at + OFF.claimedRoot, e.frameRoot);
