@@ -13,7 +13,8 @@ import { createSignerCache } from './signer-cache.js';
 import { validateIntent } from './validate.js';
 
 const port = parentPort;
-const signerCache = createSignerCache({ maxEntries: 256 });
+// As the single-thread ruler: at most 64 keys (~0.4 MB of tables each) per worker.
+const signerCache = createSignerCache({ maxEntries: 64 });
 const nonceWaits = new Map<number, { resolve(l: NonceLookup): void; reject(e: unknown): void }>();
 
 function send(m: FromWorker): void {
