@@ -8,12 +8,12 @@
 import { isCanonicalParse, tryCanonicalJson, type CanonicalValue } from './canonical.js';
 import { fromBase64 } from './base64.js';
 import { authoredHash, entryHash, frameRoot, type Digest } from './bytes.js';
-import { parseEntry, type AuthoredBody, type Entry, type FrameEntry } from './entries.js';
+import { parseEntry, type AuthoredBody, type Entry, type FinalizeEntry, type FrameEntry, type TurnEntry } from './entries.js';
 import { toHex } from './hex.js';
 import { LIMITS } from './limits.js';
 import { Frontier } from './merkle/frontier.js';
 import { rfc6962Hasher } from './merkle/hasher.js';
-import { OPEN_ORDINAL } from './vocabulary.js';
+import { OPEN_ORDINAL, type FailureClass } from './vocabulary.js';
 
 /** Why a bundle failed verification. */
 export type ChainErrorCode =
@@ -126,6 +126,8 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
   } catch {
     return { ok: false, code: 'not-utf8', message: 'entry is not valid UTF-8' };
   }
+  const known = knownShape(text);
+  if (known) return { ok: true, entry: known, hash: entryHash(digest, line) };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -144,6 +146,66 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
     if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   }
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
+}
+
+// The commonest entries, matched whole. A match means the text is exactly the
+// canonical JSON of an entry that parseEntry accepts (digests are 64 lowercase
+// hex, ordinals -1 or unsigned without leading zeros, strings hold no
+// character JSON would escape), so the reference checks cannot fail on it;
+// number ranges are checked after the match. Anything else takes the full path.
+const HEX = '([0-9a-f]{64})';
+const ORD = '(-1|0|[1-9][0-9]{0,12})';
+const UINT = '(0|[1-9][0-9]{0,15})';
+const TAIL = `"frameRoot":"${HEX}","kind":"turn","ordinal":${ORD},"parent":"${HEX}","session":"${HEX}"\\}$`;
+const AUTHORED_TURN = new RegExp(`^\\{"body":\\{"bytes":"([A-Za-z0-9+/=]*)","hash":"${HEX}","kind":"authored"\\},${TAIL}`);
+const STAND_DOWN_TURN = new RegExp(`^\\{"body":\\{"failureClass":"(provider|timeout|malformed)","kind":"stand-down"\\},${TAIL}`);
+const PLAIN_FRAME = new RegExp(`^\\{"frameRoot":"${HEX}","kind":"frame","ordinal":${ORD},"parent":"${HEX}","session":"${HEX}","time":${UINT}\\}$`);
+const PLAIN_SEAL = new RegExp(`^\\{"kind":"finalize","parent":"${HEX}","root":"${HEX}","session":"${HEX}","size":([1-9][0-9]{0,15})\\}$`);
+
+function ordinalOf(s: string): number | undefined {
+  const n = Number(s);
+  return n <= LIMITS.maxOrdinal ? n : undefined;
+}
+
+/** The entry a line of a known shape holds (as JSON.parse would build it), or `undefined`. */
+function knownShape(text: string): Entry | undefined {
+  switch (text.charCodeAt(2)) {
+    case 0x62: {
+      // {"body":…
+      let m = AUTHORED_TURN.exec(text);
+      if (m) {
+        const ordinal = ordinalOf(m[4]!);
+        if (ordinal === undefined) return undefined;
+        return { body: { bytes: m[1]!, hash: m[2]!, kind: 'authored' }, frameRoot: m[3]!, kind: 'turn', ordinal, parent: m[5]!, session: m[6]! } as TurnEntry;
+      }
+      m = STAND_DOWN_TURN.exec(text);
+      if (m) {
+        const ordinal = ordinalOf(m[3]!);
+        if (ordinal === undefined) return undefined;
+        return { body: { failureClass: m[1]! as FailureClass, kind: 'stand-down' }, frameRoot: m[2]!, kind: 'turn', ordinal, parent: m[4]!, session: m[5]! } as TurnEntry;
+      }
+      return undefined;
+    }
+    case 0x66: {
+      // {"frameRoot":…
+      const m = PLAIN_FRAME.exec(text);
+      if (!m) return undefined;
+      const ordinal = ordinalOf(m[2]!);
+      const time = Number(m[5]!);
+      if (ordinal === undefined || !Number.isSafeInteger(time)) return undefined;
+      return { frameRoot: m[1]!, kind: 'frame', ordinal, parent: m[3]!, session: m[4]!, time } as FrameEntry;
+    }
+    case 0x6b: {
+      // {"kind":"finalize",…
+      const m = PLAIN_SEAL.exec(text);
+      if (!m) return undefined;
+      const size = Number(m[4]!);
+      if (!Number.isSafeInteger(size)) return undefined;
+      return { kind: 'finalize', parent: m[1]!, root: m[2]!, session: m[3]!, size } as FinalizeEntry;
+    }
+    default:
+      return undefined;
+  }
 }
 
 function canon(v: CanonicalValue): string | undefined {

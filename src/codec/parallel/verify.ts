@@ -26,11 +26,11 @@ export interface ParallelVerifyOptions {
   readonly onProgress?: (entries: number) => void;
   /** Worker pool to use (default: one shared pool sized to the machine, idle workers never keep the process alive). */
   readonly pool?: VerifyPool;
-  /** Most lines per batch (default 2048). */
+  /** Most lines per batch (default 512). */
   readonly batchLines?: number;
   /** Most bytes of lines per batch, unless one line alone is longer (default 1 MiB). */
   readonly batchBytes?: number;
-  /** Most batches in flight (default 2 per worker, at least 2). */
+  /** Most batches in flight (default 4 per worker, at least 2). */
   readonly maxInFlight?: number;
 }
 
@@ -61,9 +61,9 @@ export async function verifyBundleParallel(
   options: ParallelVerifyOptions = {},
 ): Promise<ChainSummary | ChainError> {
   const pool = options.pool ?? sharedVerifyPool();
-  const batchLines = positive('batchLines', options.batchLines, 2048);
+  const batchLines = positive('batchLines', options.batchLines, 512);
   const batchBytes = positive('batchBytes', options.batchBytes, 1 << 20);
-  const maxInFlight = Math.max(2, positive('maxInFlight', options.maxInFlight, 2 * pool.size));
+  const maxInFlight = Math.max(2, positive('maxInFlight', options.maxInFlight, 4 * pool.size));
   const seq = new Sequencer();
   const inFlight: Array<{ result: Promise<BatchResult>; lines: number }> = [];
 
