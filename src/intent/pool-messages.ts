@@ -13,6 +13,8 @@ export interface ValidateRequest {
   readonly clockSkewMs?: number;
   readonly maxTtlHorizonMs?: number;
   readonly limits?: IntentLimits;
+  /** The answer of `isNonceUsed` for one key, looked up before sending (saves a round trip when it is the key asked). */
+  readonly nonceHint?: { readonly agentId: string; readonly nonce: string; readonly lookup: NonceLookup };
 }
 
 /** main → worker: the answer to a {@link NonceQuery}. */

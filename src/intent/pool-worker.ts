@@ -29,10 +29,12 @@ async function validate(req: ValidateRequest): Promise<void> {
     const result = await validateIntent(carried.intent, {
       resolveSigner: (agentId) => signers.get(agentId) ?? null,
       isNonceUsed: (agentId, nonce) =>
-        new Promise<NonceLookup>((resolve, reject) => {
-          nonceWaits.set(req.id, { resolve, reject });
-          send({ t: 'nonce', id: req.id, agentId, nonce });
-        }),
+        req.nonceHint !== undefined && req.nonceHint.agentId === agentId && req.nonceHint.nonce === nonce
+          ? req.nonceHint.lookup
+          : new Promise<NonceLookup>((resolve, reject) => {
+              nonceWaits.set(req.id, { resolve, reject });
+              send({ t: 'nonce', id: req.id, agentId, nonce });
+            }),
       now: req.now,
       ...(req.clockSkewMs === undefined ? {} : { clockSkewMs: req.clockSkewMs }),
       ...(req.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: req.maxTtlHorizonMs }),

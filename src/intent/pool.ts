@@ -29,6 +29,14 @@ export interface PooledValidation {
   readonly clockSkewMs?: number;
   readonly maxTtlHorizonMs?: number;
   readonly limits?: IntentLimits;
+  /**
+   * `isNonceUsed(agentId, nonce)` answered ahead of time for the key the Intent
+   * will most likely ask about: when the validator asks exactly that key, the
+   * worker uses it instead of asking this thread (any other key still asks).
+   * Nonces are never released, and the store re-checks them at append, so an
+   * early answer never admits a used nonce.
+   */
+  readonly nonceHint?: { readonly agentId: string; readonly nonce: string; readonly lookup: NonceLookup };
 }
 
 /** A pool of Intent validation workers; see {@link createIntentPool}. */
@@ -180,6 +188,7 @@ export function createIntentPool(options: IntentPoolOptions = {}): IntentPool {
           ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
           ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
           ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+          ...(opts.nonceHint === undefined ? {} : { nonceHint: opts.nonceHint }),
         };
         slot.worker.postMessage(msg);
       });

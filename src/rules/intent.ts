@@ -85,8 +85,23 @@ async function rulePooled(
   const opts = intentOptionsOf(ctx.spec);
   const agents = ctx.spec['agents'];
   let first: NonceOwner | undefined;
-  // Route by agent so each worker keeps its agents' keys cached (never changes a result).
-  const agentId = (carriedIntent(ctx.authored)?.intent as { agent_id?: unknown } | undefined)?.agent_id;
+  // Route by agent so each worker keeps its agents' keys cached, and look the
+  // nonce up now so the worker need not ask back (neither changes a result:
+  // the worker uses the answer only for exactly this key; nonces are never
+  // released, and the store re-checks them at append).
+  const raw = carriedIntent(ctx.authored)?.intent as { agent_id?: unknown; nonce?: unknown } | undefined;
+  const agentId = raw?.agent_id;
+  const rawNonce = raw?.nonce;
+  let nonceHint: { agentId: string; nonce: string; lookup: { usedBy: string } | false } | undefined;
+  if (typeof agentId === 'string' && typeof rawNonce === 'string') {
+    try {
+      const owner = await ctx.nonceOwner(agentId, rawNonce);
+      first = owner;
+      nonceHint = { agentId, nonce: rawNonce, lookup: owner ? { usedBy: owner.intentHash } : false };
+    } catch {
+      // No hint: if the validator needs this answer it asks again, and fails as it would.
+    }
+  }
   const r = await pool.validateAuthored(ctx.authored, {
     signers: typeof agents === 'object' && agents !== null && !Array.isArray(agents) ? (agents as Record<string, string>) : {},
     isNonceUsed: async (agentId, nonce) => {
@@ -97,6 +112,7 @@ async function rulePooled(
     ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
     ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
     ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+    ...(nonceHint === undefined ? {} : { nonceHint }),
   }, typeof agentId === 'string' ? agentId : undefined);
   return r === undefined ? undefined : rulingOf(r, first);
 }
