@@ -19,5 +19,5 @@ export { TURN_ACTS, PROBES, LATE_PROBE, BLOCK_WAKES, planDay } from './script.js
 export type { TurnActDef, TurnActName, ProbeDef, ProbeName, DayPlan } from './script.js';
 export { driveDay, encodeDecision, frameIndex, GHOST_SESSION_ID } from './driver.js';
 export type { DriveOptions, DriveResult } from './driver.js';
-export { readTimeline, rowOf, countRows } from './timeline.js';
+export { readTimeline, rowOf, countRows, DayCounter } from './timeline.js';
 export type { Timeline, TimelineRow, DayCounts, Notice, RulingView } from './timeline.js';

@@ -202,6 +202,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     let firstTurn = proofTarget;
     const timeline = await readTimeline(files.bundle, {
       requireSealed: true,
+      keepRows: false,
       pin: { sessionId, size: receipt.size, receiptRoot: receipt.receiptRoot },
       onEntry: (v) => {
         if (v.entry.kind === 'turn') {

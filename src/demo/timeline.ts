@@ -238,87 +238,110 @@ export function rowOf(index: number, hash: string, entry: Entry, time: number): 
   }
 }
 
-/** Counts over timeline rows. */
-export function countRows(rows: readonly TimelineRow[]): DayCounts {
-  const bump = (m: Record<string, number>, k: string) => {
-    m[k] = (m[k] ?? 0) + 1;
-  };
-  let frames = 0;
-  let turns = 0;
-  let intents = 0;
-  let admitted = 0;
-  let rejected = 0;
-  let notes = 0;
-  const admittedByAction: Record<string, number> = {};
-  const rejectedByCode: Record<string, number> = {};
-  const standDowns: Record<string, number> = {};
-  const noticeCounts: Record<string, number> = {};
-  const transitions: Record<string, number> = {};
-  let quota: Readonly<Record<string, string | number>> | undefined;
-  for (const r of rows) {
+/** Counts rows one at a time (memory stays bounded however long the day). */
+export class DayCounter {
+  private entries = 0;
+  private frames = 0;
+  private turns = 0;
+  private intents = 0;
+  private admitted = 0;
+  private rejected = 0;
+  private notes = 0;
+  private readonly admittedByAction: Record<string, number> = {};
+  private readonly rejectedByCode: Record<string, number> = {};
+  private readonly standDowns: Record<string, number> = {};
+  private readonly notices: Record<string, number> = {};
+  private readonly transitions: Record<string, number> = {};
+  private quota: Readonly<Record<string, string | number>> | undefined;
+
+  /** Counts one row. */
+  add(r: TimelineRow): void {
+    const bump = (m: Record<string, number>, k: string, n = 1) => {
+      if (n > 0) m[k] = (m[k] ?? 0) + n;
+    };
+    this.entries++;
     if (r.kind === 'frame') {
-      frames++;
-      for (const n of r.notices ?? []) bump(noticeCounts, n.outcome);
+      this.frames++;
+      for (const n of r.notices ?? []) bump(this.notices, n.outcome);
       if (r.referee) {
-        if (r.referee.redeemed.length > 0) transitions['redeem'] = (transitions['redeem'] ?? 0) + r.referee.redeemed.length;
-        if (r.referee.released.length > 0) transitions['release'] = (transitions['release'] ?? 0) + r.referee.released.length;
-        if (r.referee.terminate) bump(transitions, 'terminate');
+        bump(this.transitions, 'redeem', r.referee.redeemed.length);
+        bump(this.transitions, 'release', r.referee.released.length);
+        if (r.referee.terminate) bump(this.transitions, 'terminate');
       }
     } else if (r.kind === 'seal') {
-      for (const n of r.notices ?? []) bump(noticeCounts, n.outcome);
+      for (const n of r.notices ?? []) bump(this.notices, n.outcome);
     } else if (r.kind === 'turn') {
-      turns++;
-      if (r.quota) quota = r.quota;
-      for (const t of r.transitions ?? []) if (!t.ok) bump(transitions, t.code ?? 'refused');
-      if (r.body === 'stand-down') bump(standDowns, r.failureClass ?? 'unknown');
-      else if (r.body === 'note') notes++;
-      else intents++;
-      if (r.rulings.length === 0) continue;
+      this.turns++;
+      if (r.quota) this.quota = r.quota;
+      for (const t of r.transitions ?? []) if (!t.ok) bump(this.transitions, t.code ?? 'refused');
+      if (r.body === 'stand-down') bump(this.standDowns, r.failureClass ?? 'unknown');
+      else if (r.body === 'note') this.notes++;
+      else this.intents++;
+      if (r.rulings.length === 0) return;
       const bad = r.rulings.filter((x) => !x.admitted);
       if (bad.length === 0) {
-        admitted++;
-        if (r.action !== undefined) bump(admittedByAction, r.action);
+        this.admitted++;
+        if (r.action !== undefined) bump(this.admittedByAction, r.action);
       } else {
-        rejected++;
-        for (const b of bad) bump(rejectedByCode, b.code ?? `${b.by}:rejected`);
+        this.rejected++;
+        for (const b of bad) bump(this.rejectedByCode, b.code ?? `${b.by}:rejected`);
       }
     }
   }
-  return {
-    entries: rows.length,
-    frames,
-    turns,
-    intents,
-    admitted,
-    rejected,
-    admittedByAction,
-    rejectedByCode,
-    notes,
-    standDowns,
-    notices: noticeCounts,
-    transitions,
-    ...(quota === undefined ? {} : { quota }),
-  };
+
+  /** The counts so far. */
+  counts(): DayCounts {
+    return {
+      entries: this.entries,
+      frames: this.frames,
+      turns: this.turns,
+      intents: this.intents,
+      admitted: this.admitted,
+      rejected: this.rejected,
+      admittedByAction: { ...this.admittedByAction },
+      rejectedByCode: { ...this.rejectedByCode },
+      notes: this.notes,
+      standDowns: { ...this.standDowns },
+      notices: { ...this.notices },
+      transitions: { ...this.transitions },
+      ...(this.quota === undefined ? {} : { quota: this.quota }),
+    };
+  }
+}
+
+/** Counts over timeline rows. */
+export function countRows(rows: readonly TimelineRow[]): DayCounts {
+  const c = new DayCounter();
+  for (const r of rows) c.add(r);
+  return c.counts();
 }
 
 /**
  * Verifies a bundle file and builds its timeline in one streaming pass.
- * Rows stop at the first bad entry; `verdict` says why.
+ * Rows stop at the first bad entry; `verdict` says why. With `keepRows:
+ * false` only the counts are kept (bounded memory for long days).
  *
  * @example
  * const { rows, verdict, counts } = await readTimeline('tally-demo/bundle.jsonl');
  */
-export async function readTimeline(path: string, options: { requireSealed?: boolean; pin?: ChainPin; onEntry?: (v: VerifiedEntry) => void } = {}): Promise<Timeline> {
+export async function readTimeline(
+  path: string,
+  options: { requireSealed?: boolean; pin?: ChainPin; onEntry?: (v: VerifiedEntry) => void; keepRows?: boolean } = {},
+): Promise<Timeline> {
   const rows: TimelineRow[] = [];
+  const counter = new DayCounter();
+  const keep = options.keepRows ?? true;
   let time = 0;
   const verdict = await verifyBundleFile(path, {
     requireSealed: options.requireSealed ?? false,
     ...(options.pin === undefined ? {} : { pin: options.pin }),
     onEntry: (v) => {
       if (v.entry.kind === 'frame') time = v.entry.time;
-      rows.push(rowOf(v.index, v.hash, v.entry, time));
+      const row = rowOf(v.index, v.hash, v.entry, time);
+      counter.add(row);
+      if (keep) rows.push(row);
       options.onEntry?.(v);
     },
   });
-  return { rows, verdict, counts: countRows(rows) };
+  return { rows, verdict, counts: counter.counts() };
 }

@@ -76,10 +76,11 @@ describe('tally inspect (from outside)', () => {
   });
 
   it('usage and I/O errors; --help', () => {
-    expect(tally(['inspect']).code).toBe(2);
-    expect(tally(['inspect', bundle, bundle]).code).toBe(2);
-    expect(tally(['inspect', bundle, '--colour']).code).toBe(2);
-    expect(tally(['inspect', join(dir, 'missing.jsonl')]).code).toBe(3);
+    for (const [args, code] of [[['inspect'], 2], [['inspect', bundle, bundle], 2], [['inspect', bundle, '--colour'], 2], [['inspect', join(dir, 'missing.jsonl')], 3]] as const) {
+      const r = tally([...args]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
+      expect(r.stderr).toMatch(/^tally inspect: /);
+    }
     const h = tally(['inspect', '--help']);
     expect(h.code).toBe(0);
     expect(h.stdout).toContain('Usage: tally inspect <bundle.jsonl>');
