@@ -61,7 +61,9 @@ export function formatReport(r: DemoReport): string[] {
       .join(', ')}`,
     '',
     `  next          tally inspect ${r.files.bundle} --ruling rejected`,
-    `                tally verify ${r.files.bundle} --root ${r.receipt.receiptRoot}`,
+    `                tally verify ${r.files.bundle} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                tally verify-proof ${r.files.proof} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                tally replay ${r.files.bundle}`,
   ];
   return lines;
 }

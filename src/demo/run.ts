@@ -4,7 +4,7 @@
  * misbehaviour), seal, export the bundle, verify it, sign and check the
  * receipt, replay the rulings, write and check a single-turn receipt — timing
  * each phase. Writes into `out`: `tally.db` (unless `db` says otherwise),
- * `bundle.jsonl`, `receipt.json`, `receipt.checkpoint`, `engine.vkey`,
+ * `bundle.jsonl`, `receipt.json`, `receipt.note`, `engine.vkey`,
  * `proof.tlog-proof`, `summary.json`.
  *
  * Re-running the same seed and wakes into the same store reuses the sealed
@@ -131,7 +131,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     ...(options.db === undefined ? { db: location } : {}),
     bundle: join(out, 'bundle.jsonl'),
     receipt: join(out, 'receipt.json'),
-    checkpoint: join(out, 'receipt.checkpoint'),
+    checkpoint: join(out, 'receipt.note'),
     verifierKey: join(out, 'engine.vkey'),
     proof: join(out, 'proof.tlog-proof'),
     summary: join(out, 'summary.json'),

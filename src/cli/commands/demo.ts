@@ -32,7 +32,7 @@ Options:
   --seed <n>        PRNG seed, 0 to ${MAX_SEED} (default 1)
   --wakes <n>       wakes after the OPEN frame, 0 to ${MAX_DEMO_WAKES} (default 48: one day of 30-minute wakes)
   --out <dir>       output directory (default ./tally-demo): tally.db, bundle.jsonl,
-                    receipt.json, receipt.checkpoint, engine.vkey, proof.tlog-proof, summary.json
+                    receipt.json, receipt.note, engine.vkey, proof.tlog-proof, summary.json
   --db <location>   store instead of <out>/tally.db: a SQLite path, memory: or postgres://…
   --sync <mode>     SQLite synchronous mode of the demo store: normal (default: a crash of the
                     process loses nothing, a power cut may lose the last commits, never corrupts)
