@@ -35,3 +35,6 @@ export { DEFAULT_INTENT_LIMITS, validateIntent } from './validate.js';
 export type { IntentAcceptance, IntentLimits, IntentRejection, ValidateIntentOptions, ValidateIntentResult } from './validate.js';
 export { recoverIntentSigner, verifyIntentSignature } from './verify.js';
 export type { VerifyIntentSignatureOptions } from './verify.js';
+export { createIntentPool } from './pool.js';
+export type { IntentPool, IntentPoolOptions, PooledValidation } from './pool.js';
+export { carriedIntent } from './carried.js';

@@ -19,6 +19,8 @@ test('the public surface of agent-tally/intent is deliberate', () => {
     'MAX_TOKEN_LENGTH',
     'canonicalDecimal',
     'canonicalPayload',
+    'carriedIntent',
+    'createIntentPool',
     'createNonceGuard',
     'createSignerCache',
     'eip191Digest',

@@ -43,6 +43,8 @@ export interface MerkleHasher {
  */
 export function rfc6962Hasher(digest: (data: Uint8Array) => Uint8Array): MerkleHasher {
   let empty: Uint8Array | undefined;
+  const node = new Uint8Array(1 + 2 * MERKLE_HASH_LENGTH);
+  node[0] = NODE_PREFIX;
   return {
     emptyRoot(): Uint8Array {
       empty ??= digest(new Uint8Array(0));
@@ -55,6 +57,13 @@ export function rfc6962Hasher(digest: (data: Uint8Array) => Uint8Array): MerkleH
       return digest(buf);
     },
     hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array {
+      // The common case (two 32-byte hashes) reuses one preimage buffer: the
+      // digest must read its input before returning and keep no reference.
+      if (left.length === MERKLE_HASH_LENGTH && right.length === MERKLE_HASH_LENGTH) {
+        node.set(left, 1);
+        node.set(right, 1 + MERKLE_HASH_LENGTH);
+        return digest(node);
+      }
       const buf = new Uint8Array(1 + left.length + right.length);
       buf[0] = NODE_PREFIX;
       buf.set(left, 1);
