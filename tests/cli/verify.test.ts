@@ -66,3 +66,17 @@ describe('tally verify (from outside)', () => {
     expect(cmd.stdout).toContain('Usage: tally verify');
   });
 });
+
+describe('tally verify --parallel', () => {
+  it('gives the same verdicts as the sequential path', () => {
+    const ok = tally(['verify', golden, '--parallel', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, receiptRoot: receipt.receiptRoot });
+    const bad = join(dir, 'bad-par.jsonl');
+    writeFileSync(bad, readFileSync(golden, 'utf8').replace('"ordinal":1,', '"ordinal":1 ,'));
+    const seq = tally(['verify', bad, '--json']);
+    const par = tally(['verify', bad, '--json', '--parallel']);
+    expect(par.code).toBe(1);
+    expect(JSON.parse(par.stdout)).toEqual(JSON.parse(seq.stdout));
+  });
+});
