@@ -48,8 +48,6 @@ export interface DriveResult {
   readonly finalNotices: readonly Notice[];
   /** Every probe sent live and its outcome. */
   readonly probed: readonly Notice[];
-  /** The last turn slot (for the post-seal probe). */
-  readonly lastSlot: { readonly ordinal: number; readonly parentHash: string; readonly frameRoot: string };
   /** Frames and turns the engine answered as duplicates (a resumed day). */
   readonly resentDuplicates: number;
 }
@@ -145,7 +143,6 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
   let settlements: Settlement[] = [];
   let resent = 0;
   let prev: { frameRoot: string; turnHash: string; frameHash: string } | undefined;
-  let lastSlot = { ordinal: -1, parentHash: '', frameRoot: '' };
   const probesAt = (ord: number, when: string): ProbeName[] =>
     (plan.probes.get(ord) ?? []).filter((p) => PROBES.find((d) => d.name === p)?.when === when);
   const note = (ord: number, probe: string, r: Parameters<typeof outcomeOf>[0], into: Notice[]) => {
@@ -225,10 +222,9 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
       }
     }
     prev = { frameRoot: f.frameRoot, turnHash: t.entryHash, frameHash: f.entryHash };
-    lastSlot = { ordinal: ord, parentHash: f.entryHash, frameRoot: f.frameRoot };
     o.onWake?.(ord + 2, o.wakes + 1);
   }
-  return { finalNotices: carried, probed, lastSlot, resentDuplicates: resent };
+  return { finalNotices: carried, probed, resentDuplicates: resent };
 }
 
 async function recordedNotices(engine: Engine, sessionId: string, ordinal: number): Promise<Notice[]> {
