@@ -25,7 +25,9 @@ export function checkSignature(payload: string, signature: string, expected: str
     return verifyWithPoint(digest, parsed.sig, point) ? { ok: true } : { ok: false, reason: 'signature is not by the registered signer' };
   }
   const recovered = recoverPoint(digest, parsed.sig);
-  if (recovered === null) return { ok: false, reason: 'no public key is recoverable from the signature' };
+  // The same reason as the cached path: a ruling (and so an entry hash) must
+  // never depend on what the signer cache happened to hold.
+  if (recovered === null) return { ok: false, reason: 'signature is not by the registered signer' };
   if (addressOfPoint(recovered) !== expected) return { ok: false, reason: 'signature is not by the registered signer' };
   if (cache !== undefined) remember(cache, expected, recovered);
   return { ok: true };
