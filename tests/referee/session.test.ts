@@ -182,12 +182,12 @@ describe('referee: mandates and tickets inside the session', () => {
     expect((await desk.state()).terminated).toEqual({ ordinal: 1, time: frameTime(1) });
   });
 
-  it('transitions in a frame answered by a stand-down still apply (derived from the transcript)', async () => {
+  it('transitions in a frame answered by a stand-down apply and are recorded in the stand-down turn', async () => {
     const desk = await Desk.open(refereeSpec('stand-down', mandate({ quota: { cap: '1' } })));
     const t = ruling(await desk.answer((await propose(desk)).bytes)).ticket!;
     const sd = await desk.answer('stand-down', { data: { referee: { releases: [await signRelease(KEY_PRINCIPAL, 'principal', ref(desk, t))] } } });
-    // The core engine does not ask rulers about stand-downs; an engine that does records the outcome.
-    if (sd.ruling !== undefined) expect(sd.ruling).toMatchObject({ transitions: [{ op: 'release', ticket: 1, ok: true }] });
+    // The engine asks the ruler about stand-downs too, so the frame's transitions are recorded in that turn.
+    expect(sd.ruling).toMatchObject({ transitions: [{ op: 'release', ticket: 1, ok: true }] });
     expect((await desk.state()).tickets[0]).toMatchObject({ state: 'RELEASED' });
     // The freed quota is visible to the next admission.
     expect(ruling(await desk.answer((await propose(desk)).bytes)).ticket).toMatchObject({ id: 2 });
