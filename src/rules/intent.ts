@@ -11,12 +11,12 @@
  * are not such an object are recorded without a ruling (a plain turn).
  */
 import type { CanonicalObject } from '../protocol/index.js';
-import { createSignerCache, validateIntent, type SignerCache, type ValidateIntentResult } from '../intent/index.js';
+import { createSignerCache, validateIntent, type SignerCache, type ValidateIntentOptions, type ValidateIntentResult } from '../intent/index.js';
 import { carriedIntent } from '../intent/carried.js';
 import type { IntentPool } from '../intent/pool.js';
 import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
 import type { NonceOwner } from '../store/index.js';
-import { checkIntentSpec, intentOptionsOf, signerOf } from './spec.js';
+import { checkIntentSpec, intentOptionsOf, signerOf, type IntentSpecOptions } from './spec.js';
 
 /** The `intent` member of a turn's ruling. */
 export type IntentRuling =
@@ -109,12 +109,19 @@ async function rulePooled(
       return first ? { usedBy: first.intentHash } : false;
     },
     now: ctx.frameTime,
-    ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
-    ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
-    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+    ...sealedOptions(opts),
     ...(nonceHint === undefined ? {} : { nonceHint }),
   }, typeof agentId === 'string' ? agentId : undefined);
   return r === undefined ? undefined : rulingOf(r, first);
+}
+
+/** The validation options sealed in the spec, without absent members (exactOptionalPropertyTypes). */
+function sealedOptions(opts: IntentSpecOptions): Pick<ValidateIntentOptions, 'clockSkewMs' | 'maxTtlHorizonMs' | 'limits'> {
+  return {
+    ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
+    ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
+    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+  };
 }
 
 /** Rules on one intent-carrying turn; exported for replay, which must reach the same ruling. */
@@ -132,9 +139,7 @@ export async function ruleIntent(
       return first ? { usedBy: first.intentHash } : false;
     },
     now: ctx.frameTime,
-    ...(opts.clockSkewMs === undefined ? {} : { clockSkewMs: opts.clockSkewMs }),
-    ...(opts.maxTtlHorizonMs === undefined ? {} : { maxTtlHorizonMs: opts.maxTtlHorizonMs }),
-    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+    ...sealedOptions(opts),
     ...(signerCache === undefined ? {} : { signerCache }),
   });
   return rulingOf(r, first);
