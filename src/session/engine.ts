@@ -51,6 +51,12 @@ export interface EngineOptions {
   readonly store?: TranscriptStore;
   /** Rules on authored turns (for example the intent contract). */
   readonly ruler?: TurnRuler;
+  /**
+   * Most sessions whose state is kept in memory (default 4096); the least
+   * recently used are dropped and re-derived from the store on their next call,
+   * so a long-running server's memory stays bounded however many days it serves.
+   */
+  readonly maxCachedSessions?: number;
 }
 
 const MAX_ATTEMPTS = 64;
@@ -88,11 +94,14 @@ export class Engine {
   readonly store: TranscriptStore;
   private readonly ruler: TurnRuler | undefined;
   private readonly lock = new KeyedMutex();
-  private readonly cache = new Map<string, SessionState>();
+  private readonly cache: SessionCache;
 
   constructor(options: EngineOptions = {}) {
     this.store = options.store ?? new MemoryStore();
     this.ruler = options.ruler;
+    const max = options.maxCachedSessions ?? 4096;
+    if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxCachedSessions must be a positive integer, got ${String(max)}`);
+    this.cache = new SessionCache(max);
   }
 
   /** `session/open`: seals `spec` in a genesis; the same spec always yields the same session id. */
@@ -403,6 +412,39 @@ export class Engine {
 }
 
 class Retry extends Error {}
+
+/** A least-recently-used map of session states (Map keeps insertion order; a hit re-inserts). */
+class SessionCache {
+  private readonly map = new Map<string, SessionState>();
+  constructor(private readonly max: number) {}
+
+  get(id: string): SessionState | undefined {
+    const st = this.map.get(id);
+    if (st !== undefined) {
+      this.map.delete(id);
+      this.map.set(id, st);
+    }
+    return st;
+  }
+
+  set(id: string, st: SessionState): void {
+    this.map.delete(id);
+    this.map.set(id, st);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(id: string): void {
+    this.map.delete(id);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
 
 function slotOf(t: PreparedTurn): { sessionId: string; ordinal: number; parentHash: string; frameRoot: string } {
   return { sessionId: t.claim.sessionId, ordinal: t.claim.ordinal, parentHash: t.claim.parentHash, frameRoot: t.claim.frameRoot };

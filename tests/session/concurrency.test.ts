@@ -48,3 +48,29 @@ describe('concurrent calls on one session in one process', () => {
     expect(await engine.describe(open.sessionId)).toMatchObject({ size: 3 });
   });
 });
+
+describe('bounded session cache', () => {
+  it('keeps at most maxCachedSessions states and re-derives evicted ones from the store', async () => {
+    const { Engine } = await import('../../src/session/index.js');
+    const { MemoryStore } = await import('../../src/store/index.js');
+    const store = new MemoryStore();
+    const engine = new Engine({ store, maxCachedSessions: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const o = await engine.open({ name: `cache-${i}` });
+      if (!o.ok) throw new Error(o.message);
+      const f = await engine.frame({ sessionId: o.sessionId, ordinal: -1, time: i });
+      if (!f.ok) throw new Error(f.message);
+      ids.push(o.sessionId);
+    }
+    // Every session still answers correctly (evicted ones are reloaded), and retries stay idempotent.
+    for (const [i, sid] of ids.entries()) {
+      const d = await engine.describe(sid);
+      expect(d).toMatchObject({ ok: true, phase: 'pending', size: 2 });
+      const again = await engine.frame({ sessionId: sid, ordinal: -1, time: i });
+      expect(again).toMatchObject({ ok: true, duplicate: true });
+    }
+    expect((engine as unknown as { cache: { size: number } }).cache.size).toBeLessThanOrEqual(2);
+    expect(() => new Engine({ maxCachedSessions: 0 })).toThrow(RangeError);
+  });
+});
