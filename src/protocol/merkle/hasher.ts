@@ -36,7 +36,7 @@ export interface MerkleHasher {
  *
  * @example
  * ```ts
- * import { sha256 } from '@noble/hashes/sha2.js';
+ * // `sha256` is any SHA-256 over Uint8Array (the caller's: node:crypto, noble, …)
  * const hasher = rfc6962Hasher(sha256);
  * hasher.hashLeaf(new Uint8Array()); // 6e340b9c…afa01d
  * ```

@@ -118,7 +118,7 @@ export function rootFromConsistencyProof(
  * @example
  * ```ts
  * const v = verifyConsistency(hasher, 6, 8, proof, root6, root8);
- * if (!v.ok) console.log(v.code, v.message);
+ * if (!v.ok) report(v.code, v.message);
  * ```
  */
 export function verifyConsistency(

@@ -90,7 +90,7 @@ export function rootFromInclusionProof(
  * @example
  * ```ts
  * const v = verifyInclusion(hasher, 2, 5, leaf2, proof, root5);
- * if (!v.ok) console.log(v.code, v.message);
+ * if (!v.ok) report(v.code, v.message);
  * ```
  */
 export function verifyInclusion(
