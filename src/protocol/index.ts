@@ -55,6 +55,8 @@ export {
   MERKLE_HASH_LENGTH,
   rfc6962Hasher,
   Frontier,
+  borderAppend,
+  borderRoot,
   MerkleLevels,
   rangeRootFromNodes,
   rootFromNodes,

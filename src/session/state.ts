@@ -3,7 +3,7 @@
  * from a store: every stored row is re-hashed and re-linked by the pure chain
  * verifier (store hashes are never trusted); adjudication is NOT re-run.
  */
-import { ChainVerifier, Frontier, rfc6962Hasher, toHex, canonicalJson, type CanonicalValue, type SessionPhase, type SessionSpec } from '../protocol/index.js';
+import { ChainVerifier, Frontier, borderAppend, borderRoot, rfc6962Hasher, toHex, canonicalJson, type CanonicalValue, type SessionPhase, type SessionSpec } from '../protocol/index.js';
 import { sha256 } from '../codec/sha256.js';
 import type { TranscriptStore } from '../store/types.js';
 import { StoreCorruptionError } from './errors.js';
@@ -107,8 +107,8 @@ export async function loadState(store: TranscriptStore, sessionId: string): Prom
  * subtrees over `size` leaves, largest first) together with its hex, as stores
  * persist it. {@link Border.append} returns a new border that SHARES every
  * unchanged root with this one (roots are never mutated), so an append costs
- * only the hashes it completes and one hex encoding: the same arithmetic as
- * `Frontier.append`, without copying the whole frontier per entry.
+ * only the hashes it completes and one hex encoding. The tree arithmetic is the
+ * protocol's (`borderAppend` / `borderRoot`, which `Frontier` also uses).
  */
 export class Border {
   private constructor(
@@ -129,33 +129,16 @@ export class Border {
     return new Border(size, f.hashes(), [...hex]);
   }
 
-  /** The border after appending one 32-byte leaf hash. */
+  /** The border after appending one 32-byte leaf hash (only the last root needs new hex). */
   append(leaf: Uint8Array): Border {
-    if (leaf.length !== 32) return this.viaFrontier(leaf);
-    const roots = this.roots.slice();
-    let carry = leaf;
-    // Each trailing 1 bit of the old size is a perfect subtree the new leaf completes.
-    for (let s = this.size; s % 2 === 1; s = (s - 1) / 2) carry = hasher.hashChildren(roots.pop()!, carry);
-    roots.push(carry);
+    const roots = borderAppend(hasher, this.size, this.roots, leaf);
     const hex = this.hex.slice(0, roots.length - 1);
-    hex.push(toHex(carry));
+    hex.push(toHex(roots[roots.length - 1]!));
     return new Border(this.size + 1, roots, hex);
-  }
-
-  // The reference path (throws the Frontier's typed errors for a bad leaf).
-  private viaFrontier(leaf: Uint8Array): Border {
-    const f = Frontier.fromHashes(hasher, this.size, this.roots);
-    f.append(leaf);
-    const roots = f.hashes();
-    return new Border(f.size, roots, roots.map(toHex));
   }
 
   /** Merkle Tree Hash over the `size` leaves (`H('')` when empty). */
   root(): Uint8Array {
-    const rs = this.roots;
-    if (rs.length === 0) return hasher.emptyRoot();
-    let acc = rs[rs.length - 1]!;
-    for (let i = rs.length - 2; i >= 0; i--) acc = hasher.hashChildren(rs[i]!, acc);
-    return acc.slice();
+    return borderRoot(hasher, this.roots);
   }
 }

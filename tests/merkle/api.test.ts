@@ -46,6 +46,8 @@ describe('export lists', () => {
         'MERKLE_HASH_LENGTH',
         'MerkleLevels',
         'NODE_PREFIX',
+        'borderAppend',
+        'borderRoot',
         'consistencyProofFromLeafHashes',
         'consistencyProofFromNodes',
         'consistencyProofLength',

@@ -19,7 +19,7 @@ import { half, isOdd, isTreeCount, popcount } from './numbers.js';
  */
 export class Frontier {
   readonly #hasher: MerkleHasher;
-  readonly #hashes: Uint8Array[];
+  #hashes: Uint8Array[];
   #size: number;
 
   /** An empty frontier (size 0). */
@@ -74,27 +74,16 @@ export class Frontier {
    * subtrees it completes. Throws `TALLY_MERKLE_BAD_HASH` on a wrong-length hash.
    */
   append(leafHash: Uint8Array): void {
-    assertTreeHash(leafHash, 'leafHash');
     if (this.#size >= Number.MAX_SAFE_INTEGER) {
       throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'Frontier is full.', { details: `size ${this.#size}` });
     }
-    let carry: Uint8Array = leafHash.slice();
-    // Each trailing 1 bit of the old size is a perfect subtree that the new leaf completes.
-    for (let s = this.#size; isOdd(s); s = half(s)) {
-      const left = this.#hashes.pop() as Uint8Array;
-      carry = this.#hasher.hashChildren(left, carry);
-    }
-    this.#hashes.push(carry);
+    this.#hashes = borderAppend(this.#hasher, this.#size, this.#hashes, leafHash);
     this.#size += 1;
   }
 
   /** Merkle Tree Hash of the `size` leaves: the border roots folded right to left; `H('')` when empty. */
   root(): Uint8Array {
-    const hs = this.#hashes;
-    if (hs.length === 0) return this.#hasher.emptyRoot();
-    let acc: Uint8Array = (hs[hs.length - 1] as Uint8Array).slice();
-    for (let i = hs.length - 2; i >= 0; i--) acc = this.#hasher.hashChildren(hs[i] as Uint8Array, acc);
-    return acc;
+    return borderRoot(this.#hasher, this.#hashes);
   }
 
   /** Copies of the border roots, largest subtree first (what {@link Frontier.fromHashes} takes back). */
@@ -106,4 +95,29 @@ export class Frontier {
   clone(): Frontier {
     return Frontier.fromHashes(this.#hasher, this.#size, this.#hashes);
   }
+}
+
+/**
+ * The border roots after appending one leaf hash to a border of `size` leaves
+ * (largest subtree first). Pure: `roots` is not modified, and the roots the
+ * leaf does not complete are shared, not copied — so an immutable holder of a
+ * border (the session state) can extend it without copying hashes. Throws
+ * `TALLY_MERKLE_BAD_HASH` on a wrong-length leaf hash.
+ */
+export function borderAppend(hasher: MerkleHasher, size: number, roots: readonly Uint8Array[], leafHash: Uint8Array): Uint8Array[] {
+  assertTreeHash(leafHash, 'leafHash');
+  const next = roots.slice();
+  let carry: Uint8Array = leafHash.slice();
+  // Each trailing 1 bit of the old size is a perfect subtree that the new leaf completes.
+  for (let s = size; isOdd(s); s = half(s)) carry = hasher.hashChildren(next.pop() as Uint8Array, carry);
+  next.push(carry);
+  return next;
+}
+
+/** Merkle Tree Hash from border roots (largest first): folded right to left; `H('')` when empty. Returns a fresh array. */
+export function borderRoot(hasher: MerkleHasher, roots: readonly Uint8Array[]): Uint8Array {
+  if (roots.length === 0) return hasher.emptyRoot();
+  let acc: Uint8Array = (roots[roots.length - 1] as Uint8Array).slice();
+  for (let i = roots.length - 2; i >= 0; i--) acc = hasher.hashChildren(roots[i] as Uint8Array, acc);
+  return acc;
 }

@@ -4,7 +4,7 @@
  */
 export { LEAF_PREFIX, NODE_PREFIX, MERKLE_HASH_LENGTH, rfc6962Hasher } from './hasher.js';
 export type { MerkleHasher } from './hasher.js';
-export { Frontier } from './frontier.js';
+export { Frontier, borderAppend, borderRoot } from './frontier.js';
 export { MerkleLevels } from './levels.js';
 export type { NodeReader } from './node-reader.js';
 export { rangeRootFromNodes, rootFromNodes, inclusionProofFromNodes, consistencyProofFromNodes } from './from-nodes.js';
