@@ -10,6 +10,7 @@ import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
 import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
+import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -40,18 +41,6 @@ interface HeadRow {
   readonly head: string;
   readonly frontier: string[];
   readonly phase: SessionPhase;
-}
-interface EntryRow {
-  readonly idx: number;
-  readonly hash: string;
-  readonly kind: StoredEntry['kind'];
-  readonly ordinal: number | null;
-  readonly bytes: Buffer;
-}
-interface OwnerRow {
-  readonly intent_hash: string;
-  readonly session_id: string;
-  readonly idx: number;
 }
 
 /**
@@ -234,7 +223,7 @@ export class PostgresStore implements TranscriptStore {
     this.live();
     const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce]);
     const r = rows[0];
-    return r ? { intentHash: r.intent_hash, sessionId: r.session_id, index: r.idx } : undefined;
+    return r ? toOwner(r) : undefined;
   }
 
   async listSessions(): Promise<string[]> {
@@ -345,11 +334,6 @@ function sortedDistinct(claims: readonly NonceClaim[]): NonceClaim[] {
 
 function buffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function toEntry(r: EntryRow): StoredEntry {
-  const bytes = new Uint8Array(r.bytes);
-  return r.ordinal === null ? { index: r.idx, hash: r.hash, bytes, kind: r.kind } : { index: r.idx, hash: r.hash, bytes, kind: r.kind, ordinal: r.ordinal };
 }
 
 /** The URL without its password, for names and messages. */

@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
 import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
+import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -52,18 +53,6 @@ interface HeadRow {
   readonly head: string;
   readonly frontier: string;
   readonly phase: SessionPhase;
-}
-interface EntryRow {
-  readonly idx: number;
-  readonly hash: string;
-  readonly kind: StoredEntry['kind'];
-  readonly ordinal: number | null;
-  readonly bytes: Buffer;
-}
-interface OwnerRow {
-  readonly intent_hash: string;
-  readonly session_id: string;
-  readonly idx: number;
 }
 
 interface Queued {
@@ -234,7 +223,7 @@ export class SqliteStore implements TranscriptStore {
   async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     this.live();
     const r = this.io('read a nonce', () => this.q.owner.get(agentId, nonce));
-    return r ? { intentHash: r.intent_hash, sessionId: r.session_id, index: r.idx } : undefined;
+    return r ? toOwner(r) : undefined;
   }
 
   async listSessions(): Promise<string[]> {
@@ -299,7 +288,7 @@ export class SqliteStore implements TranscriptStore {
     const nonces = distinctNonces(req.nonces);
     for (const n of nonces) {
       const o = this.q.owner.get(n.agentId, n.nonce);
-      if (o) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner: { intentHash: o.intent_hash, sessionId: o.session_id, index: o.idx } };
+      if (o) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner: toOwner(o) };
     }
     const e = req.entry;
     this.q.insertEntry.run(req.sessionId, e.index, e.hash, e.kind, e.ordinal ?? null, blob(e.bytes));
@@ -349,11 +338,6 @@ function distinctNonces(claims: readonly NonceClaim[]): NonceClaim[] {
 
 function blob(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-function toEntry(r: EntryRow): StoredEntry {
-  const bytes = new Uint8Array(r.bytes);
-  return r.ordinal === null ? { index: r.idx, hash: r.hash, bytes, kind: r.kind } : { index: r.idx, hash: r.hash, bytes, kind: r.kind, ordinal: r.ordinal };
 }
 
 function parseFrontier(sessionId: string, text: string): string[] {
