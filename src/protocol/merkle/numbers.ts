@@ -44,3 +44,24 @@ export function splitPoint(n: number): number {
   while (k * 2 < n) k *= 2;
   return k;
 }
+
+/**
+ * Number of hashes on the RFC 9162 verification path from node `fn` to the
+ * root of a tree whose last node is `sn` (the loop of §2.1.3.2 and §2.1.4.2,
+ * counting instead of hashing): the one walk both proof lengths are made of.
+ */
+export function pathSteps(fn: number, sn: number): number {
+  let count = 0;
+  while (sn > 0) {
+    if (isOdd(fn) || fn === sn) {
+      while (fn !== 0 && !isOdd(fn)) {
+        fn = half(fn);
+        sn = half(sn);
+      }
+    }
+    fn = half(fn);
+    sn = half(sn);
+    count++;
+  }
+  return count;
+}

@@ -5,7 +5,7 @@
  */
 import { bytesEqual } from '../hex.js';
 import type { MerkleHasher } from './hasher.js';
-import { half, isOdd, isPowerOfTwo } from './numbers.js';
+import { half, isOdd, isPowerOfTwo, pathSteps } from './numbers.js';
 import { checkCount, checkHash, readProof } from './read-input.js';
 import { merkleFailure, rootMismatch, type MerkleCheck, type MerkleRootResult } from './result.js';
 
@@ -26,19 +26,8 @@ export function consistencyProofLength(size1: number, size2: number): number {
     fn = half(fn);
     sn = half(sn);
   }
-  let count = isPowerOfTwo(size1) ? 0 : 1; // the seed, unless it is root1 itself
-  while (sn > 0) {
-    if (isOdd(fn) || fn === sn) {
-      while (fn !== 0 && !isOdd(fn)) {
-        fn = half(fn);
-        sn = half(sn);
-      }
-    }
-    fn = half(fn);
-    sn = half(sn);
-    count++;
-  }
-  return count;
+  // The seed, unless it is root1 itself, then the path from it to the root.
+  return (isPowerOfTwo(size1) ? 0 : 1) + pathSteps(fn, sn);
 }
 
 /**

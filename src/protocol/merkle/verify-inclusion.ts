@@ -4,7 +4,7 @@
  */
 import { bytesEqual } from '../hex.js';
 import type { MerkleHasher } from './hasher.js';
-import { half, isOdd } from './numbers.js';
+import { half, isOdd, pathSteps } from './numbers.js';
 import { checkCount, checkHash, readProof } from './read-input.js';
 import { merkleFailure, rootMismatch, type MerkleCheck, type MerkleRootResult } from './result.js';
 
@@ -18,21 +18,7 @@ import { merkleFailure, rootMismatch, type MerkleCheck, type MerkleRootResult } 
  * ```
  */
 export function inclusionProofLength(index: number, size: number): number {
-  let fn = index;
-  let sn = size - 1;
-  let count = 0;
-  while (sn > 0) {
-    if (isOdd(fn) || fn === sn) {
-      while (fn !== 0 && !isOdd(fn)) {
-        fn = half(fn);
-        sn = half(sn);
-      }
-    }
-    fn = half(fn);
-    sn = half(sn);
-    count++;
-  }
-  return count;
+  return pathSteps(index, size - 1);
 }
 
 /**
