@@ -1,6 +1,5 @@
 import { expect, test } from 'vitest';
 import * as intent from '../../src/intent/index.js';
-import { benchIntentValidation } from '../../src/intent/bench.js';
 
 test('the public surface of agent-tally/intent is deliberate', () => {
   expect(Object.keys(intent).sort()).toEqual([
@@ -38,9 +37,3 @@ test('the public surface of agent-tally/intent is deliberate', () => {
   ]);
 });
 
-test('benchIntentValidation runs and reports finite throughputs (numbers are for `npm run bench`, not asserted)', async () => {
-  const r = await benchIntentValidation(10);
-  expect(r.n).toBe(10);
-  for (const v of [r.baselineRecoverPerSec, r.validatePerSec, r.ratio]) expect(Number.isFinite(v) && v > 0).toBe(true);
-  await expect(benchIntentValidation(0)).rejects.toMatchObject({ code: 'TALLY_BENCH_FAILED' });
-});
