@@ -165,10 +165,11 @@ export class Authenticator {
     return this.entries.length;
   }
 
-  /** The principal of an `Authorization` header value (`Bearer <token>`), or `undefined`. */
+  /** The principal of an `Authorization` header value (`Bearer <token>`, scheme in any case), or `undefined`. */
   authenticate(header: string | undefined): Principal | undefined {
     if (header === undefined) return undefined;
-    const m = /^Bearer +([!-~]{1,512})$/.exec(header);
+    // The scheme is case-insensitive (RFC 7235 §2.1); the token is not.
+    const m = /^Bearer +([!-~]{1,512})$/i.exec(header);
     if (!m) return undefined;
     return this.principalOf(m[1]!);
   }

@@ -13,6 +13,7 @@ import { parseJsonBody } from './json.js';
 import { createLogger, type Logger } from './log.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from './limits.js';
 import { RateLimiter } from './rate-limit.js';
+import { parseTarget } from './target.js';
 import { handleRpc, rpcError, type RpcReply } from './rpc.js';
 import { WireService, type CallOutcome, type ReadOutcome, type WireServiceOptions } from './service.js';
 import { httpErrorBody, wireErrorRow, type WireFailure } from './vocabulary.js';
@@ -57,6 +58,8 @@ export class WireServer {
   private inflight = 0;
   private idleWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
+  /** The normalized path of each request being handled (its refusals take the route's envelope). */
+  private readonly paths = new WeakMap<IncomingMessage, string>();
 
   constructor(options: WireServerOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -70,7 +73,13 @@ export class WireServer {
       ...(options.trees === undefined ? {} : { trees: options.trees }),
     });
     this.http = createServer(
-      { headersTimeout: this.limits.headersTimeoutMs, requestTimeout: this.limits.requestTimeoutMs, keepAliveTimeout: this.limits.keepAliveTimeoutMs },
+      {
+        headersTimeout: this.limits.headersTimeoutMs,
+        requestTimeout: this.limits.requestTimeoutMs,
+        keepAliveTimeout: this.limits.keepAliveTimeoutMs,
+        // Node checks both timeouts on this interval (default 30 s, so a 10 s timeout fired after up to 40 s).
+        connectionsCheckingInterval: checkingInterval(this.limits),
+      },
       (req, res) => void this.handle(req, res),
     );
   }
@@ -154,8 +163,16 @@ export class WireServer {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse, t0: number): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+    const target = parseTarget(req.url ?? '');
+    if (!target) {
+      this.drainBody(req);
+      this.sendError(req, res, { type: 'malformed-target', message: 'the request target is not an origin-form path or an absolute http(s) URL' }, { connection: 'close' });
+      this.access(req, t0, 400, undefined, 'malformed-target');
+      return;
+    }
+    const path = target.path;
+    this.paths.set(req, path);
+    const query = target.query;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       this.sendJson(req, res, this.draining ? 503 : 200, { ok: !this.draining });
       return;
@@ -203,7 +220,7 @@ export class WireServer {
       case 'events': {
         const params: Record<string, unknown> = { sessionId };
         for (const k of ['after', 'limit', 'wait']) {
-          const v = url.searchParams.get(k);
+          const v = query.get(k);
           if (v !== null) params[k] = /^-?[0-9]{1,16}$/.test(v) ? Number(v) : v;
         }
         const outcome = await this.service.call(principal, 'session/events', params);
@@ -215,26 +232,26 @@ export class WireServer {
       case 'receipt':
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.receipt(principal, sessionId));
       case 'checkpoint': {
-        const size = optionalInt(url.searchParams.get('size'));
+        const size = optionalInt(query.get('size'));
         if (size === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'size must be a non-negative integer' });
         const out = await this.service.checkpoint(principal, sessionId, size);
         return this.sendRead(req, res, t0, principal, what, sessionId, out.ok ? { ok: true, value: out.value.signedCheckpoint } : out);
       }
       case 'turn-receipt': {
-        const index = intParam(url.searchParams.get('index'));
-        const size = optionalInt(url.searchParams.get('size'));
+        const index = intParam(query.get('index'));
+        const size = optionalInt(query.get('size'));
         if (index === undefined || size === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'turn-receipt needs ?index=<n> (and optionally &size=<n>) as non-negative integers' });
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.turnReceipt(principal, sessionId, index, size));
       }
       case 'consistency': {
-        const from = intParam(url.searchParams.get('from'));
-        const to = optionalInt(url.searchParams.get('to'));
+        const from = intParam(query.get('from'));
+        const to = optionalInt(query.get('to'));
         if (from === undefined || to === null) return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'consistency needs ?from=<n> (and optionally &to=<n>) as non-negative integers' });
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.consistency(principal, sessionId, from, to));
       }
       default: {
-        const index = intParam(url.searchParams.get('index'));
-        const size = url.searchParams.get('size');
+        const index = intParam(query.get('index'));
+        const size = query.get('size');
         const sizeN = size === null ? undefined : intParam(size);
         if (index === undefined || (size !== null && sizeN === undefined)) {
           return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'proof needs ?index=<n> (and optionally &size=<n>) as non-negative integers' });
@@ -357,7 +374,7 @@ export class WireServer {
   /** An error in the shape of the route: a JSON-RPC envelope on /rpc, `{error}` elsewhere. */
   private sendError(req: IncomingMessage, res: ServerResponse, f: WireFailure, headers: Record<string, string> = {}): void {
     const status = wireErrorRow(f.type).status;
-    const isRpc = (req.url ?? '').split('?')[0] === '/rpc';
+    const isRpc = this.paths.get(req) === '/rpc';
     this.sendJson(req, res, status, isRpc ? rpcError(f) : httpErrorBody(f), headers);
   }
 
@@ -422,6 +439,12 @@ export class WireServer {
       req.on('aborted', onAbort);
     });
   }
+}
+
+/** How often Node checks the header and request timeouts: a quarter of the shorter one, from 10 ms to 1 s. */
+function checkingInterval(l: WireServerLimits): number {
+  const shortest = Math.min(...[l.headersTimeoutMs, l.requestTimeoutMs].filter((t) => t > 0));
+  return Number.isFinite(shortest) ? Math.max(10, Math.min(1_000, Math.floor(shortest / 4))) : 1_000;
 }
 
 function intParam(v: string | null): number | undefined {

@@ -87,23 +87,17 @@ const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STOR
 
 function failureOfException(e: unknown): WireFailure {
   if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
+  // An intent seam (the nonce lookup, the signer lookup) reads the store or a registry: a failure there is
+  // a failed lookup, not a verdict, so it is as transient as the store — unless what failed underneath is not.
+  if (e instanceof TallyError && e.code === 'TALLY_INTENT_SEAM_FAILED') {
+    const inner = e.cause instanceof TallyError ? failureOfException(e.cause) : undefined;
+    return inner?.type === 'internal' ? inner : { type: 'unavailable', message: `a lookup the intent ruling needs failed (${e.cause instanceof TallyError ? e.cause.code : 'TALLY_INTENT_SEAM_FAILED'}); retry` };
+  }
   if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
   if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
   return { type: 'internal', message: 'internal error' };
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** The wire verbs over an engine, with authorization. */
 export class WireService {
@@ -111,6 +105,8 @@ export class WireService {
   private readonly shutdown: AbortSignal | undefined;
   private readonly notary: Notary | undefined;
   private readonly trees: SessionTrees;
+  /** Sleeping long-polls, woken together by ONE listener on the shutdown signal (not one listener each). */
+  private readonly sleepers = new Set<() => void>();
 
   constructor(
     /** The engine every call goes to. */
@@ -121,6 +117,23 @@ export class WireService {
     this.shutdown = options.shutdown;
     this.notary = options.notary;
     this.trees = options.trees ?? new SessionTrees();
+    this.shutdown?.addEventListener('abort', () => {
+      for (const wake of [...this.sleepers]) wake();
+    }, { once: true });
+  }
+
+  /** Waits `ms`, or less when the server shuts down. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.shutdown?.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(t);
+        this.sleepers.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      this.sleepers.add(done);
+    });
   }
 
   /** The engine's verifier key (`name+keyid+base64`), when the server signs. */
@@ -252,7 +265,7 @@ export class WireService {
     if (!first.ok || wait === 0 || first.events.length > 0 || first.phase === 'sealed') return first;
     const deadline = performance.now() + wait;
     while (performance.now() < deadline && !this.shutdown?.aborted) {
-      await sleep(Math.min(this.pollMs, Math.max(1, deadline - performance.now())), this.shutdown);
+      await this.sleep(Math.min(this.pollMs, Math.max(1, deadline - performance.now())));
       const head = await this.engine.store.loadHead(sessionId);
       if (head && (head.size > after + 1 || head.phase === 'sealed')) return this.engine.events(sessionId, after, limit);
     }
