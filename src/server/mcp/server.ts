@@ -1,14 +1,15 @@
 /**
  * `tally mcp`: the wire verbs as Model Context Protocol tools. Built on the
- * SDK's `McpServer`, with the tools/list and tools/call handlers set on its
- * protocol server directly so that EVERY refusal — an argument that fails the
- * schema included — comes back as a tool result with `isError: true` and
+ * SDK's `McpServer`, with the tools/list handler set on its protocol server
+ * directly and tools/call answered from the raw request (the fallback
+ * handler) so that EVERY refusal — arguments that are not an object or fail
+ * the schema included — comes back as a tool result with `isError: true` and
  * structured content `{ error: { type, code, message, retryable, advice, … } }`
  * (the SDK's own validation would answer with text only). Protocol errors
  * are kept for protocol problems (an unknown tool).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { verifyBundle } from '../../codec/index.js';
 import type { SessionMessageKind } from '../../protocol/index.js';
 import type { Principal } from '../auth.js';
@@ -117,6 +118,11 @@ async function runVerify(backend: McpBackend, args: unknown): Promise<CallToolRe
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
+function notAnObject(tool: string, args: unknown): CallToolResult {
+  const got = args === null ? 'null' : Array.isArray(args) ? 'an array' : `a ${typeof args}`;
+  return failureResult({ type: 'malformed-entry', message: `${tool} arguments must be an object, got ${got}`, data: { issues: [{ path: '', message: `expected an object, got ${got}` }] } });
+}
+
 function invalid(tool: string, issues: readonly { path: readonly PropertyKey[]; message: string }[]): CallToolResult {
   const list = issues.slice(0, 10).map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
   const first = list[0]!;
@@ -137,15 +143,23 @@ export function createMcpServer(backend: McpBackend, options: McpServerOptions =
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOLS.map((t) => ({ name: t.name, title: t.annotations.title, description: t.description, inputSchema: inputJsonSchema(t) as { type: 'object' }, annotations: t.annotations })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const tool = toolNamed(req.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${req.params.name.slice(0, 64)}`);
+  // tools/call is answered by the fallback handler, which sees the raw request: a registered handler
+  // would first run the SDK's schema, and `arguments` that are not an object would become a -32603
+  // with the validator's dump instead of the isError result every other bad argument gets.
+  server.fallbackRequestHandler = async (req) => {
+    if (req.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${req.method.slice(0, 64)}`);
+    const name = req.params?.['name'];
+    if (typeof name !== 'string') throw new McpError(ErrorCode.InvalidParams, 'tools/call needs params.name, a string');
+    const tool = toolNamed(name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 64)}`);
     const t0 = performance.now();
-    const args = req.params.arguments ?? {};
+    const given: unknown = req.params?.['arguments'];
+    const args = given === undefined ? {} : given;
     let result: CallToolResult;
     let session: string | undefined;
     try {
-      if (!tool.method) result = await runVerify(backend, args);
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) result = notAnObject(tool.name, args);
+      else if (!tool.method) result = await runVerify(backend, args);
       else {
         const v = tool.schema.safeParse(args);
         if (!v.success) result = invalid(tool.name, v.error.issues);
@@ -164,6 +178,6 @@ export function createMcpServer(backend: McpBackend, options: McpServerOptions =
     const type = result.isError ? String((result.structuredContent as { error?: { type?: unknown } } | undefined)?.error?.type) : undefined;
     options.onCall?.({ tool: tool.name, ok: result.isError !== true, ms: Math.round((performance.now() - t0) * 100) / 100, ...(type === undefined ? {} : { type }), ...(session === undefined ? {} : { session }) });
     return result;
-  });
+  };
   return mcp;
 }
