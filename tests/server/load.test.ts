@@ -18,11 +18,17 @@ afterAll(async () => {
 });
 
 describe('load', () => {
-  it('many concurrent clients, duplicates and conflicts mixed in: one winner per slot, every answer durable, no 5xx', async () => {
+  it('many concurrent clients, duplicates and conflicts mixed in: one winner per slot (whichever body it is), outcomes counted exactly, every answer durable, no 5xx', async () => {
     const report = await raceAndCheck([srv.url], TOKENS.runtime, { sessions: 6, slots: 12, same: 5, conflicting: 3, tag: `load-${process.pid}` });
-    expect(report.turnsOk - report.duplicates).toBe(6 * 12);
-    expect(report.duplicates).toBeGreaterThanOrEqual(6 * 12 * 4);
-    expect(report.conflicts).toBeGreaterThanOrEqual(6 * 12 * 3); // whoever wins a slot, at least the 3 others lose
+    // Any of the eight bodies may win a slot. Counted exactly: a slot won by the five identical
+    // bodies answers 5 ok (1 new + 4 duplicates) and 3 conflicts; one won by a conflicting body
+    // answers 1 ok (no duplicate) and 7 conflicts.
+    const slots = 6 * 12;
+    const otherWins = slots - report.sameWins;
+    expect(report.turnsOk - report.duplicates).toBe(slots);
+    expect(report.duplicates).toBe(report.sameWins * 4);
+    expect(report.conflicts).toBe(report.sameWins * 3 + otherWins * 7);
+    expect(report.turnsOk + report.conflicts).toBe(slots * 8);
     expect(report.requests).toBe(6 * 12 * (2 + 8));
     expect(report.retries).toBe(0);
     expect(srv.stderr()).not.toMatch(/"level":50/); // no error lines

@@ -33,6 +33,8 @@ describe.skipIf(!pgReady)('two servers, one PostgreSQL database', () => {
   it('race the same turns through both servers: exactly one answer per slot, nothing lost, both agree', async () => {
     const report = await raceAndCheck(servers.map((s) => s.url), TOKENS.runtime, { sessions: 4, slots: 8, same: 4, conflicting: 2, tag: `pg-${process.pid}` });
     expect(report.turnsOk - report.duplicates).toBe(4 * 8);
+    expect(report.duplicates).toBe(report.sameWins * 3);
+    expect(report.conflicts).toBe(report.sameWins * 2 + (4 * 8 - report.sameWins) * 5);
     expect(report.retries).toBe(0);
     // Both servers see the same heads (describe is never stale across processes).
     const [a, b] = servers.map((s) => createClient({ url: s.url, token: TOKENS.auditor }));

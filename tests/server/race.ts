@@ -23,6 +23,8 @@ export interface RaceReport {
   readonly turnsOk: number;
   readonly duplicates: number;
   readonly conflicts: number;
+  /** Slots won by the bytes sent `same` times (the rest were won by one of the `conflicting` bodies). */
+  readonly sameWins: number;
   /** The sessions raced. */
   readonly sessionIds: readonly string[];
   /** Client retries (network errors or 5xx); a healthy run has none. */
@@ -44,6 +46,7 @@ export async function raceAndCheck(urls: readonly string[], token: string, opts:
   const t0 = performance.now();
   let requests = 0;
   const submitted: Submitted[] = [];
+  let sameWins = 0;
 
   const sids: string[] = [];
   for (let s = 0; s < opts.sessions; s++) {
@@ -80,6 +83,8 @@ export async function raceAndCheck(urls: readonly string[], token: string, opts:
         // Every submission of the winning bytes was answered ok (identical retries never conflict).
         const win = [...winners][0]!;
         for (const r of results) if (r.text === win) expect(r.result.ok).toBe(true);
+        // Which body wins is the scheduler's choice; what follows from it is exact.
+        if (win.startsWith('same ')) sameWins++;
       }
     }),
   );
@@ -105,6 +110,7 @@ export async function raceAndCheck(urls: readonly string[], token: string, opts:
     turnsOk: oks.length,
     duplicates: oks.filter((x) => x.result.ok && x.result.duplicate).length,
     conflicts: submitted.length - oks.length,
+    sameWins,
     retries,
     sessionIds: sids,
     ms: Math.round(performance.now() - t0),
