@@ -1,36 +1,40 @@
 /**
  * PostgreSQL for the store tests: the server named by TALLY_PG_URL (on our
- * machines `postgres://postgres@127.0.0.1:5432/test`, trust auth). When the
- * variable is unset or the server does not answer, Postgres tests SKIP and
- * say how to enable them.
+ * machines `postgres://postgres@127.0.0.1:5432/test`, trust auth).
+ *
+ * Set means required: when TALLY_PG_URL is set and the server does not
+ * answer, importing this module FAILS with the connection error (a CI job
+ * with a dead database is red, never green with skips). Only when the
+ * variable is unset do the Postgres tests skip, and each file says so.
  */
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 
 /** The server URL, if configured. */
-export const PG_URL = process.env.TALLY_PG_URL;
+export const PG_URL = process.env.TALLY_PG_URL || undefined;
 
-async function probe(url: string | undefined): Promise<string | undefined> {
-  if (!url) return 'TALLY_PG_URL is not set';
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+/** Connects once to the configured server; throws with the connection error when it does not answer. */
+export async function probePostgres(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15_000 });
   try {
     await c.connect();
     await c.query('SELECT 1');
-    return undefined;
   } catch (e) {
-    return `cannot reach ${url}: ${String(e)}`;
+    throw new Error(`TALLY_PG_URL is set (${url}) but PostgreSQL does not answer: ${String(e)}. Start the server, or unset TALLY_PG_URL to skip the PostgreSQL tests.`, { cause: e });
   } finally {
     await c.end().catch(() => {});
   }
 }
 
-/** Why Postgres tests are skipped, or `undefined` when they run. */
-export const pgSkipReason = await probe(PG_URL);
+if (PG_URL !== undefined) await probePostgres(PG_URL);
 
-/** True when Postgres tests run. */
+/** Why Postgres tests are skipped (only ever: the variable is unset), or `undefined` when they run. */
+export const pgSkipReason: string | undefined = PG_URL === undefined ? 'TALLY_PG_URL is not set' : undefined;
+
+/** True when Postgres tests run (TALLY_PG_URL is set and the server answered). */
 export const pgReady = pgSkipReason === undefined;
 
-/** Prints (once per file) why Postgres tests are skipped and how to enable them. */
+/** Prints (once per file) that Postgres tests are skipped because TALLY_PG_URL is unset, and how to enable them. */
 export function warnIfSkipped(file: string): void {
   if (pgSkipReason !== undefined) {
     console.warn(
