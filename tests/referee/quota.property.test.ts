@@ -4,6 +4,12 @@
  * every step the recorded outcomes equal a simple model's, and the quota
  * invariants hold: 0 ≤ used, 0 ≤ locked, used + locked ≤ cap, and
  * used_txs + locked_txs ≤ tx_cap.
+ *
+ * The generators aim at the boundaries, where off-by-ones live: the quota cap
+ * and tx cap are drawn (caps of 1 and of one transaction included), and half
+ * the admissions are sized from the model at run time to land exactly on the
+ * free quota, one step over it, or one step under it. A planted `<` for `<=`
+ * at the quota cap, or `<=` for `<` at the tx cap, fails within the seed.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -13,23 +19,27 @@ import type { Intent } from '../../src/intent/index.js';
 import { carry, iso, openIntent, signed, T0 } from '../rules/fixtures.js';
 import { Desk, INSTANCE, KEY_EXECUTOR, KEY_OPERATOR, KEY_PRINCIPAL, mandate, refereeSpec, ruling } from './fixtures.js';
 
+/** `fit` sizes the admission from the model: exactly the free quota, one step over, or one step under. */
+type Fit = 'exact' | 'over' | 'under';
+
 type Step =
-  | { kind: 'admit'; action: 'open' | 'close'; tenths: number; ttlMin: number }
+  | { kind: 'admit'; action: 'open' | 'close'; tenths: number; ttlMin: number; fit?: Fit }
   | { kind: 'redeem'; pick: number }
   | { kind: 'release'; pick: number; by: 'principal' | 'operator' | 'anyone' }
   | { kind: 'terminate' }
   | { kind: 'wait'; minutes: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('admit' as const), action: fc.constantFrom('open' as const, 'close' as const), tenths: fc.integer({ min: 1, max: 35 }), ttlMin: fc.integer({ min: 1, max: 10 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('admit' as const), action: fc.constantFrom('open' as const, 'close' as const), tenths: fc.integer({ min: 1, max: 35 }), ttlMin: fc.integer({ min: 1, max: 10 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('admit' as const), action: fc.constantFrom('open' as const, 'close' as const), tenths: fc.constant(1), ttlMin: fc.integer({ min: 1, max: 10 }), fit: fc.constantFrom('exact' as const, 'exact' as const, 'over' as const, 'under' as const) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('redeem' as const), pick: fc.nat(20) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat(20), by: fc.constantFrom('principal' as const, 'operator' as const, 'anyone' as const) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'terminate' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 8 }) }) },
 );
 
-const CAP = 400; // hundredths: quota.cap "4"
-const TX_CAP = 4;
+/** Quota caps in hundredths (1 is "1", 50 is "0.5") and tx caps: small ones so that both are reached often. */
+const limits = fc.record({ cap: fc.constantFrom(100, 50, 150, 400, 100), txCap: fc.constantFrom(1, 2, 3, 4, 6) });
 const END_MIN = 20;
 
 interface ModelTicket {
@@ -47,9 +57,10 @@ let run = 0;
 describe('quota invariants over random ticket lives', () => {
   it('outcomes follow the model and used/locked stay within the caps (seed 0x71c4e7)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 16 }), async (steps) => {
+      fc.asyncProperty(limits, fc.array(step, { minLength: 1, maxLength: 20 }), async ({ cap: CAP, txCap: TX_CAP }, steps) => {
         const end = T0 + END_MIN * 60_000;
-        const desk = await Desk.open(refereeSpec(`prop-${run++}`, mandate({ quota: { cap: '4', weights: { close: '0.5' } }, tx_cap: TX_CAP, caps: { size: '3', leverage: '10', slippage: '0.05' }, expires_at: end })));
+        const capText = hundredths(CAP);
+        const desk = await Desk.open(refereeSpec(`prop-${run++}`, mandate({ quota: { cap: capText, weights: { close: '0.5' } }, tx_cap: TX_CAP, caps: { size: '3', leverage: '10', slippage: '0.05' }, expires_at: end })));
         const m = { used: 0, locked: 0, usedTx: 0, lockedTx: 0, terminated: false, tickets: [] as ModelTicket[] };
         let time = T0;
         let nonce = 0;
@@ -92,19 +103,26 @@ describe('quota invariants over random ticket lives', () => {
           let bytes: Uint8Array | string = 'tick';
           let expectAdmit: string | undefined;
           let intent: Intent | undefined;
+          // Weight is tenths × 10 hundredths for open, × 5 for close; a `fit` admission is sized to the free quota ± one step.
+          let tenths = 0;
           if (s.kind === 'admit') {
-            const size = s.tenths % 10 === 0 ? String(s.tenths / 10) : `${Math.trunc(s.tenths / 10)}.${s.tenths % 10}`;
+            const per = s.action === 'open' ? 10 : 5;
+            const exact = Math.floor((CAP - m.used - m.locked) / per);
+            tenths = s.fit === undefined ? s.tenths : Math.max(1, s.fit === 'exact' ? exact : s.fit === 'over' ? exact + 1 : exact - 1);
+          }
+          if (s.kind === 'admit') {
+            const size = tenths % 10 === 0 ? String(tenths / 10) : `${Math.trunc(tenths / 10)}.${tenths % 10}`;
             const base = { nonce: `p${run}-${nonce++}`, ttl: iso(time + s.ttlMin * 60_000), size };
             intent = await signed(
               (s.action === 'open' ? openIntent(base) : { action: 'close', agent_id: 'alpha', market: 'BTC-PERP', max_slippage: '0.01', ...base }) as Parameters<typeof signed>[0],
             );
             bytes = carry(intent);
-            const weight = s.tenths * (s.action === 'open' ? 10 : 5);
+            const weight = tenths * (s.action === 'open' ? 10 : 5);
             expectAdmit = m.terminated
               ? 'mandate_terminated'
               : time >= end
                 ? 'mandate_expired'
-                : s.tenths > 30
+                : tenths > 30
                   ? 'cap_exceeded'
                   : m.used + m.locked + weight > CAP
                     ? 'quota_exhausted'
@@ -124,19 +142,19 @@ describe('quota invariants over random ticket lives', () => {
           if (expectAdmit !== undefined) {
             if (expectAdmit === 'ok') {
               expect(r.ticket).toBeDefined();
-              m.tickets.push({ weight: s.kind === 'admit' ? s.tenths * (s.action === 'open' ? 10 : 5) : 0, expires: Math.min(end, time + (s.kind === 'admit' ? s.ttlMin : 0) * 60_000), state: 'ACTIVE', intent: intent!, proof: r.ticket!.proof_hash });
+              m.tickets.push({ weight: s.kind === 'admit' ? tenths * (s.action === 'open' ? 10 : 5) : 0, expires: Math.min(end, time + (s.kind === 'admit' ? s.ttlMin : 0) * 60_000), state: 'ACTIVE', intent: intent!, proof: r.ticket!.proof_hash });
               expect(r.ticket!.expires_at).toBe(m.tickets[m.tickets.length - 1]!.expires);
             } else expect(r.policy).toMatchObject({ code: expectAdmit });
           }
           const q = (await desk.state()).quota;
-          expect(q).toEqual({ cap: '4', used: hundredths(m.used), locked: hundredths(m.locked), free: hundredths(CAP - m.used - m.locked), tx_cap: TX_CAP, used_txs: m.usedTx, locked_txs: m.lockedTx });
+          expect(q).toEqual({ cap: capText, used: hundredths(m.used), locked: hundredths(m.locked), free: hundredths(CAP - m.used - m.locked), tx_cap: TX_CAP, used_txs: m.usedTx, locked_txs: m.lockedTx });
           expect(decCmp(q.used, '0')).toBeGreaterThanOrEqual(0);
           expect(decCmp(q.locked, '0')).toBeGreaterThanOrEqual(0);
           expect(decCmp(decAdd(q.used, q.locked), q.cap)).toBeLessThanOrEqual(0);
           expect(q.used_txs + q.locked_txs).toBeLessThanOrEqual(q.tx_cap);
         }
       }),
-      { seed: 0x71c4e7, numRuns: 40 },
+      { seed: 0x71c4e7, numRuns: 80 },
     );
   });
 });
