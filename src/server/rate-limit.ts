@@ -10,6 +10,9 @@ export interface RateSpec {
   readonly burst: number;
 }
 
+/** Rounding slack of the refill arithmetic (far below one request at any configurable rate). */
+const EPSILON = 1e-9;
+
 /** One token bucket; `now` is milliseconds from a monotonic clock. */
 export class TokenBucket {
   private tokens: number;
@@ -29,11 +32,18 @@ export class TokenBucket {
     const elapsed = Math.max(0, now - this.last);
     this.last = Math.max(this.last, now);
     this.tokens = Math.min(this.spec.burst, this.tokens + (elapsed * this.spec.perSecond) / 1000);
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
+    // Refills add up in floating point (0.282 + 0.717 + 0.001 is 0.9999999999999999): a bucket
+    // that is full to within EPSILON is full, so a caller that waits exactly the wait named is admitted.
+    if (this.tokens >= 1 - EPSILON) {
+      this.tokens = Math.max(0, this.tokens - 1);
       return 0;
     }
-    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.spec.perSecond));
+    // The smallest whole wait after which a request is admitted (the estimate corrected for rounding both ways).
+    const fits = (ms: number): boolean => this.tokens + (ms * this.spec.perSecond) / 1000 >= 1 - EPSILON;
+    let wait = Math.max(1, Math.ceil(((1 - EPSILON - this.tokens) * 1000) / this.spec.perSecond));
+    while (wait > 1 && fits(wait - 1)) wait--;
+    while (!fits(wait)) wait++;
+    return wait;
   }
 }
 

@@ -156,6 +156,27 @@ describe('token bucket', () => {
       { seed: 0xb0c7, numRuns: 200 },
     );
   });
+
+  it('the wait it names is exact: one ms earlier is still refused, at the wait it is admitted (seed 0xb0c8)', () => {
+    // The upper bound above cannot see a bucket that admits too little; this boundary can.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 20 }), fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 100 }), (rate, burst, gaps) => {
+        let now = 0;
+        const b = new TokenBucket({ perSecond: rate, burst }, 0);
+        // A fresh bucket admits exactly `burst` at once.
+        for (let i = 0; i < burst; i++) expect(b.take(0)).toBe(0);
+        for (const g of gaps) {
+          now += g;
+          const wait = b.take(now);
+          if (wait === 0) continue;
+          if (wait > 1) expect(b.take(now + wait - 1)).toBeGreaterThan(0);
+          now += wait;
+          expect(b.take(now)).toBe(0);
+        }
+      }),
+      { seed: 0xb0c8, numRuns: 300 },
+    );
+  });
 });
 
 describe('JSON-RPC envelope', () => {
