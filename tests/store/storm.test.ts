@@ -8,8 +8,9 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
-import type { TurnEntry } from '../../src/protocol/index.js';
+import { encodeBundle, sha256, verifyBundle } from '../../src/codec/index.js';
+import { toHex, type TurnEntry } from '../../src/protocol/index.js';
+import type { NonceOwner } from '../../src/store/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { openStore, type TranscriptStore } from '../../src/store/index.js';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from './helpers/pg.js';
@@ -58,6 +59,8 @@ async function storm(location: string, run: string): Promise<void> {
   try {
     const engine = createEngine({ store });
     const admittedByNonce = new Map<string, number>();
+    // Where each admission is recorded: the nonce's owner must name exactly this session, index and hash.
+    const admittedAt = new Map<string, NonceOwner>();
     for (let si = 0; si < SESSIONS; si++) {
       // One process created each day; the others found it.
       expect(of('open', si).map((l) => l.created).sort()).toEqual([false, false, false, true]);
@@ -91,7 +94,10 @@ async function storm(location: string, run: string): Promise<void> {
           const { agent, nonce } = JSON.parse(Buffer.from(t.body.bytes, 'base64').toString('utf8')) as { agent: string; nonce: string };
           const k = `${agent}/${nonce}`;
           const r = t.ruling as { admitted: boolean; code?: string };
-          if (r.admitted) admittedByNonce.set(k, (admittedByNonce.get(k) ?? 0) + 1);
+          if (r.admitted) {
+            admittedByNonce.set(k, (admittedByNonce.get(k) ?? 0) + 1);
+            admittedAt.set(k, { sessionId: sid, index: e.index, intentHash: toHex(sha256(Buffer.from(t.body.bytes, 'base64'))) });
+          }
           else expect(r).toEqual({ admitted: false, code: 'replayed_nonce' });
         },
       });
@@ -108,7 +114,7 @@ async function storm(location: string, run: string): Promise<void> {
         continue;
       }
       expect(admitted, k).toBe(1);
-      expect(await store.nonceOwner(agent, nonce), k).toBeDefined();
+      expect(await store.nonceOwner(agent, nonce), k).toEqual(admittedAt.get(k));
     }
     // The processes really interleaved: slots were won by more than one of them.
     const winners = new Set(lines.filter((l) => l.verb === 'turn' && l.ok && !l.duplicate).map((l) => l.w));
