@@ -94,11 +94,9 @@ describe('canonicalDecimal', () => {
     expect(canonicalDecimal(input).ok).toBe(false);
   });
 
-  test('exponent bombs and huge literals are rejected in constant time', () => {
+  test('exponent bombs and huge literals are rejected (how fast: npm run bench, section hostile)', () => {
     const bombs = ['1e8000000', '1e-8000000', '0e99999999999999999999', `1e${'9'.repeat(90)}`, '9'.repeat(5_000_000), `1e${'9'.repeat(5_000_000)}`];
-    const t0 = performance.now();
     for (const b of bombs) expect(canonicalDecimal(b).ok).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(50);
     // A zero-padded small exponent within the literal bound is fine.
     expect(ok(`1e${'0'.repeat(90)}3`)).toBe('1000');
   });

@@ -199,11 +199,9 @@ describe('validateIntent — hostile input', () => {
   const closedSet = (r: ValidateIntentResult): boolean =>
     r.ok || ((INTENT_STAGES as readonly string[]).includes(r.stage) && (INTENT_CODES as readonly string[]).includes(r.code) && INTENT_CODE_STAGE[r.code] === r.stage && r.message.length <= 200);
 
-  test('hostile values are invalid_schema, fast', async () => {
+  test('hostile values are invalid_schema (how fast: npm run bench, section hostile)', async () => {
     for (const h of hostileValues()) {
-      const t0 = performance.now();
       const r = await validateIntent(h, baseOptions());
-      expect(performance.now() - t0).toBeLessThan(500);
       expectRejected(r, 'schema', 'invalid_schema');
       expect(closedSet(r)).toBe(true);
     }

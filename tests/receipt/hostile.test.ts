@@ -30,10 +30,8 @@ describe('parsers reject hostile values with a result', () => {
     expect(verifyTlogProof(v as string, { verifiers: [], leafHash: new Uint8Array(32) }).ok).toBe(false);
   });
 
-  test('huge inputs are handled in linear time (1 MiB of signature lines: too many, quickly)', () => {
-    const t0 = performance.now();
+  test('huge inputs are refused (1 MiB of signature lines: too many; how fast: npm run bench, section hostile)', () => {
     const r = openNote(`${goNote.text}\n${goNote.peterSig.repeat(10_000)}`, [goNote.peter.verifierKey]);
     expect(r.ok ? 'ok' : r.code).toBe('too-many-signatures');
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });

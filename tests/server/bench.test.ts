@@ -3,10 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { benchWire } from '../../src/bench/wire.js';
 
 describe('benchWire', () => {
-  it('reports throughput and p50/p99 beside the in-process rate, within its bounds', async () => {
-    const t0 = performance.now();
+  it('reports throughput and p50/p99 beside the in-process rate, within its count bound (its time bound is maxMs; no wall-clock assertion here)', async () => {
     const r = await benchWire({ turns: 300, concurrency: 8, maxMs: 8_000, inProcessTurns: 500 });
-    expect(performance.now() - t0).toBeLessThan(20_000);
     expect(r.wire.failures).toBe(0);
     expect(r.wire.turns).toBeGreaterThan(0);
     expect(r.wire.turns).toBeLessThanOrEqual(300);
