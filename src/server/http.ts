@@ -32,6 +32,8 @@ export interface WireServerOptions {
   readonly notary?: Notary;
   /** Merkle tree cache for proofs (share the notary's). */
   readonly trees?: SessionTrees;
+  /** Monotonic milliseconds for the rate limiter (default `performance.now`); tests inject one. */
+  readonly clock?: () => number;
 }
 
 /** Where a listening server is. */
@@ -65,7 +67,7 @@ export class WireServer {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.auth = options.auth;
     this.log = options.logger ?? createLogger();
-    this.limiter = new RateLimiter(this.limits.rate);
+    this.limiter = new RateLimiter(this.limits.rate, options.clock);
     this.service = new WireService(options.engine, {
       shutdown: this.shutdown.signal,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),

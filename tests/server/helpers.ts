@@ -55,6 +55,8 @@ export interface ServerProc {
   /** Everything the server wrote to stderr so far (JSON log lines). */
   stderr(): string;
   stdout(): string;
+  /** Resolves once `pred` holds for the stderr so far (checked on every chunk the server writes); rejects if it exits first. */
+  untilStderr(pred: (stderr: string) => boolean): Promise<void>;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   /** Resolves with the exit code when the process ends. */
@@ -93,6 +95,17 @@ export async function startServer(opts: { db?: string; args?: string[]; env?: Re
     proc,
     stderr: () => err,
     stdout: () => out,
+    untilStderr: (pred) =>
+      new Promise<void>((resolveWait, rejectWait) => {
+        const check = (): void => {
+          if (!pred(err)) return;
+          proc.stderr!.off('data', check);
+          resolveWait();
+        };
+        proc.stderr!.on('data', check);
+        void exited.then(() => rejectWait(new Error(`server exited before the awaited log output:\n${err}`)));
+        check();
+      }),
     exited,
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;

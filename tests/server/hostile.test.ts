@@ -6,46 +6,13 @@
  * within a fraction of their setting, and many concurrent long-polls without
  * a process warning.
  */
-import { Writable } from 'node:stream';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../src/engine.js';
-import { Authenticator, parseAuthConfig } from '../../src/server/auth.js';
-import { WireServer, createWireServer } from '../../src/server/http.js';
-import { createLogger } from '../../src/server/log.js';
-import type { WireServerLimits } from '../../src/server/limits.js';
 import { wireErrorRow } from '../../src/server/vocabulary.js';
-import { MemoryStore } from '../../src/store/index.js';
-import { TOKENS, authDoc } from './helpers.js';
+import { TOKENS } from './helpers.js';
+import { startInProcess, type InProcessServer } from './in-process.js';
 
 const RT = TOKENS.runtime;
-
-/** Log lines of a server, collected in memory. */
-function memoryLog(): { lines: Record<string, unknown>[]; stream: Writable } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, stream };
-}
-
-async function startInProcess(limits: Partial<WireServerLimits> = {}, pollMs?: number): Promise<{ server: WireServer; url: string; port: number; log: Record<string, unknown>[] }> {
-  const cfg = parseAuthConfig(authDoc());
-  if (!cfg.ok) throw new Error(cfg.problem);
-  const log = memoryLog();
-  const server = createWireServer({
-    engine: createEngine({ store: new MemoryStore() }),
-    auth: new Authenticator(cfg.config),
-    logger: createLogger({ destination: log.stream }),
-    limits,
-    ...(pollMs === undefined ? {} : { pollMs }),
-  });
-  const { url, port } = await server.listen(0, '127.0.0.1');
-  return { server, url, port, log: log.lines };
-}
 
 /** One raw HTTP/1.1 exchange: the bytes sent as written, the whole answer until the server closes. */
 function raw(port: number, request: string): Promise<{ status: number; headers: string; body: string }> {
@@ -85,7 +52,7 @@ function postRaw(target: string, headers: Record<string, string>, body = rpcBody
 }
 
 describe('request targets and envelopes', () => {
-  let srv: Awaited<ReturnType<typeof startInProcess>>;
+  let srv: InProcessServer;
   beforeAll(async () => {
     srv = await startInProcess();
   });
@@ -166,9 +133,9 @@ function stall(port: number, first: string, settingMs: number): Promise<{ order:
 describe('timeouts', () => {
   const headersTimeoutMs = 1_000;
   const requestTimeoutMs = 2_000;
-  let srv: Awaited<ReturnType<typeof startInProcess>>;
+  let srv: InProcessServer;
   beforeAll(async () => {
-    srv = await startInProcess({ headersTimeoutMs, requestTimeoutMs });
+    srv = await startInProcess({ limits: { headersTimeoutMs, requestTimeoutMs } });
   });
   afterAll(() => srv.server.close(100));
 
@@ -188,7 +155,7 @@ describe('timeouts', () => {
 
 describe('long-polls', () => {
   it('many concurrent long-polls on one session raise no process warning, and all return when an entry lands', async () => {
-    const srv = await startInProcess({}, 20);
+    const srv = await startInProcess({ pollMs: 20 });
     const warnings: Error[] = [];
     const onWarning = (w: Error): void => void warnings.push(w);
     process.on('warning', onWarning);

@@ -279,7 +279,8 @@ describe('tally serve: the six verbs over JSON-RPC', () => {
     ok(await rpc(srv.url, RT, 'session/turn', { sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', text: secret } }));
     await rpc(srv.url, RT, 'session/turn', { sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: toBase64(enc.encode(secret + '!')) } });
     await rpc(srv.url, 'tly_wrong_token_000000000000000000', 'session/describe', { sessionId: sid });
-    await new Promise((r) => setTimeout(r, 100));
+    // A call's log line is written after its answer is sent: wait for the last one (the 401), not for a while.
+    await srv.untilStderr((e) => /"status":401,[^\n]*"diagnostic":"unauthorized"/.test(e.slice(e.indexOf(sid))));
     const log = srv.stderr();
     for (const t of Object.values(TOKENS)) expect(log).not.toContain(t);
     expect(log).not.toContain('tly_wrong_token');
