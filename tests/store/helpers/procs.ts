@@ -1,7 +1,8 @@
 /**
  * Child OS processes for the multi-process tests. Workers are plain `.mjs`
- * files importing the BUILD OUTPUT (`dist/`), so dist must be current:
- * `npm test` builds first; by hand run `npx tsc -p tsconfig.build.json`.
+ * files importing the BUILD OUTPUT (`dist/`), so dist must be current: the
+ * vitest global setup (tests/setup/fresh-dist.ts) rebuilds it when any source
+ * is newer, and {@link requireFreshDist} checks again per file.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
