@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { TallyError } from '../../src/protocol/errors.js';
 import {
+  DEFAULT_INTENT_LIMITS,
   INTENT_CODES,
   INTENT_CODE_STAGE,
   INTENT_STAGES,
@@ -160,6 +161,22 @@ describe('validateIntent — boundary tables', () => {
     expect((await run({ ...openInput, size: '99.5' }, { limits: { maxIntegerDigits: 2, maxFractionDigits: 3 } })).ok).toBe(true);
     expectRejected(await run({ ...openInput, size: '99.5555' }, { limits: { maxFractionDigits: 3 } }), 'bounds', 'scale_exceeded');
     expect((await run({ ...openInput, size: '1'.repeat(40) }, { limits: { maxIntegerDigits: 80 } })).ok).toBe(true);
+  });
+
+  test('each limit admits exactly its own count of digits and refuses one more (defaults and configured)', async () => {
+    // At the boundary, where an off-by-one lives: N digits pass, N + 1 do not.
+    for (const n of [DEFAULT_INTENT_LIMITS.maxIntegerDigits, 1, 3]) {
+      const limits = n === DEFAULT_INTENT_LIMITS.maxIntegerDigits ? {} : { limits: { maxIntegerDigits: n } };
+      expect((await run({ ...openInput, size: '9'.repeat(n) }, limits)).ok, `${n} integer digits`).toBe(true);
+      expectRejected(await run({ ...openInput, size: '9'.repeat(n + 1) }, limits), 'bounds', 'magnitude_exceeded');
+    }
+    for (const n of [DEFAULT_INTENT_LIMITS.maxFractionDigits, 3, 4]) {
+      // From 3 digits: openInput's max_slippage 0.005 has three.
+      const limits = n === DEFAULT_INTENT_LIMITS.maxFractionDigits ? {} : { limits: { maxFractionDigits: n } };
+      const r = await run({ ...openInput, size: `1.${'9'.repeat(n)}` }, limits);
+      expect(r.ok ? 'ok' : `${r.code}: ${r.message}`, `${n} fraction digits`).toBe('ok');
+      expectRejected(await run({ ...openInput, size: `1.${'9'.repeat(n + 1)}` }, limits), 'bounds', 'scale_exceeded');
+    }
   });
 });
 
