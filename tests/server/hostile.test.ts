@@ -9,7 +9,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireErrorRow } from '../../src/server/vocabulary.js';
-import { TOKENS } from './helpers.js';
+import { TOKENS, cleanup, ok, rpc, startServer } from './helpers.js';
 import { startInProcess, type InProcessServer } from './in-process.js';
 
 const RT = TOKENS.runtime;
@@ -180,5 +180,22 @@ describe('long-polls', () => {
       process.off('warning', onWarning);
       await srv.server.close(100);
     }
+  });
+
+  it('tally serve under 30 concurrent long-polls writes only JSON lines to stderr and only its listening line to stdout', async () => {
+    const srv = await startServer({ db: 'memory:' });
+    try {
+      const sessionId = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: { name: 'polls-cli' } })).sessionId;
+      const polls = Array.from({ length: 30 }, () => rpc(srv.url, RT, 'session/events', { sessionId, after: 0, wait: 30_000 }));
+      // Each poll's log line comes when it returns; the frame below releases them all at once.
+      ok(await rpc(srv.url, RT, 'session/frame', { sessionId, ordinal: -1, time: 1 }));
+      for (const p of await Promise.all(polls)) expect(ok<{ events: { index: number }[] }>(p).events.map((e) => e.index)).toEqual([1]);
+      await srv.untilStderr((e) => e.split('\n').filter((l) => l.includes('"session/events"')).length >= 30);
+    } finally {
+      expect(await srv.stop()).toBe(0);
+    }
+    for (const line of srv.stderr().split('\n').filter((l) => l !== '')) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(srv.stdout()).toMatch(/^tally serve: listening on http:\/\/[^\n]+\n$/);
+    cleanup();
   });
 });
