@@ -11,7 +11,7 @@ const NEEDS_CHECKPOINT =
 
 export const proveCommand: Command = {
   name: 'prove',
-  summary: 'Write a single-turn receipt: one entry of a bundle, its inclusion proof and the signed checkpoint.',
+  summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).",
   help: `Usage: tally prove <bundle.jsonl> --entry <n> --checkpoint <file> --key <vkey|file> [--out <file>] [--json]
 
 Writes a single-turn receipt for entry <n> (0-based: line n+1 of the bundle):
