@@ -7,7 +7,12 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadEngineKeyFile, openSessionCheckpoint, parseTlogProof } from '../../src/receipt/index.js';
+import { sha256 } from '../../src/codec/index.js';
+import { createEngine } from '../../src/engine.js';
+import { entryHash, toHex } from '../../src/protocol/index.js';
+import { createNotary, loadEngineKeyFile, openSessionCheckpoint, parseTlogProof } from '../../src/receipt/index.js';
+import { SqliteStore } from '../../src/store/index.js';
+import { entriesOf, intentDay, linesOf, reseal } from '../receipt/fixtures.js';
 import { TOKENS, cleanup, get, ok, rpc, startServer, tempDir, type ServerProc } from './helpers.js';
 
 const RT = TOKENS.runtime;
@@ -48,6 +53,33 @@ describe('serve signs through the signing log', () => {
       const cp = openSessionCheckpoint(text, [verifier], { sessionId: sid });
       if (!cp.ok) throw new Error(cp.message);
       expect(rows).toContainEqual(expect.objectContaining({ size: cp.checkpoint.size, root: cp.checkpoint.root }));
+    }
+  });
+
+  it('a database rewritten after its seal was signed: the checkpoint GET signs nothing and answers internal (500) naming TALLY_SIGN_EQUIVOCATION', async () => {
+    const dir = tempDir('signing-log-rewritten');
+    const file = join(dir, 'rewritten.db');
+    const store = new SqliteStore(file);
+    const engine = createEngine({ store });
+    const { sid } = await intentDay({ engine, name: 'rewritten-wire-day' });
+    const sealed = await createNotary({ key: await loadEngineKeyFile(keyFile) }).sealWithReceipt(engine, sid);
+    expect(sealed.ok).toBe(true);
+    const lines = await linesOf(engine, sid);
+    await store.close();
+    const forged = reseal(entriesOf(lines).map((e) => (e.kind === 'finalize' ? { ...e, artifacts: { note: 'a better day' } } : e))).lines;
+    const raw = new Database(file);
+    raw.exec('DROP TRIGGER entries_immutable_update');
+    const last = forged.length - 1;
+    raw.prepare('UPDATE entries SET hash = ?, bytes = ? WHERE session_id = ? AND idx = ?').run(toHex(entryHash(sha256, forged[last]!)), Buffer.from(forged[last]!), sid, last);
+    raw.close();
+    const other = await startServer({ dir, db: file, args: ['--key', keyFile] });
+    try {
+      const r = await get(other.url, RT, `/sessions/${sid}/checkpoint`);
+      expect(r.status).toBe(500);
+      expect(JSON.parse(r.text).error).toMatchObject({ type: 'internal', message: expect.stringContaining('TALLY_SIGN_EQUIVOCATION') });
+      expect(r.text).not.toContain('\u2014');
+    } finally {
+      expect(await other.stop()).toBe(0);
     }
   });
 });
