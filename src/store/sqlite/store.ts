@@ -25,7 +25,8 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
+import { checkSignedRecord, toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
+import { SqliteSigningLog } from './signing-log.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -91,7 +92,6 @@ export class SqliteStore implements TranscriptStore {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly groupCommit: boolean;
-  private readonly synchronous: 'FULL' | 'NORMAL';
   private queue: Queued[] = [];
   private scheduled = false;
   private closed = false;
@@ -107,12 +107,8 @@ export class SqliteStore implements TranscriptStore {
     readonly range: Database.Statement<[string, number, number], EntryRow>;
     readonly slot: Database.Statement<[string, string, number], EntryRow>;
     readonly list: Database.Statement<[], { readonly id: string }>;
-    readonly signedAt: Database.Statement<[string, number], SignedRow>;
-    readonly signedLatest: Database.Statement<[string], SignedRow>;
-    readonly signedAll: Database.Statement<[string], SignedRow>;
-    readonly insertSigned: Database.Statement<[string, number, string, number]>;
   };
-  private readonly recordTx: (record: SignedCheckpointRecord, expected: ExpectedLatest) => RecordCheckpointOutcome;
+  private readonly signing: SqliteSigningLog;
   private readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
   private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
   private readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
@@ -126,7 +122,6 @@ export class SqliteStore implements TranscriptStore {
     this.path = path;
     this.name = `sqlite:${path}`;
     this.groupCommit = options.groupCommit ?? true;
-    this.synchronous = synchronous;
     try {
       this.db = new Database(path);
     } catch (cause) {
@@ -154,25 +149,8 @@ export class SqliteStore implements TranscriptStore {
       range: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx'),
       slot: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND kind = ? AND ordinal = ?'),
       list: db.prepare('SELECT id FROM sessions ORDER BY seq'),
-      signedAt: db.prepare('SELECT origin, size, root, signed_at FROM signed_checkpoints WHERE origin = ? AND size = ?'),
-      signedLatest: db.prepare('SELECT origin, size, root, signed_at FROM signed_checkpoints WHERE origin = ? ORDER BY size DESC LIMIT 1'),
-      signedAll: db.prepare('SELECT origin, size, root, signed_at FROM signed_checkpoints WHERE origin = ? ORDER BY size'),
-      insertSigned: db.prepare('INSERT INTO signed_checkpoints (origin, size, root, signed_at) VALUES (?, ?, ?, ?)'),
     };
-    // Compare-and-record under the write lock (BEGIN IMMEDIATE): another process
-    // recording for the same origin waits, then sees this row.
-    this.recordTx = db.transaction((record: SignedCheckpointRecord, expected: ExpectedLatest): RecordCheckpointOutcome => {
-      const at = this.q.signedAt.get(record.origin, record.size);
-      if (at) {
-        const existing = toSigned(at);
-        return existing.root === record.root ? { ok: true, duplicate: true, record: existing } : { ok: false, reason: 'equivocation', record: existing };
-      }
-      const l = this.q.signedLatest.get(record.origin);
-      const latest = l ? toSigned(l) : undefined;
-      if (!isExpectedLatest(latest, expected)) return { ok: false, reason: 'latest-moved', latest };
-      this.q.insertSigned.run(record.origin, record.size, record.root, record.signedAt);
-      return { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } };
-    }).immediate;
+    this.signing = new SqliteSigningLog(db, synchronous);
     this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
       const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);
       if (r.changes === 0) return 'exists' as const;
@@ -267,33 +245,21 @@ export class SqliteStore implements TranscriptStore {
     return this.io('list sessions', () => this.q.list.all()).map((r) => r.id);
   }
 
-  /**
-   * Records a checkpoint in the signing log (see `SigningLogStore`). The
-   * commit is fsynced even under `synchronous: 'NORMAL'` (FULL for this one
-   * transaction, which also makes every earlier commit durable): the
-   * engine signs only after this resolves.
-   */
+  /** Records a checkpoint in the signing log (see `SigningLogStore`); fsynced even under `synchronous: 'NORMAL'`. */
   async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
-    if (this.synchronous === 'FULL') return this.io('record a signed checkpoint', () => this.recordTx(record, expected));
-    this.db.pragma('synchronous = FULL');
-    try {
-      return this.io('record a signed checkpoint', () => this.recordTx(record, expected));
-    } finally {
-      this.db.pragma(`synchronous = ${this.synchronous}`);
-    }
+    return this.io('record a signed checkpoint', () => this.signing.record(record, expected));
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
     this.live();
-    const r = this.io('read the signing log', () => this.q.signedLatest.get(origin));
-    return r ? toSigned(r) : undefined;
+    return this.io('read the signing log', () => this.signing.latest(origin));
   }
 
   async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
     this.live();
-    return this.io('read the signing log', () => this.q.signedAll.all(origin)).map(toSigned);
+    return this.io('read the signing log', () => this.signing.all(origin));
   }
 
   /** Commits any queued appends, then closes the file. */
