@@ -119,9 +119,12 @@ export async function benchReceipts(entries = 100_000): Promise<Figure[]> {
   const ix = await indexBundle([encodeBundle(lines)], { entries: keep });
   if (!ix.ok) throw new Error(ix.message);
   const receipts: string[] = [];
+  // The grader's verifier key, parsed once: each receipt opens the engine's checkpoint with it (one Ed25519 verification).
+  const parsed = parseVerifierKey(key.verifierKey);
+  if (!parsed.ok) throw new Error(parsed.message);
   p0 = performance.now();
   for (const i of keep) {
-    const r = turnReceiptFromBundle(ix, i, sealed.signedCheckpoint);
+    const r = turnReceiptFromBundle(ix, i, sealed.signedCheckpoint, { verifiers: [parsed.verifier] });
     if (!r.ok) throw new Error(r.message);
     receipts.push(r.text);
   }
@@ -130,8 +133,6 @@ export async function benchReceipts(entries = 100_000): Promise<Figure[]> {
   const hashNodes = rawHashRate(nodeInputs, 10);
 
   // 3. Single-turn receipt verification with the verifier key alone (parsed once, as a grader checking a batch would).
-  const parsed = parseVerifierKey(key.verifierKey);
-  if (!parsed.ok) throw new Error(parsed.message);
   const r0 = performance.now();
   for (const text of receipts) {
     if (!verifyTurnReceipt(text, { verifiers: [parsed.verifier] }).ok) throw new Error('bench receipt failed verification');
@@ -167,11 +168,12 @@ export async function benchReceipts(entries = 100_000): Promise<Figure[]> {
       note: `O(log n): <= ${Math.ceil(Math.log2(size))} node reads and hashes per proof; the tree was built once at the seal (${sealMs.toFixed(0)} ms for ${size.toLocaleString('en-US')} entries, incl. signing)`,
     },
     {
-      name: 'single-turn receipt generation from an indexed bundle (proof + tlog-proof text)',
+      name: 'single-turn receipt generation from an indexed bundle (checkpoint signature checked, proof, tlog-proof text)',
       perSecond: receiptRate,
       baselineName: 'SHA-256 of 65-byte interior-node inputs',
       baselinePerSecond: hashNodes,
       ratio: receiptRate / hashNodes,
+      note: `dominated by opening the engine's checkpoint (one Ed25519 verification, ${ed25519Rate.toLocaleString('en-US')}/s alone in this run): a grader's prove signs nothing and checks what it embeds`,
     },
     {
       name: 'single-turn receipt verification (verifier key alone)',

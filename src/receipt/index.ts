@@ -2,7 +2,8 @@
  * `agent-tally/receipt`: receipts graders can verify with nothing but files
  * and a public key. C2SP signed notes and Ed25519 engine keys; session
  * checkpoints in the C2SP tlog-checkpoint format, signed by the engine's
- * notary; inclusion and consistency proofs; single-turn receipts (a C2SP
+ * notary only from its own store and only through the signing log (never two
+ * inconsistent checkpoints); inclusion and consistency proofs; single-turn receipts (a C2SP
  * tlog-proof carrying the entry's bytes); deterministic replay of every
  * ruling; certified grades. The bytes are specified in docs/PROTOCOL.md §11.
  *
@@ -63,6 +64,8 @@ export type {
   TurnReceiptOptions,
 } from './session/notary.js';
 export { SessionTrees, receiptHasher } from './session/trees.js';
+export { SigningLog, SigningRefusedError, SIGN_REFUSAL_CODES } from './signing/log.js';
+export type { SignRefusalCode, SigningLogOptions, SigningLogResult, SigningLogRefusal, CheckpointToSign, ConsistencySource } from './signing/log.js';
 export { PackedMerkleTree } from './session/packed-tree.js';
 export type { SessionTreesOptions } from './session/trees.js';
 export { openSessionCheckpoint } from './session/open-checkpoint.js';
@@ -77,7 +80,7 @@ export { formatConsistencyProof, parseConsistencyProof, verifyCheckpointConsiste
 export type { ConsistencyProof, ParseConsistencyProofResult, VerifyConsistencyResult } from './proof/consistency.js';
 export { bundleFileChunks, streamVerifiedEntries, indexBundle, verifyBundleCheckpoint } from './proof/bundle.js';
 export type { BundleChunks, StreamOptions, IndexedBundle, VerifyBundleCheckpointResult } from './proof/bundle.js';
-export { peekSessionCheckpoint, signBundleCheckpoint, turnReceiptFromBundle } from './proof/prove-bundle.js';
+export { peekSessionCheckpoint, turnReceiptFromBundle } from './proof/prove-bundle.js';
 export type { TurnReceiptFromBundleResult } from './proof/prove-bundle.js';
 
 // Replay.

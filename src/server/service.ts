@@ -83,7 +83,7 @@ function stripOk(r: { readonly ok: true }): Record<string, unknown> {
 }
 
 /** Store failures a retry can outlive (the database is down, busy, or this process is closing it). */
-const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED'];
+const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED'];
 
 function failureOfException(e: unknown): WireFailure {
   if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
@@ -95,6 +95,8 @@ function failureOfException(e: unknown): WireFailure {
   }
   if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
   if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
+  // The signing log refused (SigningRefusedError): the store no longer holds the history the key signed.
+  if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed` };
   return { type: 'internal', message: 'internal error' };
 }
 

@@ -1,4 +1,16 @@
-import type { AppendOutcome, AppendRequest, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from './types.js';
+import { TallyError } from '../protocol/errors.js';
+import { checkSignedRecord, isExpectedLatest } from './rows.js';
+import type {
+  AppendOutcome,
+  AppendRequest,
+  ExpectedLatest,
+  NonceOwner,
+  RecordCheckpointOutcome,
+  SessionHead,
+  SignedCheckpointRecord,
+  StoredEntry,
+  TranscriptStore,
+} from './types.js';
 
 interface MemSession {
   head: SessionHead;
@@ -19,6 +31,8 @@ export class MemoryStore implements TranscriptStore {
   readonly name = 'memory';
   private readonly sessions = new Map<string, MemSession>();
   private readonly nonces = new Map<string, NonceOwner>();
+  /** The signing log: origin → size → record. */
+  private readonly signed = new Map<string, Map<number, SignedCheckpointRecord>>();
   private closed = false;
 
   // Private copies of appended bytes are carved from shared slabs (one
@@ -106,9 +120,40 @@ export class MemoryStore implements TranscriptStore {
     return [...this.sessions.keys()];
   }
 
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+    this.live();
+    checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
+    const bySize = this.signed.get(record.origin) ?? new Map<number, SignedCheckpointRecord>();
+    const existing = bySize.get(record.size);
+    if (existing) return existing.root === record.root ? { ok: true, duplicate: true, record: existing } : { ok: false, reason: 'equivocation', record: existing };
+    const latest = latestOf(bySize);
+    if (!isExpectedLatest(latest, expected)) return { ok: false, reason: 'latest-moved', latest };
+    const kept = { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt };
+    bySize.set(kept.size, kept);
+    this.signed.set(kept.origin, bySize);
+    return { ok: true, duplicate: false, record: kept };
+  }
+
+  async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
+    this.live();
+    const bySize = this.signed.get(origin);
+    return bySize && latestOf(bySize);
+  }
+
+  async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
+    this.live();
+    return [...(this.signed.get(origin)?.values() ?? [])].sort((a, b) => a.size - b.size);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+function latestOf(bySize: ReadonlyMap<number, SignedCheckpointRecord>): SignedCheckpointRecord | undefined {
+  let best: SignedCheckpointRecord | undefined;
+  for (const r of bySize.values()) if (best === undefined || r.size > best.size) best = r;
+  return best;
 }
 
 const SLAB_BYTES = 1 << 20;

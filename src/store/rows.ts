@@ -2,7 +2,7 @@
  * The row shapes the two SQL stores share (same column names in SQLite and
  * PostgreSQL) and their mapping to the store contract's types.
  */
-import type { NonceOwner, StoredEntry } from './types.js';
+import type { NonceOwner, SignedCheckpointRecord, StoredEntry } from './types.js';
 
 /** A row of `entries`. */
 export interface EntryRow {
@@ -29,4 +29,32 @@ export function toEntry(r: EntryRow): StoredEntry {
 /** A nonce row as a {@link NonceOwner}. */
 export function toOwner(r: OwnerRow): NonceOwner {
   return { intentHash: r.intent_hash, sessionId: r.session_id, index: r.idx };
+}
+
+/** A row of `signed_checkpoints` (the signing log). */
+export interface SignedRow {
+  readonly origin: string;
+  readonly size: number | string;
+  readonly root: string;
+  readonly signed_at: number | string;
+}
+
+/** A signing-log row as a {@link SignedCheckpointRecord} (PostgreSQL returns bigint as text). */
+export function toSigned(r: SignedRow): SignedCheckpointRecord {
+  return { origin: r.origin, size: Number(r.size), root: r.root, signedAt: Number(r.signed_at) };
+}
+
+/** Refuses a malformed record before it reaches a database (misuse, not a result). */
+export function checkSignedRecord(r: SignedCheckpointRecord, misuse: (message: string) => Error): void {
+  if (typeof r !== 'object' || r === null) throw misuse('recordCheckpoint needs a record.');
+  if (typeof r.origin !== 'string' || r.origin === '' || r.origin.includes('\n')) throw misuse('A signed checkpoint origin must be a non-empty line.');
+  if (!Number.isSafeInteger(r.size) || r.size < 1) throw misuse('A signed checkpoint size must be a positive safe integer.');
+  if (typeof r.root !== 'string' || !/^[0-9a-f]{64}$/.test(r.root)) throw misuse('A signed checkpoint root must be 64 lowercase hex.');
+  if (!Number.isSafeInteger(r.signedAt) || r.signedAt < 0) throw misuse('signedAt must be epoch milliseconds.');
+}
+
+/** True when `latest` is what the signer `expected` (both absent, or the same size and root). */
+export function isExpectedLatest(latest: SignedCheckpointRecord | undefined, expected: { readonly size: number; readonly root: string } | undefined): boolean {
+  if (latest === undefined || expected === undefined) return latest === expected;
+  return latest.size === expected.size && latest.root === expected.root;
 }

@@ -71,6 +71,58 @@ export type AppendOutcome =
   | { readonly ok: false; readonly reason: 'unknown-session' };
 
 /**
+ * One checkpoint the engine signed: a row of the signing log. The engine key
+ * signs a checkpoint only after its row is recorded (durable first), so the
+ * log holds every checkpoint the key ever signed from this store.
+ */
+export interface SignedCheckpointRecord {
+  /** The checkpoint origin, `<engine name>/<session id>`. */
+  readonly origin: string;
+  /** Tree size, >= 1. */
+  readonly size: number;
+  /** RFC 6962 root over the first `size` entries, 64 lowercase hex. */
+  readonly root: string;
+  /** When it was first recorded, epoch milliseconds. */
+  readonly signedAt: number;
+}
+
+/** The record a signer compared against: `undefined` when the origin had none. */
+export type ExpectedLatest = { readonly size: number; readonly root: string } | undefined;
+
+/** Outcome of {@link SigningLogStore.recordCheckpoint}. Refusals are results, not exceptions. */
+export type RecordCheckpointOutcome =
+  /** Recorded now, or already recorded with the same root (`duplicate`, `record` is the first one). */
+  | { readonly ok: true; readonly duplicate: boolean; readonly record: SignedCheckpointRecord }
+  /** Another root is already recorded for this (origin, size): signing would equivocate. */
+  | { readonly ok: false; readonly reason: 'equivocation'; readonly record: SignedCheckpointRecord }
+  /** The origin's latest record is no longer `expected`: check consistency against `latest` and try again. */
+  | { readonly ok: false; readonly reason: 'latest-moved'; readonly latest: SignedCheckpointRecord | undefined };
+
+/**
+ * The signing log: every checkpoint the engine key has signed from this
+ * store, append-only, keyed by (origin, size).
+ *
+ * - `recordCheckpoint` MUST be one atomic compare-and-record: if a record
+ *   for (origin, size) exists it MUST write nothing and answer `duplicate`
+ *   (same root) or `equivocation` (another root); otherwise, if the origin's
+ *   largest-size record is not `expected` (by size and root, `undefined` =
+ *   none), it MUST write nothing and answer `latest-moved`; otherwise it
+ *   MUST write the record. Of concurrent calls for one (origin, size) with
+ *   different roots, at most one MUST succeed — across processes sharing one
+ *   database too.
+ * - A recorded row MUST be durable when `recordCheckpoint` resolves `ok`
+ *   (the caller signs only then), and MUST NOT be changed or deleted.
+ */
+export interface SigningLogStore {
+  /** Atomic compare-and-record of a checkpoint about to be signed; see the interface contract. */
+  recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome>;
+  /** The origin's record of the largest size, if any. */
+  latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined>;
+  /** Every record of the origin, by size. */
+  signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]>;
+}
+
+/**
  * A transcript store.
  *
  * - `createSession` MUST be idempotent: creating an existing session id
@@ -86,8 +138,10 @@ export type AppendOutcome =
  *   (`sealed`) any append to a session whose phase is `sealed`.
  * - Reads MUST return exactly the bytes written.
  * - Across processes sharing one database the same guarantees MUST hold.
+ * - It keeps the engine's signing log ({@link SigningLogStore}) beside the
+ *   entries the signed checkpoints commit to: one source of truth.
  */
-export interface TranscriptStore {
+export interface TranscriptStore extends SigningLogStore {
   /** A short name for messages, e.g. `memory`, `sqlite:/path`. */
   readonly name: string;
   /** Creates a session from its genesis entry and initial head. */

@@ -79,16 +79,17 @@ describe('tally verify --key --checkpoint', () => {
 
 describe('tally prove / verify-proof', () => {
   it('writes a single-turn receipt a grader verifies with the verifier key alone', () => {
-    expect(run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--out', 't4.tlog-proof']).code).toBe(0);
+    expect(run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--key', vkey, '--out', 't4.tlog-proof']).code).toBe(0);
     const text = readFileSync(join(dir, 't4.tlog-proof'), 'utf8');
     expect(text.startsWith('c2sp.org/tlog-proof@v1\nextra ')).toBe(true);
     const v = run(['verify-proof', 't4.tlog-proof', '--key', vkey, '--checkpoint', 'sealed.cp']);
     expect(v.code).toBe(0);
     expect(v.stdout).toContain(`valid: entry 4 of session ${sid} (pinned checkpoint)`);
     expect(v.stdout).toMatch(/ruling {2,}{"intent":{"admitted":false,.*"code":"expired"/);
-    // Without --checkpoint, prove signs with the engine key: the same bytes (Ed25519 is deterministic).
-    const p = run(['prove', 'day.jsonl', '--entry', '4']);
+    // Without --out the receipt goes to stdout, the same bytes; prove never signs (no --checkpoint: usage error).
+    const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--key', vkey]);
     expect([p.code, p.stdout]).toEqual([0, text]);
+    expect(run(['prove', 'day.jsonl', '--entry', '4']).code).toBe(2);
   });
 
   it('fails on a tampered receipt, another pin, a wrong key; usage and I/O errors have their codes', () => {
@@ -100,7 +101,7 @@ describe('tally prove / verify-proof', () => {
     expect([pinned.code, pinned.stderr]).toEqual([1, expect.stringContaining('pin: pin-mismatch')]);
     expect(run(['verify-proof', 't4.tlog-proof']).code).toBe(2);
     expect(run(['verify-proof', 'missing.tlog-proof', '--key', vkey]).code).toBe(3);
-    const beyond = run(['prove', 'day.jsonl', '--entry', '5', '--checkpoint', 'mid.cp']);
+    const beyond = run(['prove', 'day.jsonl', '--entry', '5', '--checkpoint', 'mid.cp', '--key', vkey]);
     expect([beyond.code, beyond.stderr]).toEqual([1, expect.stringContaining('index-out-of-range')]);
   });
 });

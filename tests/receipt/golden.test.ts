@@ -13,8 +13,9 @@ import {
   openSessionCheckpoint,
   parseConsistencyProof,
   parsePrivateKey,
-  signBundleCheckpoint,
+  sessionCheckpointText,
   signGrade,
+  signNote,
   turnReceiptFromBundle,
   verifyCheckpointConsistency,
   verifyGrade,
@@ -45,9 +46,11 @@ describe('golden receipts', () => {
     expect(engine.verifierKey).toBe(g.engine.verifierKey);
     const ix = await indexBundle([bundle], { entries: [4] });
     if (!ix.ok) throw new Error(ix.message);
-    expect(signBundleCheckpoint(ix, engine).signedCheckpoint).toBe(g.checkpoint);
-    expect(signBundleCheckpoint(ix, engine, 5).signedCheckpoint).toBe(g.checkpoint5);
-    expect(turnReceiptFromBundle(ix, 4, g.checkpoint)).toMatchObject({ ok: true, text: g.turnReceipt4 });
+    // The checkpoint bytes (PROTOCOL.md §11) signed with the engine key; the engine itself signs only through its signing log.
+    const checkpointAt = (n: number) => signNote(sessionCheckpointText(engine.name, ix.summary.sessionId, n, ix.tree.root(n)), [engine]);
+    expect(checkpointAt(ix.summary.size)).toBe(g.checkpoint);
+    expect(checkpointAt(5)).toBe(g.checkpoint5);
+    expect(turnReceiptFromBundle(ix, 4, g.checkpoint, { verifiers: [g.engine.verifierKey] })).toMatchObject({ ok: true, text: g.turnReceipt4 });
     expect(signGrade({ sessionId: g.sessionId, size: g.size, receiptRoot: g.receiptRoot, grade: { rubric: 'desk-v1', score: 87 } }, [grader])).toBe(g.grade);
   });
 

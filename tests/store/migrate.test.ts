@@ -15,6 +15,7 @@ import {
   POSTGRES_MIGRATIONS,
   POSTGRES_SCHEMA_VERSION,
   PostgresStore,
+  SQLITE_MIGRATIONS,
   SQLITE_SCHEMA_VERSION,
   SqliteStore,
   type TranscriptStore,
@@ -79,7 +80,7 @@ describe('SQLite migrations', () => {
     expect(again.schemaVersion()).toBe(SQLITE_SCHEMA_VERSION);
     await again.close();
     const db = new Database(file);
-    expect(db.prepare('SELECT version FROM tally_schema ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(db.prepare('SELECT version FROM tally_schema ORDER BY version').all()).toEqual(SQLITE_MIGRATIONS.map((m) => ({ version: m.version })));
     expect(() => db.prepare('UPDATE entries SET hash = ? WHERE idx = 0').run('00'.repeat(32))).toThrow(/immutable/);
     db.close();
   });

@@ -25,7 +25,7 @@ function storeLocation(values: Values, io: CommandIO): string {
   return isAbsolute(path) ? path : resolve(io.cwd, path);
 }
 
-/** Help lines for the engine-key options (shared by `checkpoint` and `prove`). */
+/** Help lines for the engine-key options of `checkpoint`. */
 export const KEY_HELP = `  --key <path>      engine key file (default: $TALLY_KEY, else ${DEFAULT_KEY_PATH}); a
                     PRIVATE+KEY+… line or a PKCS#8 PEM, owner-only permissions
   --name <name>     engine name (default: $TALLY_ENGINE_NAME, else the key file's,
@@ -90,7 +90,11 @@ Signs a C2SP tlog-checkpoint (origin <engine name>/<session id>, tree size,
 base64 RFC 6962 root) over the first <n> entries of a session with the engine's
 Ed25519 key, as a C2SP signed note. Without --size it covers every entry so
 far; after the seal that is the day's receipt. The engine key is generated on
-first use and stored with owner-only permissions.
+first use and stored with owner-only permissions. Every checkpoint is first
+recorded in the database's signing log; one that would put a second root at a
+signed size (TALLY_SIGN_EQUIVOCATION) or that the stored tree cannot prove
+consistent with an earlier signed one (TALLY_SIGN_INCONSISTENT) is refused
+and nothing is signed.
 
 --print-key prints the engine's verifier key (name+keyid+base64): give it to
 graders, who pin it ('tally verify --key', 'tally verify-proof --key').
@@ -106,7 +110,8 @@ ${KEY_HELP}
   --json            print the result as JSON
 
 Exit codes: 0 signed (or key printed), 1 refused (unknown session, size out of
-range), 2 usage error, 3 I/O error (database, key file, output file).`,
+range, the signing log refuses), 2 usage error, 3 I/O error (database, key
+file, output file).`,
   options: { session: { type: 'string' }, size: { type: 'string' }, out: { type: 'string' }, 'print-key': { type: 'boolean' }, key: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError(`checkpoint takes no arguments (got '${positionals[0]}'). Run 'tally checkpoint --help'.`);

@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { bundleFileChunks, indexBundle, peekSessionCheckpoint, signBundleCheckpoint, turnReceiptFromBundle } from '../../receipt/index.js';
+import { bundleFileChunks, indexBundle, peekSessionCheckpoint, turnReceiptFromBundle } from '../../receipt/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
-import { KEY_HELP, countOption, engineKeyFor, readTextFile, writeTextFile } from './checkpoint.js';
+import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+
+/** Why prove needs the engine's checkpoint: said once, in the help and in the usage error. */
+const NEEDS_CHECKPOINT =
+  "prove signs nothing: pass the engine's signed checkpoint with --checkpoint <file> (the day's sealed receipt, e.g. receipt.note) and the engine's verifier key with --key <vkey>. Only the engine signs checkpoints, of its own store (tally checkpoint --db …).";
 
 export const proveCommand: Command = {
   name: 'prove',
-  summary: 'Write a single-turn receipt: one entry of a bundle, its inclusion proof and the signed checkpoint.',
-  help: `Usage: tally prove <bundle.jsonl> --entry <n> [--checkpoint <file>] [--out <file>] [--key <path>] [--name <name>] [--json]
+  summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).",
+  help: `Usage: tally prove <bundle.jsonl> --entry <n> --checkpoint <file> --key <vkey|file> [--out <file>] [--json]
 
 Writes a single-turn receipt for entry <n> (0-based: line n+1 of the bundle):
 one C2SP tlog-proof (https://c2sp.org/tlog-proof) holding the entry's index,
@@ -16,33 +20,40 @@ its RFC 6962 inclusion path and the signed checkpoint, with the entry's exact
 canonical bytes in its "extra" line. A grader checks it with nothing but the
 engine's verifier key: 'tally verify-proof <file> --key <vkey>'.
 
-The bundle is verified first (every rule of 'tally verify'). With --checkpoint
-the proof is made against that signed checkpoint (the day's sealed receipt,
-or any earlier checkpoint of the session), which must be a state of this
-bundle. Without it, a checkpoint over the whole bundle is signed with the
-engine key, which must already exist.
+The bundle is verified first (every rule of 'tally verify'). The proof is
+made against the engine's signed checkpoint you pass (the day's sealed
+receipt, or any earlier checkpoint of the session): it must carry a valid
+signature by the pinned --key, name the bundle's session, and its root must
+be the root of the bundle's first <size> entries. Nothing is signed: a grader
+never needs an engine key, and the engine signs checkpoints only of its own
+store.
 
 Options:
   --entry <n>          the entry to prove (0 = genesis, the last = the seal)
-  --checkpoint <file>  prove against this signed checkpoint
+  --checkpoint <file>  the engine's signed checkpoint to prove against (required)
+  --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
+                       of verifier keys, one per line (required)
   --out <file>         write the receipt to <file> (convention: *.tlog-proof)
                        instead of stdout
-${KEY_HELP}
   --json               print {ok, index, size, sessionId, receipt, out?} as JSON
 
-Exit codes: 0 written, 1 the bundle is invalid or the checkpoint is not of this
-bundle, 2 usage error, 3 I/O error (bundle, checkpoint, key or output file).`,
-  options: { entry: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
+Exit codes: 0 written, 1 the bundle is invalid or the checkpoint is not a
+verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
+--key), 3 I/O error (bundle, checkpoint, key or output file).`,
+  options: { entry: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("prove takes exactly one bundle path. Run 'tally prove --help'.");
     const entry = countOption(values, 'entry', 0);
     if (entry === undefined) throw new CliError('--entry <n> is required (0-based entry index)');
+    const cpPath = str(values, 'checkpoint');
+    if (cpPath === undefined) throw new CliError(`--checkpoint <file> is required. ${NEEDS_CHECKPOINT}`);
+    if (str(values, 'key') === undefined) throw new CliError(`--key <vkey> is required: a checkpoint is only as good as the key that signed it. ${NEEDS_CHECKPOINT}`);
+    const verifiers = await verifierKeysFor(values, io);
     const bundlePath = resolve(io.cwd, path);
     if (!existsSync(bundlePath)) throw new CliError(`cannot read ${bundlePath}: no such file`, EXIT.io, 'TALLY_CLI_IO');
-    const cpPath = str(values, 'checkpoint');
-    let signedCheckpoint = cpPath === undefined ? undefined : readTextFile(cpPath, io, 'the checkpoint');
-    if (signedCheckpoint !== undefined && !peekSessionCheckpoint(signedCheckpoint)) {
+    const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
+    if (!peekSessionCheckpoint(signedCheckpoint)) {
       throw new CliError(`${cpPath} is not a signed Tally session checkpoint (origin <engine>/<session>, size, root, signature lines)`, EXIT.invalid, 'TALLY_CLI_INVALID');
     }
     const json = values['json'] === true;
@@ -54,8 +65,7 @@ bundle, 2 usage error, 3 I/O error (bundle, checkpoint, key or output file).`,
       println(io.stderr, `invalid: entry ${ix.index}: ${ix.code}: ${ix.message}`);
       return EXIT.invalid;
     }
-    if (signedCheckpoint === undefined) signedCheckpoint = signBundleCheckpoint(ix, await engineKeyFor(values, io, false)).signedCheckpoint;
-    const r = turnReceiptFromBundle(ix, entry, signedCheckpoint);
+    const r = turnReceiptFromBundle(ix, entry, signedCheckpoint, { verifiers });
     if (!r.ok) {
       if (json) println(io.stdout, JSON.stringify(r));
       println(io.stderr, `tally prove: ${r.code}: ${r.message}`);

@@ -1,9 +1,8 @@
 import { toHex } from '../../protocol/index.js';
-import { describeValue, sessionCheckpointText, splitSessionOrigin } from '../bytes.js';
+import { describeValue, splitSessionOrigin } from '../bytes.js';
 import { parseCheckpoint } from '../checkpoint/checkpoint.js';
-import type { EngineKey } from '../keys/engineKey.js';
-import { signNote } from '../note/sign.js';
-import type { IssuedCheckpoint } from '../session/notary.js';
+import type { NoteVerifier } from '../note/types.js';
+import { openSessionCheckpoint } from '../session/open-checkpoint.js';
 import type { IndexedBundle } from './bundle.js';
 import { formatTurnReceipt } from './turn-receipt.js';
 
@@ -22,39 +21,34 @@ export function peekSessionCheckpoint(signedCheckpoint: string): { sessionId: st
   return o && { ...o, size: cp.checkpoint.size, root: toHex(cp.checkpoint.root) };
 }
 
-/**
- * Signs a checkpoint over the first `size` entries (default: all) of a
- * verified bundle with the engine key. Use it where the engine's database is
- * gone but its key and the exported bundle remain.
- *
- * @example
- * const cp = signBundleCheckpoint(ix, key);  // cp.signedCheckpoint
- */
-export function signBundleCheckpoint(ix: IndexedBundle, key: EngineKey, size: number = ix.summary.size): IssuedCheckpoint {
-  const root = ix.tree.root(size);
-  const text = sessionCheckpointText(key.name, ix.summary.sessionId, size, root);
-  return { sessionId: ix.summary.sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
-}
-
 /** Outcome of {@link turnReceiptFromBundle}. */
 export type TurnReceiptFromBundleResult =
   | { readonly ok: true; readonly index: number; readonly size: number; readonly text: string }
-  | { readonly ok: false; readonly code: 'index-out-of-range' | 'checkpoint-mismatch' | 'entry-not-loaded'; readonly message: string };
+  | { readonly ok: false; readonly code: 'index-out-of-range' | 'checkpoint-unverified' | 'checkpoint-mismatch' | 'entry-not-loaded'; readonly message: string };
 
 /**
  * A single-turn receipt for entry `index` of an indexed bundle against
- * `signedCheckpoint`, which must be a checkpoint of this bundle's session
- * whose root is the root of the bundle's first `size` entries (checked, so a
- * receipt is never made against a checkpoint of another transcript), and
- * `index < size`. The proof costs O(log n) from the bundle's stored tree.
+ * `signedCheckpoint` — the engine's signed checkpoint, given as input: this
+ * signs nothing. The checkpoint must open with one of `verifiers` (the
+ * engine's verifier key: `openSessionCheckpoint`, C2SP signed-note rules,
+ * the origin naming the signer), name this bundle's session, and its root
+ * must be the root of the bundle's first `size` entries (so a receipt is
+ * never made against a checkpoint of another transcript); `index < size`.
+ * The proof costs O(log n) from the bundle's stored tree.
  *
  * @example
  * const ix = await indexBundle(chunks, { entries: [4] });
- * if (ix.ok) turnReceiptFromBundle(ix, 4, sealedCheckpoint);
+ * if (ix.ok) turnReceiptFromBundle(ix, 4, sealedCheckpoint, { verifiers: [engineVkey] });
  */
-export function turnReceiptFromBundle(ix: IndexedBundle, index: number, signedCheckpoint: string): TurnReceiptFromBundleResult {
-  const cp = peekSessionCheckpoint(signedCheckpoint);
-  if (!cp) return { ok: false, code: 'checkpoint-mismatch', message: 'the checkpoint is not a signed Tally session checkpoint (<engine>/<session>, size, root)' };
+export function turnReceiptFromBundle(
+  ix: IndexedBundle,
+  index: number,
+  signedCheckpoint: string,
+  options: { readonly verifiers: readonly (NoteVerifier | string)[] },
+): TurnReceiptFromBundleResult {
+  const opened = openSessionCheckpoint(signedCheckpoint, options.verifiers);
+  if (!opened.ok) return { ok: false, code: 'checkpoint-unverified', message: `the checkpoint does not open with the given key: ${opened.stage}: ${opened.code}: ${opened.message}` };
+  const cp = opened.checkpoint;
   if (cp.sessionId !== ix.summary.sessionId) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint is for session ${cp.sessionId}, the bundle is ${ix.summary.sessionId}` };
   if (cp.size < 1 || cp.size > ix.summary.size) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint covers ${cp.size} entries, the bundle has ${ix.summary.size}` };
   const root = toHex(ix.tree.root(cp.size));

@@ -5,6 +5,7 @@ import type { EngineKey } from '../keys/engineKey.js';
 import { signNote } from '../note/sign.js';
 import { formatTurnReceipt } from '../proof/turn-receipt.js';
 import { formatConsistencyProof } from '../proof/consistency.js';
+import { SigningLog, type ConsistencySource } from '../signing/log.js';
 import { openSessionCheckpoint } from './open-checkpoint.js';
 import { SessionTrees } from './trees.js';
 
@@ -17,6 +18,8 @@ export interface NotaryOptions {
   readonly key: EngineKey;
   /** Tree cache (default: a new one per notary). Share one between notaries of one process to build each tree once. */
   readonly trees?: SessionTrees;
+  /** The clock of the signing log's `signedAt` (epoch ms; default `Date.now`). */
+  readonly now?: () => number;
 }
 
 /** A checkpoint the notary signed. */
@@ -102,7 +105,13 @@ function isCount(n: unknown): n is number {
 
 /**
  * The engine's notary: signs C2SP tlog-checkpoints of sessions with the
- * engine key and serves proofs against them. Checkpoints and proofs come from
+ * engine key and serves proofs against them. It signs only what the engine's
+ * store holds, and only through the store's signing log ({@link SigningLog}):
+ * every checkpoint is recorded (durably) before it is signed, and one that
+ * would equivocate or be inconsistent with an earlier signed one is refused
+ * with a `SigningRefusedError` (`TALLY_SIGN_EQUIVOCATION`,
+ * `TALLY_SIGN_INCONSISTENT`) — thrown, like a corrupt store, since neither
+ * can happen while the store is append-only. Checkpoints and proofs come from
  * a per-session {@link SessionTrees} tree built once from the stored entries
  * (every hash recomputed from the stored bytes) and extended as the session
  * grows, so each proof is O(log n) after the first call.
@@ -125,9 +134,14 @@ export function createNotary(options: NotaryOptions): Notary {
     return trees.sync(engine.store, sessionId);
   }
 
-  function sign(sessionId: string, size: number, root: Uint8Array): IssuedCheckpoint {
+  /** Records the checkpoint of the first `size` entries of the store's `tree` in the signing log, then (only then) signs it. */
+  async function sign(engine: NotaryEngine, sessionId: string, tree: ConsistencySource, size: number): Promise<IssuedCheckpoint> {
+    const root = tree.root(size);
     const text = sessionCheckpointText(key.name, sessionId, size, root);
-    return { sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
+    const origin = text.slice(0, text.indexOf('\n'));
+    const logged = await new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now }).record({ origin, size, root }, tree);
+    if (!logged.ok) throw SigningLog.refusalError(logged);
+    return { sessionId, origin, size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
   }
 
   const notary: Notary = {
@@ -139,7 +153,7 @@ export function createNotary(options: NotaryOptions): Notary {
       if (!tree) return refuse('unknown-session', `no session ${describeValue(sessionId)}`);
       const n = size === undefined ? tree.size : size;
       if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(size)}`);
-      return { ok: true, ...sign(sessionId, n, tree.root(n)) };
+      return { ok: true, ...(await sign(engine, sessionId, tree, n)) };
     },
 
     async sealWithReceipt(engine, sessionId, artifacts) {
@@ -148,12 +162,13 @@ export function createNotary(options: NotaryOptions): Notary {
       const { receipt } = fin;
       const tree = await treeOf(engine, receipt.sessionId);
       if (!tree || tree.size < receipt.size) throw new TallyError('TALLY_RECEIPT_STORE_BEHIND', 'The store does not hold the sealed entries the engine reported.', { details: receipt.sessionId });
-      const cp = sign(receipt.sessionId, receipt.size, tree.root(receipt.size));
-      if (cp.root !== receipt.receiptRoot) {
+      const treeRoot = toHex(tree.root(receipt.size));
+      if (treeRoot !== receipt.receiptRoot) {
         throw new TallyError('TALLY_RECEIPT_ROOT_MISMATCH', 'The tree rebuilt from the stored entries disagrees with the engine receipt; nothing was signed.', {
-          details: `tree ${cp.root}, receipt ${receipt.receiptRoot}`,
+          details: `tree ${treeRoot}, receipt ${receipt.receiptRoot}`,
         });
       }
+      const cp = await sign(engine, receipt.sessionId, tree, receipt.size);
       return { ok: true, receipt, duplicate: fin.duplicate, checkpoint: cp, signedCheckpoint: cp.signedCheckpoint };
     },
 
@@ -179,7 +194,7 @@ export function createNotary(options: NotaryOptions): Notary {
       const p = await notary.consistencyProof(engine, sessionId, size1, size2);
       if (!p.ok) return p;
       const tree = await treeOf(engine, sessionId);
-      const cp = sign(sessionId, p.size2, tree!.root(p.size2));
+      const cp = await sign(engine, sessionId, tree!, p.size2);
       return { ok: true, ...cp, text: formatConsistencyProof({ oldSize: p.size1, proof: p.proof, signedCheckpoint: cp.signedCheckpoint }) };
     },
 
@@ -198,7 +213,7 @@ export function createNotary(options: NotaryOptions): Notary {
       } else {
         const n = opts.size === undefined ? tree.size : opts.size;
         if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(opts.size)}`);
-        cp = sign(sessionId, n, tree.root(n));
+        cp = await sign(engine, sessionId, tree, n);
       }
       if (!isCount(index) || index >= cp.size) return refuse('index-out-of-range', `index must be 0 to ${cp.size - 1}, got ${describeValue(index)}`);
       const rows = await engine.store.readRange(sessionId, index, index + 1);

@@ -69,10 +69,29 @@ CREATE TRIGGER sessions_no_delete BEFORE DELETE ON ${s}.sessions
   FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
 `;
 
+/**
+ * Version 3: the engine's signing log — every checkpoint the engine key has
+ * signed from this database, one row per (origin, size). The primary key
+ * makes two signers (any number of processes) unable to sign two roots for
+ * one (origin, size); the trigger keeps the log append-only.
+ */
+export const POSTGRES_V3_SQL = (s: string): string => `
+CREATE TABLE ${s}.signed_checkpoints (
+  origin    text    NOT NULL,
+  size      bigint  NOT NULL CHECK (size >= 1),
+  root      text    NOT NULL CHECK (length(root) = 64),
+  signed_at bigint  NOT NULL,
+  PRIMARY KEY (origin, size)
+);
+CREATE TRIGGER signed_checkpoints_immutable BEFORE UPDATE OR DELETE ON ${s}.signed_checkpoints
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: POSTGRES_V2_SQL },
+  { version: 3, name: 'signing log', sql: POSTGRES_V3_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -9,8 +9,19 @@
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
-import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
-import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
+import type {
+  AppendOutcome,
+  AppendRequest,
+  ExpectedLatest,
+  NonceClaim,
+  NonceOwner,
+  RecordCheckpointOutcome,
+  SessionHead,
+  SignedCheckpointRecord,
+  StoredEntry,
+  TranscriptStore,
+} from '../types.js';
+import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -58,7 +69,7 @@ export class PostgresStore implements TranscriptStore {
   /** The schema holding the tables. */
   readonly schema: string;
   private readonly pool: pg.Pool;
-  private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly version: string };
+  private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly signed: string; readonly version: string };
   private closed = false;
 
   private constructor(pool: pg.Pool, schema: string, name: string) {
@@ -66,7 +77,7 @@ export class PostgresStore implements TranscriptStore {
     this.schema = schema;
     this.name = name;
     const s = pg.escapeIdentifier(schema);
-    this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, version: `${s}.tally_schema` };
+    this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
   }
 
   /** Connects, creates the schema if needed and runs pending migrations (serialised across processes). */
@@ -230,6 +241,44 @@ export class PostgresStore implements TranscriptStore {
     this.live();
     const rows = await this.query<{ id: string }>('list sessions', `SELECT id FROM ${this.t.sessions} ORDER BY seq`, []);
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Records a checkpoint in the signing log (see `SigningLogStore`): one
+   * transaction that first takes a transaction-scoped advisory lock on the
+   * origin (so signers of one origin, in any process, compare and record one
+   * at a time), then compares and inserts. The `(origin, size)` primary key
+   * backs the lock: a second root for one size can never be inserted.
+   */
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+    this.live();
+    checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
+    const cols = 'origin, size, root, signed_at';
+    return this.transaction<RecordCheckpointOutcome>('record a signed checkpoint', async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:sign:${this.schema}:${record.origin}`]);
+      const at = await c.query<SignedRow>(`SELECT ${cols} FROM ${this.t.signed} WHERE origin = $1 AND size = $2`, [record.origin, record.size]);
+      if (at.rows[0]) {
+        const existing = toSigned(at.rows[0]);
+        return { commit: false, value: existing.root === record.root ? { ok: true, duplicate: true, record: existing } : { ok: false, reason: 'equivocation', record: existing } };
+      }
+      const l = await c.query<SignedRow>(`SELECT ${cols} FROM ${this.t.signed} WHERE origin = $1 ORDER BY size DESC LIMIT 1`, [record.origin]);
+      const latest = l.rows[0] ? toSigned(l.rows[0]) : undefined;
+      if (!isExpectedLatest(latest, expected)) return { commit: false, value: { ok: false, reason: 'latest-moved', latest } };
+      await c.query(`INSERT INTO ${this.t.signed} (${cols}) VALUES ($1, $2, $3, $4)`, [record.origin, record.size, record.root, record.signedAt]);
+      return { commit: true, value: { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } } };
+    });
+  }
+
+  async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
+    this.live();
+    const rows = await this.query<SignedRow>('read the signing log', `SELECT origin, size, root, signed_at FROM ${this.t.signed} WHERE origin = $1 ORDER BY size DESC LIMIT 1`, [origin]);
+    return rows[0] ? toSigned(rows[0]) : undefined;
+  }
+
+  async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
+    this.live();
+    const rows = await this.query<SignedRow>('read the signing log', `SELECT origin, size, root, signed_at FROM ${this.t.signed} WHERE origin = $1 ORDER BY size`, [origin]);
+    return rows.map(toSigned);
   }
 
   /** Ends the pool (after in-flight queries finish). */

@@ -71,10 +71,31 @@ CREATE TRIGGER sessions_no_delete BEFORE DELETE ON sessions
 BEGIN SELECT RAISE(ABORT, 'tally: sessions are never deleted'); END;
 `;
 
+/**
+ * Version 3: the engine's signing log — every checkpoint the engine key has
+ * signed from this database, one row per (origin, size). The primary key is
+ * what makes two signers of one database unable to sign two roots for one
+ * (origin, size); the triggers keep the log append-only.
+ */
+export const SQLITE_V3_SQL = `
+CREATE TABLE signed_checkpoints (
+  origin    TEXT    NOT NULL,
+  size      INTEGER NOT NULL CHECK (size >= 1),
+  root      TEXT    NOT NULL CHECK (length(root) = 64),
+  signed_at INTEGER NOT NULL,
+  PRIMARY KEY (origin, size)
+) WITHOUT ROWID;
+CREATE TRIGGER signed_checkpoints_immutable_update BEFORE UPDATE ON signed_checkpoints
+BEGIN SELECT RAISE(ABORT, 'tally: the signing log is append-only'); END;
+CREATE TRIGGER signed_checkpoints_immutable_delete BEFORE DELETE ON signed_checkpoints
+BEGIN SELECT RAISE(ABORT, 'tally: the signing log is append-only'); END;
+`;
+
 /** Every migration, in order. The last version is the current schema. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: SQLITE_V2_SQL },
+  { version: 3, name: 'signing log', sql: SQLITE_V3_SQL },
 ];
 
 /** The schema version this code writes. */

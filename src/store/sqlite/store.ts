@@ -13,8 +13,20 @@
 import Database from 'better-sqlite3';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
-import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
-import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
+import type {
+  AppendOutcome,
+  AppendRequest,
+  ExpectedLatest,
+  NonceClaim,
+  NonceOwner,
+  RecordCheckpointOutcome,
+  SessionHead,
+  SignedCheckpointRecord,
+  StoredEntry,
+  TranscriptStore,
+} from '../types.js';
+import { checkSignedRecord, toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
+import { SqliteSigningLog } from './signing-log.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -96,6 +108,7 @@ export class SqliteStore implements TranscriptStore {
     readonly slot: Database.Statement<[string, string, number], EntryRow>;
     readonly list: Database.Statement<[], { readonly id: string }>;
   };
+  private readonly signing: SqliteSigningLog;
   private readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
   private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
   private readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
@@ -137,6 +150,7 @@ export class SqliteStore implements TranscriptStore {
       slot: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND kind = ? AND ordinal = ?'),
       list: db.prepare('SELECT id FROM sessions ORDER BY seq'),
     };
+    this.signing = new SqliteSigningLog(db, synchronous);
     this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
       const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);
       if (r.changes === 0) return 'exists' as const;
@@ -229,6 +243,23 @@ export class SqliteStore implements TranscriptStore {
   async listSessions(): Promise<string[]> {
     this.live();
     return this.io('list sessions', () => this.q.list.all()).map((r) => r.id);
+  }
+
+  /** Records a checkpoint in the signing log (see `SigningLogStore`); fsynced even under `synchronous: 'NORMAL'`. */
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+    this.live();
+    checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
+    return this.io('record a signed checkpoint', () => this.signing.record(record, expected));
+  }
+
+  async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
+    this.live();
+    return this.io('read the signing log', () => this.signing.latest(origin));
+  }
+
+  async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
+    this.live();
+    return this.io('read the signing log', () => this.signing.all(origin));
   }
 
   /** Commits any queued appends, then closes the file. */

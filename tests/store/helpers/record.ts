@@ -6,7 +6,17 @@
  */
 import { createEngine, type Engine } from '../../../src/session/index.js';
 import { MemoryStore } from '../../../src/store/index.js';
-import type { AppendOutcome, AppendRequest, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../../../src/store/index.js';
+import type {
+  AppendOutcome,
+  AppendRequest,
+  ExpectedLatest,
+  NonceOwner,
+  RecordCheckpointOutcome,
+  SessionHead,
+  SignedCheckpointRecord,
+  StoredEntry,
+  TranscriptStore,
+} from '../../../src/store/index.js';
 
 /** A session as the engine created it, then every append it made, in order. */
 export interface RecordedChain {
@@ -45,6 +55,15 @@ export class RecordingStore implements TranscriptStore {
   }
   listSessions(): Promise<string[]> {
     return this.inner.listSessions();
+  }
+  recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+    return this.inner.recordCheckpoint(record, expected);
+  }
+  latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
+    return this.inner.latestCheckpoint(origin);
+  }
+  signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
+    return this.inner.signedCheckpoints(origin);
   }
   close(): Promise<void> {
     return this.inner.close();

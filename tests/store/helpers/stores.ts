@@ -95,7 +95,7 @@ export const postgresKind: StoreKind = {
       },
       async reset() {
         // TRUNCATE fires no row triggers: the one way to empty the immutable tables.
-        await pgExec(`TRUNCATE ${pg.escapeIdentifier(schema)}.entries, ${pg.escapeIdentifier(schema)}.nonces, ${pg.escapeIdentifier(schema)}.sessions RESTART IDENTITY`);
+        await pgExec(`TRUNCATE ${pg.escapeIdentifier(schema)}.entries, ${pg.escapeIdentifier(schema)}.nonces, ${pg.escapeIdentifier(schema)}.sessions, ${pg.escapeIdentifier(schema)}.signed_checkpoints RESTART IDENTITY`);
       },
       async dispose() {
         await env.store.close();
