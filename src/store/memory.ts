@@ -1,4 +1,5 @@
 import type { AppendOutcome, AppendRequest, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from './types.js';
+import { activeSpan, recordBatch } from '../telemetry/index.js';
 
 interface MemSession {
   head: SessionHead;
@@ -58,6 +59,7 @@ export class MemoryStore implements TranscriptStore {
 
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
+    recordBatch(1, [activeSpan()]);
     const s = this.sessions.get(req.sessionId);
     if (!s) return { ok: false, reason: 'unknown-session' };
     if (s.head.phase === 'sealed') return { ok: false, reason: 'sealed' };

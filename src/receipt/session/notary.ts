@@ -7,6 +7,7 @@ import { formatTurnReceipt } from '../proof/turn-receipt.js';
 import { formatConsistencyProof } from '../proof/consistency.js';
 import { openSessionCheckpoint } from './open-checkpoint.js';
 import { SessionTrees } from './trees.js';
+import { ATTR, SPAN, inSpanSync } from '../../telemetry/index.js';
 
 /** What the notary needs of an engine: its store, and `finalize` for the seal. */
 export type NotaryEngine = Pick<Engine, 'store' | 'finalize'>;
@@ -127,7 +128,7 @@ export function createNotary(options: NotaryOptions): Notary {
 
   function sign(sessionId: string, size: number, root: Uint8Array): IssuedCheckpoint {
     const text = sessionCheckpointText(key.name, sessionId, size, root);
-    return { sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
+    return { sessionId, origin: text.slice(0, text.indexOf('\n')), size, root: toHex(root), signedCheckpoint: inSpanSync(SPAN.checkpoint, { [ATTR.session]: sessionId }, () => signNote(text, [key])) };
   }
 
   const notary: Notary = {
