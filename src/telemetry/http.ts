@@ -7,7 +7,7 @@
  */
 import { ROOT_CONTEXT, SpanKind, context, propagation } from '@opentelemetry/api';
 import { ATTR } from './names.js';
-import { word } from './safe.js';
+import { allowed, label } from './safe.js';
 import { annotate, inSpan } from './spans.js';
 
 const SEGMENTS = new Set(['rpc', 'healthz', 'readyz', 'metrics', 'verifier-key', 'sessions', 'describe', 'events', 'bundle', 'receipt', 'proof', 'checkpoint', 'turn-receipt', 'consistency']);
@@ -15,7 +15,7 @@ const SEGMENTS = new Set(['rpc', 'healthz', 'readyz', 'metrics', 'verifier-key',
 /** `/sessions/ab12…/proof` → `/sessions/{id}/proof`: known words stay, anything else becomes `{id}`. */
 export function routeOf(path: string): string {
   const route = path.split('/', 8).map((s) => (s === '' || SEGMENTS.has(s) ? s : '{id}')).join('/');
-  return word(route, 'other');
+  return allowed(ATTR.route, route) ? route : '/{other}';
 }
 
 /**
@@ -24,7 +24,7 @@ export function routeOf(path: string): string {
  */
 export function traceRequest(headers: Readonly<Record<string, string | string[] | undefined>>, method: string | undefined, path: string, handle: () => Promise<void>, status: () => number): Promise<void> {
   const parent = propagation.extract(ROOT_CONTEXT, headers);
-  const m = word(method, 'OTHER');
+  const m = label(ATTR.method, method, 'OTHER');
   const route = routeOf(path);
   return context.with(parent, () =>
     inSpan(`${m} ${route}`, { [ATTR.method]: m, [ATTR.route]: route }, async (span) => {

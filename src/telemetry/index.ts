@@ -5,9 +5,9 @@
  * names of every span, attribute and metric are here and in README
  * "Observability". `startTelemetry` (the SDK) is in `./sdk.js`, loaded on demand.
  */
-export { ATTR, METRIC, SCOPE, SPAN, VERBS, type AttrKey, type Verb } from './names.js';
-export { allowed, safeAttributes } from './safe.js';
-export { rulingLabel, turnOutcome, type TurnOutcome } from './outcome.js';
+export { ATTR, METRIC, SCOPE, SPAN, TURN_OUTCOMES, VERBS, type AttrKey, type TurnOutcome, type Verb } from './names.js';
+export { allowed, label, safeAttributes } from './safe.js';
+export { rulingLabel, turnOutcome } from './outcome.js';
 export { traceVerb, traceVerbs, traceVerify } from './verbs.js';
 export { traceAppend, recordBatch } from './store.js';
 export { traceJudge } from './judge.js';

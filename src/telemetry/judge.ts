@@ -1,7 +1,7 @@
 /** Judge calls: one span each, latency by model and result, failures by kind. */
 import { instruments } from './instruments.js';
 import { ATTR, SPAN } from './names.js';
-import { word } from './safe.js';
+import { label } from './safe.js';
 import { annotate, inSpan } from './spans.js';
 
 /**
@@ -11,18 +11,18 @@ import { annotate, inSpan } from './spans.js';
  */
 export function traceJudge<T extends { readonly ok: boolean; readonly failure?: string }>(model: string, ask: () => Promise<T>): Promise<T> {
   const t0 = performance.now();
-  const label = word(model, 'other');
-  return inSpan(SPAN.judge, { [ATTR.model]: label }, async (span) => {
+  const modelLabel = label(ATTR.model, model, 'other');
+  return inSpan(SPAN.judge, { [ATTR.model]: modelLabel }, async (span) => {
     let failure: string | undefined = 'error';
     try {
       const a = await ask();
-      failure = a.ok ? undefined : word(a.failure, 'error');
+      failure = a.ok ? undefined : label(ATTR.failure, a.failure, 'error');
       return a;
     } finally {
       const m = instruments();
-      m.judgeDuration.record(performance.now() - t0, { model: label, result: failure === undefined ? 'ok' : 'failure' });
+      m.judgeDuration.record(performance.now() - t0, { model: modelLabel, result: failure === undefined ? 'ok' : 'failure' });
       if (failure !== undefined) {
-        m.judgeFailures.add(1, { model: label, failure });
+        m.judgeFailures.add(1, { model: modelLabel, failure });
         annotate(span, { [ATTR.failure]: failure });
       }
     }

@@ -12,6 +12,11 @@ export const VERBS = ['open', 'frame', 'turn', 'finalize', 'events', 'describe',
 /** One of {@link VERBS}. */
 export type Verb = (typeof VERBS)[number];
 
+/** What a turn call came to: a new entry admitted, refused (a ruling code), ruled (transitions only) or recorded (no ruling); a retry; a refusal that wrote nothing. */
+export const TURN_OUTCOMES = ['admitted', 'refused', 'ruled', 'recorded', 'duplicate', 'diagnostic'] as const;
+/** One of {@link TURN_OUTCOMES}. */
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
+
 /** Span names. A verb span is `tally.<verb>`. */
 export const SPAN = {
   verb: (v: Verb): string => `tally.${v}`,

@@ -5,11 +5,9 @@
  * own result; the caller's input is used only for the ordinal, and for the
  * session id only when the engine did not refuse it as unknown or malformed.
  */
-import { ATTR } from './names.js';
-import { word } from './safe.js';
+import { ATTR, type TurnOutcome } from './names.js';
+import { label } from './safe.js';
 
-/** Turn outcomes: a new turn is admitted, refused (a ruling code) or recorded (no ruling); a retry is a duplicate; a refusal without writing is a diagnostic. */
-export type TurnOutcome = 'admitted' | 'refused' | 'recorded' | 'ruled' | 'duplicate' | 'diagnostic';
 
 const RULING_STAGES = ['intent', 'policy', 'verdict'] as const;
 
@@ -24,7 +22,7 @@ export function rulingLabel(ruling: unknown): { readonly outcome: 'admitted' | '
     const s = (ruling as Record<string, unknown>)[stage];
     if (typeof s !== 'object' || s === null) continue;
     const r = s as Record<string, unknown>;
-    if (r['admitted'] === false) return { outcome: 'refused', code: word(r['code'], 'rejected') };
+    if (r['admitted'] === false) return { outcome: 'refused', code: label(ATTR.ruling, r['code'], 'rejected') };
     if (r['admitted'] === true) admitted = true;
   }
   return admitted ? { outcome: 'admitted', code: 'admitted' } : { outcome: 'ruled', code: 'none' };
@@ -33,7 +31,7 @@ export function rulingLabel(ruling: unknown): { readonly outcome: 'admitted' | '
 /** The outcome and code of a `turn` result, as counted in `tally.turns`. */
 export function turnOutcome(result: unknown): { readonly outcome: TurnOutcome; readonly code: string } {
   const r = asRecord(result);
-  if (r['ok'] !== true) return { outcome: 'diagnostic', code: word(r['diagnostic'], 'unknown') };
+  if (r['ok'] !== true) return { outcome: 'diagnostic', code: label(ATTR.diagnostic, r['diagnostic'], 'unknown') };
   if (r['duplicate'] === true) return { outcome: 'duplicate', code: 'duplicate' };
   if (r['ruling'] === undefined) return { outcome: 'recorded', code: 'none' };
   return rulingLabel(r['ruling']);

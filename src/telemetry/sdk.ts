@@ -81,7 +81,7 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Running
     .resourceFromAttributes({ 'service.name': 'tally', ...(options.serviceVersion === undefined ? {} : { 'service.version': options.serviceVersion }) })
     .merge(detected);
   const reader = new prom.PrometheusExporter({ preventServerStart: true });
-  const serializer = new prom.PrometheusSerializer();
+  const serializer = new prom.PrometheusSerializer(undefined, false, undefined, false, true);
   const readers: import('@opentelemetry/sdk-metrics').IMetricReader[] = [reader];
   let shutdownTraces = async (): Promise<void> => {};
   if (options.otlp) {

@@ -8,12 +8,12 @@
 import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { TallyError } from '../protocol/index.js';
 import { ATTR, SCOPE } from './names.js';
-import { safeAttributes, word } from './safe.js';
+import { label, safeAttributes } from './safe.js';
 
 /** A short, safe name for what went wrong: a Tally error code, else the error class name. */
 export function errorKind(e: unknown): string {
-  if (e instanceof TallyError) return word(e.code, 'TallyError');
-  return e instanceof Error ? word(e.name, 'Error') : 'thrown';
+  if (e instanceof TallyError) return label(ATTR.errorKind, e.code, 'TallyError');
+  return e instanceof Error ? label(ATTR.errorKind, e.name, 'Error') : 'Thrown';
 }
 
 /** Sets the allowed ones of `attrs` on `span` (skipped entirely when the span is not recording). */

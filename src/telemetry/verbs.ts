@@ -7,7 +7,6 @@ import type { Span } from '@opentelemetry/api';
 import { instruments } from './instruments.js';
 import { ATTR, SPAN, type Verb } from './names.js';
 import { turnOutcome, verbAttributes } from './outcome.js';
-import { word } from './safe.js';
 import { annotate, errorKind, inSpan } from './spans.js';
 
 /** Runs one verb call in its span and records its metrics. `input` is the verb's first argument. */
@@ -73,7 +72,7 @@ export async function traceVerify<T extends Verified>(run: () => Promise<T>): Pr
     const m = instruments();
     m.verifyEntries.add(entries, { result: r.ok ? 'ok' : 'failed' });
     if (entries > 0 && seconds > 0) m.verifyRate.record(entries / seconds);
-    annotate(span, { [ATTR.entries]: entries, ...(r.ok ? {} : { [ATTR.diagnostic]: word(r.code, 'failed') }) });
+    annotate(span, { [ATTR.entries]: entries, ...(r.ok ? {} : { [ATTR.diagnostic]: r.code }) });
     return r;
   });
 }
