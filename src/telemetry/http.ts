@@ -8,7 +8,7 @@
 import { ROOT_CONTEXT, SpanKind, context, propagation } from '@opentelemetry/api';
 import { ATTR } from './names.js';
 import { allowed, label } from './safe.js';
-import { annotate, inSpan } from './spans.js';
+import { annotate, inSpan, tracing } from './spans.js';
 
 const SEGMENTS = new Set(['rpc', 'healthz', 'readyz', 'metrics', 'verifier-key', 'sessions', 'describe', 'events', 'bundle', 'receipt', 'proof', 'checkpoint', 'turn-receipt', 'consistency']);
 
@@ -23,6 +23,7 @@ export function routeOf(path: string): string {
  * trace in `headers` when they carry one; `status` is read when it settles.
  */
 export function traceRequest(headers: Readonly<Record<string, string | string[] | undefined>>, method: string | undefined, path: string, handle: () => Promise<void>, status: () => number): Promise<void> {
+  if (!tracing()) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, headers);
   const m = label(ATTR.method, method, 'OTHER');
   const route = routeOf(path);

@@ -12,4 +12,4 @@ export { traceVerb, traceVerbs, traceVerify } from './verbs.js';
 export { traceAppend, recordBatch } from './store.js';
 export { traceJudge } from './judge.js';
 export { traceRequest, routeOf } from './http.js';
-export { activeSpan, inSpan, inSpanSync, errorKind } from './spans.js';
+export { activeSpan, inSpan, inSpanSync, errorKind, tracing } from './spans.js';

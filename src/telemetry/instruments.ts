@@ -4,7 +4,7 @@
  * registered stays a no-op), so the instruments are re-created when the
  * global provider changes and reused otherwise: one identity check per use.
  */
-import { metrics, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { createNoopMeter, metrics, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
 import { METRIC, SCOPE } from './names.js';
 
 /** Every instrument Tally records to. */
@@ -26,13 +26,21 @@ const MS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const RATE_BUCKETS = [1e3, 1e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6];
 
-let bound: { readonly provider: MeterProvider; readonly instruments: Instruments } | undefined;
+let bound: { readonly provider: MeterProvider; readonly instruments: Instruments | undefined } | undefined;
+const NOOP_METER = createNoopMeter();
 
-/** The instruments of the current global MeterProvider (no-ops when none is registered). */
-export function instruments(): Instruments {
+/**
+ * The instruments of the current global MeterProvider, or `undefined` while
+ * none is registered (callers then skip their timers and labels too).
+ */
+export function instruments(): Instruments | undefined {
   const provider = metrics.getMeterProvider();
   if (bound?.provider === provider) return bound.instruments;
   const m = provider.getMeter(SCOPE);
+  if (m === NOOP_METER) {
+    bound = { provider, instruments: undefined };
+    return undefined;
+  }
   const ms = (name: string, description: string): Histogram => m.createHistogram(name, { unit: 'ms', description, advice: { explicitBucketBoundaries: MS_BUCKETS } });
   const made: Instruments = {
     turns: m.createCounter(METRIC.turns, { description: 'Turns answered, by outcome (admitted, refused, recorded, duplicate, diagnostic) and code (ruling code or diagnostic)' }),

@@ -2,7 +2,7 @@
 import { instruments } from './instruments.js';
 import { ATTR, SPAN } from './names.js';
 import { label } from './safe.js';
-import { annotate, inSpan } from './spans.js';
+import { annotate, inSpan, tracing } from './spans.js';
 
 /**
  * Runs one judge call in the `tally.referee.judge` span. A thrown call counts
@@ -10,6 +10,7 @@ import { annotate, inSpan } from './spans.js';
  * counts as that failure. The model id is an attribute only if it is a plain word.
  */
 export function traceJudge<T extends { readonly ok: boolean; readonly failure?: string }>(model: string, ask: () => Promise<T>): Promise<T> {
+  if (instruments() === undefined && !tracing()) return ask();
   const t0 = performance.now();
   const modelLabel = label(ATTR.model, model, 'other');
   return inSpan(SPAN.judge, { [ATTR.model]: modelLabel }, async (span) => {
@@ -20,9 +21,9 @@ export function traceJudge<T extends { readonly ok: boolean; readonly failure?: 
       return a;
     } finally {
       const m = instruments();
-      m.judgeDuration.record(performance.now() - t0, { model: modelLabel, result: failure === undefined ? 'ok' : 'failure' });
+      m?.judgeDuration.record(performance.now() - t0, { model: modelLabel, result: failure === undefined ? 'ok' : 'failure' });
       if (failure !== undefined) {
-        m.judgeFailures.add(1, { model: modelLabel, failure });
+        m?.judgeFailures.add(1, { model: modelLabel, failure });
         annotate(span, { [ATTR.failure]: failure });
       }
     }

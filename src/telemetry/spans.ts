@@ -5,10 +5,31 @@
  * through {@link safeAttributes}; failures are recorded as an error kind (a
  * code), never as an exception message or stack.
  */
-import { SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ProxyTracerProvider, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { TallyError } from '../protocol/index.js';
 import { ATTR, SCOPE } from './names.js';
 import { label, safeAttributes } from './safe.js';
+
+/** The API's own no-op provider (what a proxy delegates to while no SDK is registered). */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span handed to callbacks while nothing is traced: not recording, so {@link annotate} skips it. */
+const IDLE: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/**
+ * Our tracer, or `undefined` while no SDK tracer provider is registered: then
+ * the span helpers skip the API's no-op span and context work altogether
+ * (measured by `npm run bench`, section telemetry).
+ */
+function tracer(): Tracer | undefined {
+  const p = trace.getTracerProvider();
+  if (p instanceof ProxyTracerProvider && p.getDelegate() === NOOP_PROVIDER) return undefined;
+  return p.getTracer(SCOPE);
+}
+
+/** True while an SDK tracer provider is registered. */
+export function tracing(): boolean {
+  return tracer() !== undefined;
+}
 
 /** A short, safe name for what went wrong: a Tally error code, else the error class name. */
 export function errorKind(e: unknown): string {
@@ -31,7 +52,9 @@ export function activeSpan(): Span | undefined {
  * ending it when `fn` settles; a throw marks the span as an error and rethrows.
  */
 export function inSpan<T>(name: string, attrs: Readonly<Record<string, unknown>>, fn: (span: Span) => Promise<T>, kind: SpanKind = SpanKind.INTERNAL): Promise<T> {
-  return trace.getTracer(SCOPE).startActiveSpan(name, { kind, attributes: safeAttributes(attrs) }, async (span) => {
+  const t = tracer();
+  if (t === undefined) return fn(IDLE);
+  return t.startActiveSpan(name, { kind, attributes: safeAttributes(attrs) }, async (span) => {
     try {
       return await fn(span);
     } catch (e) {
@@ -45,7 +68,9 @@ export function inSpan<T>(name: string, attrs: Readonly<Record<string, unknown>>
 
 /** The synchronous form of {@link inSpan}. */
 export function inSpanSync<T>(name: string, attrs: Readonly<Record<string, unknown>>, fn: (span: Span) => T): T {
-  return trace.getTracer(SCOPE).startActiveSpan(name, { attributes: safeAttributes(attrs) }, (span) => {
+  const t = tracer();
+  if (t === undefined) return fn(IDLE);
+  return t.startActiveSpan(name, { attributes: safeAttributes(attrs) }, (span) => {
     try {
       return fn(span);
     } catch (e) {

@@ -5,11 +5,13 @@
 import type { Span } from '@opentelemetry/api';
 import { instruments } from './instruments.js';
 import { ATTR, SPAN } from './names.js';
-import { annotate, errorKind, inSpan } from './spans.js';
+import { annotate, errorKind, inSpan, tracing } from './spans.js';
 
 /** Runs one compare-and-append in the `tally.store.append` span and records its latency by outcome. */
 export function traceAppend<T extends { readonly ok: boolean; readonly reason?: string }>(append: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
+  const m = instruments();
+  if (m === undefined && !tracing()) return append();
+  const t0 = m === undefined ? 0 : performance.now();
   return inSpan(SPAN.append, {}, async (span) => {
     let outcome = 'error';
     try {
@@ -19,10 +21,10 @@ export function traceAppend<T extends { readonly ok: boolean; readonly reason?: 
       return r;
     } catch (e) {
       const kind = errorKind(e);
-      if (kind.startsWith('TALLY_STORE')) instruments().storeErrors.add(1, { kind });
+      if (kind.startsWith('TALLY_STORE')) m?.storeErrors.add(1, { kind });
       throw e;
     } finally {
-      instruments().appendDuration.record(performance.now() - t0, { outcome });
+      m?.appendDuration.record(performance.now() - t0, { outcome });
     }
   });
 }
@@ -32,6 +34,6 @@ export function traceAppend<T extends { readonly ok: boolean; readonly reason?: 
  * onto each append's span (captured with {@link activeSpan} when it was queued).
  */
 export function recordBatch(size: number, spans: readonly (Span | undefined)[]): void {
-  instruments().batchSize.record(size);
+  instruments()?.batchSize.record(size);
   for (const s of spans) if (s !== undefined) annotate(s, { [ATTR.batch]: size });
 }
