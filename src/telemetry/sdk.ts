@@ -16,7 +16,10 @@ import { TallyError } from '../protocol/index.js';
 export interface TelemetryOptions {
   /** Export spans and metrics over OTLP/HTTP (`tally serve --otel`). */
   readonly otlp: boolean;
-  /** The environment the `OTEL_*` variables are read from. */
+  /**
+   * The environment checked for `OTEL_METRIC_EXPORT_INTERVAL` and the OTLP
+   * protocol (pass `process.env`: the exporters read their own variables from it).
+   */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** `service.version` of the resource. */
   readonly serviceVersion?: string;
@@ -49,6 +52,14 @@ function intervalOf(env: TelemetryOptions['env']): number {
   return Number(v);
 }
 
+/** The exporters speak OTLP/HTTP with JSON bodies; another protocol asked for is refused, not ignored. */
+function checkProtocol(env: TelemetryOptions['env']): void {
+  for (const k of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_METRICS_PROTOCOL']) {
+    const v = env[k];
+    if (v !== undefined && v !== '' && v !== 'http/json') throw new TallyError('TALLY_TELEMETRY_CONFIG', `${k} must be http/json (the only OTLP protocol tally serve --otel speaks).`, { details: `got ${JSON.stringify(v.slice(0, 20))}` });
+  }
+}
+
 async function load<T>(name: string, importer: () => Promise<T>): Promise<T> {
   try {
     return await importer();
@@ -71,6 +82,7 @@ async function load<T>(name: string, importer: () => Promise<T>): Promise<T> {
  */
 export async function startTelemetry(options: TelemetryOptions): Promise<RunningTelemetry> {
   const interval = options.otlp ? intervalOf(options.env) : 0;
+  if (options.otlp) checkProtocol(options.env);
   const [sdkMetrics, prom, resources] = await Promise.all([
     load('@opentelemetry/sdk-metrics', () => import('@opentelemetry/sdk-metrics')),
     load('@opentelemetry/exporter-prometheus', () => import('@opentelemetry/exporter-prometheus')),
