@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { READY_CHECKS, checkReadiness } from '../../src/server/ready.js';
-import { MemoryStore, SqliteStore } from '../../src/store/index.js';
+import { MemoryStore, PostgresStore, SqliteStore } from '../../src/store/index.js';
+import { PG_URL, dropSchema, freshSchemaName, pgExec, pgReady, warnIfSkipped } from '../store/helpers/pg.js';
 
 const file = () => join(mkdtempSync(join(tmpdir(), 'tally-ready-')), 'tally.db');
 
@@ -41,5 +42,21 @@ describe('checkReadiness', () => {
     expect(r.failed).toEqual([...READY_CHECKS]);
     expect(r.checks.store).toEqual({ state: 'failed', reason: 'the store did not answer a read (TALLY_STORE_CLOSED)' });
     expect(JSON.stringify(r)).not.toContain('/nonexistent');
+  });
+});
+
+describe.skipIf(!pgReady)('checkReadiness on PostgreSQL', () => {
+  warnIfSkipped('tests/telemetry/ready.test.ts');
+  it('is ready when migrated, and fails `migrations` when the schema records an older version', async () => {
+    const schema = freshSchemaName('ready');
+    const store = await PostgresStore.open({ url: PG_URL!, schema, poolSize: 1 });
+    try {
+      expect(await checkReadiness({ store })).toMatchObject({ ok: true, failed: [] });
+      await pgExec(`DELETE FROM ${schema}.tally_schema WHERE version = (SELECT MAX(version) FROM ${schema}.tally_schema)`);
+      expect(await checkReadiness({ store })).toMatchObject({ ok: false, failed: ['migrations'] });
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
   });
 });
