@@ -84,7 +84,7 @@ export const serveCommand: Command = {
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
 GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders.
-Every route but GET /healthz needs "Authorization: Bearer <token>".
+Every route but GET /healthz and GET /readyz needs "Authorization: Bearer <token>".
 Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
 logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
 exits 0 (a second signal cuts open connections).
