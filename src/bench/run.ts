@@ -5,7 +5,7 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, referee, hostile; default all). Sections whose module is missing or fails are
+ * wire, referee, hostile, telemetry; default all). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
 import { availableParallelism } from 'node:os';
@@ -59,6 +59,7 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['wire', './wire.js', 'benchWire'],
   ['referee', './referee.js', 'benchReferee'],
   ['hostile', './hostile.js', 'benchHostile'],
+  ['telemetry', './telemetry.js', 'benchTelemetry'],
 ];
 
 const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);

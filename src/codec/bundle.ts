@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { ChainVerifier, type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
+import { traceVerify } from '../telemetry/index.js';
 import { sha256 } from './sha256.js';
 
 const NEWLINE = 0x0a;
@@ -100,10 +101,11 @@ export interface VerifyBundleOptions {
  * const r = await verifyBundle([bundleBytes]);
  * if (r.ok) console.log(r.receiptRoot); else console.error(r.index, r.code);
  */
-export async function verifyBundle(
-  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  options: VerifyBundleOptions = {},
-): Promise<ChainSummary | ChainError> {
+export function verifyBundle(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: VerifyBundleOptions = {}): Promise<ChainSummary | ChainError> {
+  return traceVerify(() => verifyLines(chunks, options));
+}
+
+async function verifyLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: VerifyBundleOptions): Promise<ChainSummary | ChainError> {
   const v = new ChainVerifier(sha256);
   const splitter = new LineSplitter();
   const unterminated = (): ChainError => v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');

@@ -25,6 +25,7 @@ import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { assessVerdict, cleanText } from './verdict.js';
+import { traceJudge } from '../telemetry/index.js';
 
 /** The `policy` member of a ruling. */
 export type PolicyRuling =
@@ -207,7 +208,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const requestSha256 = sha256Hex(requestBytes);
     let answer: JudgeAnswer;
     try {
-      answer = await judge.ask({ request: req, requestBytes });
+      answer = await traceJudge(judge.model, () => judge.ask({ request: req, requestBytes }));
     } catch (e) {
       answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
     }

@@ -16,6 +16,7 @@ import { carriedIntent } from '../intent/carried.js';
 import type { IntentPool } from '../intent/pool.js';
 import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
 import type { NonceOwner } from '../store/index.js';
+import { SPAN, inSpan } from '../telemetry/index.js';
 import { checkIntentSpec, intentOptionsOf, signerOf, type IntentSpecOptions } from './spec.js';
 
 /** The `intent` member of a turn's ruling. */
@@ -132,7 +133,7 @@ export async function ruleIntent(
 ): Promise<{ ruling: IntentRuling; nonce?: { agentId: string; nonce: string; intentHash: string } }> {
   const opts = intentOptionsOf(ctx.spec);
   let first: NonceOwner | undefined;
-  const r = await validateIntent(intent, {
+  const r = await inSpan(SPAN.intent, {}, () => validateIntent(intent, {
     resolveSigner: (agentId) => signerOf(ctx.spec, agentId),
     isNonceUsed: async (agentId, nonce) => {
       first = await ctx.nonceOwner(agentId, nonce);
@@ -141,7 +142,7 @@ export async function ruleIntent(
     now: ctx.frameTime,
     ...sealedOptions(opts),
     ...(signerCache === undefined ? {} : { signerCache }),
-  });
+  }));
   return rulingOf(r, first);
 }
 
@@ -158,7 +159,8 @@ export function createIntentRuler(options: IntentRulerOptions = {}): TurnRuler {
     async rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
       if (ctx.spec['agents'] === undefined) return undefined;
       if (options.pool) {
-        const pooled = await rulePooled(ctx, options.pool);
+        const pool = options.pool;
+        const pooled = await inSpan(SPAN.intent, {}, () => rulePooled(ctx, pool));
         if (!pooled) return undefined;
         return { ruling: { intent: pooled.ruling as unknown as CanonicalObject }, nonces: pooled.nonce ? [pooled.nonce] : [] };
       }

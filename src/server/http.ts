@@ -16,6 +16,9 @@ import { RateLimiter } from './rate-limit.js';
 import { parseTarget } from './target.js';
 import { handleRpc, rpcError, type RpcReply } from './rpc.js';
 import { WireService, type CallOutcome, type ReadOutcome, type WireServiceOptions } from './service.js';
+import { traceRequest } from '../telemetry/index.js';
+import { PROMETHEUS_CONTENT_TYPE, type MetricsRenderer } from './metrics-http.js';
+import { checkReadiness, type ReadyReport } from './ready.js';
 import { httpErrorBody, wireErrorRow, type WireFailure } from './vocabulary.js';
 
 /** Options of {@link createWireServer}. */
@@ -34,6 +37,10 @@ export interface WireServerOptions {
   readonly trees?: SessionTrees;
   /** Monotonic milliseconds for the rate limiter (default `performance.now`); tests inject one. */
   readonly clock?: () => number;
+  /** Renders `GET /metrics` (Prometheus text, auditor tokens); without it the route is `not-found`. */
+  readonly metrics?: MetricsRenderer;
+  /** The checks of `GET /readyz` (default: {@link checkReadiness} of the engine's store). */
+  readonly readiness?: () => Promise<ReadyReport>;
 }
 
 /** Where a listening server is. */
@@ -62,8 +69,10 @@ export class WireServer {
   private closing: Promise<void> | undefined;
   /** The normalized path of each request being handled (its refusals take the route's envelope). */
   private readonly paths = new WeakMap<IncomingMessage, string>();
+  private readonly probes: Pick<WireServerOptions, 'metrics' | 'readiness'>;
 
   constructor(options: WireServerOptions) {
+    this.probes = { readiness: options.readiness ?? (() => checkReadiness({ store: options.engine.store })), ...(options.metrics ? { metrics: options.metrics } : {}) };
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.auth = options.auth;
     this.log = options.logger ?? createLogger();
@@ -156,7 +165,7 @@ export class WireServer {
       if (this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w();
     });
     try {
-      await this.route(req, res, t0);
+      await traceRequest(req.headers, req.method, (req.url ?? '/').split('?')[0]!, () => this.route(req, res, t0), () => res.statusCode);
     } catch (e) {
       this.log.error({ event: 'request-failed', err: errInfo(e) }, 'request failed');
       if (!res.headersSent) this.sendError(req, res, { type: 'internal', message: 'internal error' });
@@ -179,6 +188,7 @@ export class WireServer {
       this.sendJson(req, res, this.draining ? 503 : 200, { ok: !this.draining });
       return;
     }
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) return this.ready(req, res);
     if (this.draining) {
       this.drainBody(req);
       this.sendError(req, res, { type: 'unavailable', message: 'the server is shutting down; retry on another instance' }, { 'retry-after': '1' });
@@ -203,6 +213,7 @@ export class WireServer {
       if (req.method !== 'POST') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use POST /rpc' }, { allow: 'POST' });
       return this.rpc(req, res, t0, principal);
     }
+    if (path === '/metrics') return this.metrics(req, res, t0, principal);
     if (path === '/verifier-key') {
       if (req.method !== 'GET') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use GET /verifier-key' }, { allow: 'GET' });
       const key = this.service.verifierKey;
@@ -261,6 +272,23 @@ export class WireServer {
         return this.sendRead(req, res, t0, principal, what, sessionId, await this.service.proof(principal, sessionId, index, sizeN));
       }
     }
+  }
+
+  /** `GET /readyz`: 200 when every check passes, else 503; the body names the failed checks (also 503 while draining). */
+  private async ready(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const r = await this.probes.readiness!();
+    const report = this.draining ? { ...r, ok: false, draining: true } : r;
+    this.sendJson(req, res, report.ok ? 200 : 503, report);
+  }
+
+  /** `GET /metrics`: Prometheus text for auditor tokens. */
+  private async metrics(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal): Promise<void> {
+    if (req.method !== 'GET') return this.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use GET /metrics' }, { allow: 'GET' });
+    if (principal.role !== 'auditor' && principal.role !== 'operator') return this.refuse(req, res, t0, principal, { type: 'forbidden', message: 'GET /metrics needs an auditor token' });
+    if (!this.probes.metrics) return this.refuse(req, res, t0, principal, { type: 'not-found', message: 'this server exports no metrics' });
+    const body = Buffer.from(await this.probes.metrics(), 'utf8');
+    res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': String(body.length), 'cache-control': 'no-store', ...(this.draining ? { connection: 'close' } : {}) });
+    res.end(body);
   }
 
   private async rpc(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal): Promise<void> {

@@ -41,3 +41,5 @@ export { createLogger } from './log.js';
 export type { Logger, LoggerOptions } from './log.js';
 export { createMcpServer, localBackend, TOOLS, toolNamed, inputJsonSchema, verifyParams, adviceFor, intentFix } from './mcp/index.js';
 export type { McpBackend, McpServerOptions, BackendFailure, ToolDef, ToolHints } from './mcp/index.js';
+export type { ReadyReport, ReadyCheck, ReadyCheckName, ReadinessTarget } from './ready.js';
+export type { MetricsRenderer } from './metrics-http.js';

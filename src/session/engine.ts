@@ -28,6 +28,7 @@ import {
 import { sha256 } from '../codec/sha256.js';
 import { MemoryStore } from '../store/memory.js';
 import type { AppendOutcome, NonceClaim, StoredEntry, TranscriptStore } from '../store/types.js';
+import { traceAppend, traceVerbs } from '../telemetry/index.js';
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
 import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
@@ -395,13 +396,13 @@ export class Engine {
     const s = row.s;
     const frontier = st.frontier.append(row.leaf);
     const hex = frontier.hex;
-    const outcome: AppendOutcome = await this.store.append({
+    const outcome: AppendOutcome = await traceAppend(() => this.store.append({
       sessionId: st.sessionId,
       expected: { size: st.size, head: st.head },
       entry: s,
       next: { sessionId: st.sessionId, size: st.size + 1, head: s.hash, frontier: hex, phase },
       nonces,
-    });
+    }));
     if (outcome.ok) {
       this.cache.set(st.sessionId, next(frontier));
       return true;
@@ -410,6 +411,9 @@ export class Engine {
     throw new Retry();
   }
 }
+
+// One span and the verb metrics per call (src/telemetry); a no-op unless an OpenTelemetry SDK is registered.
+traceVerbs(Engine.prototype, ['open', 'frame', 'turn', 'finalize', 'events', 'describe']);
 
 class Retry extends Error {}
 

@@ -11,6 +11,7 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from './types.js';
+import { activeSpan, recordBatch } from '../telemetry/index.js';
 
 interface MemSession {
   head: SessionHead;
@@ -72,6 +73,7 @@ export class MemoryStore implements TranscriptStore {
 
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
+    recordBatch(1, [activeSpan()]);
     const s = this.sessions.get(req.sessionId);
     if (!s) return { ok: false, reason: 'unknown-session' };
     if (s.head.phase === 'sealed') return { ok: false, reason: 'sealed' };

@@ -150,6 +150,11 @@ export interface TranscriptStore extends SigningLogStore {
   append(request: AppendRequest): Promise<AppendOutcome>;
   /** The current head, or `undefined` for an unknown session. */
   loadHead(sessionId: string): Promise<SessionHead | undefined>;
+  /**
+   * The schema version the database records and the one this release
+   * migrates to (stores without a schema omit it); for readiness checks.
+   */
+  schemaStatus?(): Promise<{ readonly version: number; readonly expected: number }>;
   /** Entries with `from <= index < to`, in order (fewer if the session is shorter). */
   readRange(sessionId: string, from: number, to: number): Promise<StoredEntry[]>;
   /** The frame or turn recorded for `ordinal`, if any. */

@@ -11,6 +11,8 @@ const src = resolve(import.meta.dirname, '../../src');
 
 const RANK: Record<string, number> = {
   protocol: 0,
+  // Below every layer that reports to it; imports only protocol (and @opentelemetry/api).
+  telemetry: 0.5,
   codec: 1,
   merkle: 1,
   intent: 1,

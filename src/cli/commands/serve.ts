@@ -19,6 +19,32 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** `--metrics-bind host:port` (port 0 picks a free one; `[::1]:p` for IPv6). */
+function bindOf(v: string | undefined): { host: string; port: number } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(?:\[([0-9a-fA-F:]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(v);
+  if (!m || Number(m[3]) > 65535) throw new CliError('--metrics-bind must be <host>:<port> (for example 127.0.0.1:9464)');
+  return { host: m[1] ?? m[2]!, port: Number(m[3]) };
+}
+
+/**
+ * The OpenTelemetry SDK for this server, loaded only here: metrics always (for
+ * GET /metrics), OTLP export of spans and metrics with `--otel`. Without the
+ * optional SDK packages, `--otel` is a usage error and plain serving goes on
+ * without /metrics.
+ */
+async function startServeTelemetry(otel: boolean, env: CommandIO['env'], logger: import('../../server/log.js').Logger): Promise<import('../../telemetry/sdk.js').RunningTelemetry | undefined> {
+  const { startTelemetry } = await import('../../telemetry/sdk.js');
+  try {
+    return await startTelemetry({ otlp: otel, env });
+  } catch (e) {
+    if (!(e instanceof TallyError)) throw e;
+    if (otel || e.code !== 'TALLY_TELEMETRY_MISSING') throw new CliError(e.details ? `${e.shortMessage} (${e.details})` : e.shortMessage, EXIT.usage, e.code);
+    logger.warn({ event: 'metrics-disabled', reason: e.shortMessage }, 'GET /metrics is disabled: the OpenTelemetry SDK packages are not installed');
+    return undefined;
+  }
+}
+
 /** `--hash-token` / `--new-token`: prints one configuration entry (and the new token). */
 async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promise<number> {
   const { ROLES, generateToken, hashToken, parseAuthConfig } = await import('../../server/auth.js');
@@ -58,7 +84,7 @@ export const serveCommand: Command = {
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
 GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders.
-Every route but GET /healthz needs "Authorization: Bearer <token>".
+Every route but GET /healthz and GET /readyz needs "Authorization: Bearer <token>".
 Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
 logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
 exits 0 (a second signal cuts open connections).
@@ -91,6 +117,12 @@ Listening and limits:
   --request-timeout <ms> (default ${DEFAULT_LIMITS.requestTimeoutMs})
   --grace <ms>           how long a shutdown waits for in-flight requests (default 10000)
   --log-level <level>    fatal|error|warn|info|debug|silent (default info)
+Observability (GET /healthz and GET /readyz need no token):
+  --otel                 export traces and metrics over OTLP/HTTP (JSON), configured
+                         by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
+                         default http://localhost:4318; OTEL_SERVICE_NAME, default tally)
+  --metrics-bind <h:p>   also serve GET /metrics without a token on this address
+                         (GET /metrics on the main port needs an auditor token)
 
 Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 3 store or port unavailable.`,
   options: {
@@ -114,6 +146,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     key: { type: 'string' },
     'engine-name': { type: 'string' },
     'log-level': { type: 'string' },
+    otel: { type: 'boolean' },
+    'metrics-bind': { type: 'string' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
@@ -144,6 +178,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const burst = positiveInt(values, 'burst');
     if (rate !== undefined || burst !== undefined) set('rate', { perSecond: rate ?? DEFAULT_LIMITS.rate.perSecond, burst: burst ?? Math.max(rate ?? 0, DEFAULT_LIMITS.rate.burst) });
     const grace = positiveInt(values, 'grace', 0) ?? 10_000;
+    const metricsBind = bindOf(str(values, 'metrics-bind'));
+    const otel = values['otel'] === true;
 
     const [{ createLogger }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
       import('../../server/log.js'),
@@ -153,6 +189,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       import('../../engine.js'),
     ]);
     const logger = createLogger({ level, base: { service: 'tally-serve' } });
+    const telemetry = await startServeTelemetry(otel, io.env, logger);
+    if (metricsBind && !telemetry) throw new CliError('--metrics-bind needs the OpenTelemetry SDK packages (see the warning above)', EXIT.usage);
     const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
     const trees = new SessionTrees();
     let notary: Notary | undefined;
@@ -161,7 +199,17 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
-    const server = createWireServer({ engine: createEngine({ store }), auth, logger, limits, trees, ...(notary ? { notary } : {}) });
+    const { checkReadiness } = await import('../../server/ready.js');
+    const server = createWireServer({
+      engine: createEngine({ store }),
+      auth,
+      logger,
+      limits,
+      trees,
+      readiness: () => checkReadiness({ store, ...(keyPath === undefined ? {} : { keyPath }) }),
+      ...(notary ? { notary } : {}),
+      ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
+    });
     // Signal handlers go in BEFORE the "listening" line: a signal that arrives as soon as
     // a supervisor reads it must find them. First signal: drain and stop; any later: cut.
     let signalled: NodeJS.Signals | undefined;
@@ -173,6 +221,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    let metricsServer: import('node:http').Server | undefined;
     try {
       let address;
       try {
@@ -181,6 +230,16 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
         throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
       }
       logger.info({ event: 'listening', url: address.url, store: store.name, tokens: auth.size, limits: server.limits, ...(notary ? { verifierKey: notary.verifierKey } : {}) }, 'listening');
+      if (metricsBind && telemetry) {
+        const { listenMetrics } = await import('../../server/metrics-http.js');
+        try {
+          metricsServer = (await listenMetrics(() => telemetry.prometheus(), metricsBind.port, metricsBind.host)).server;
+        } catch (e) {
+          throw new CliError(`cannot listen on ${metricsBind.host}:${metricsBind.port} for metrics: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+        }
+        const a = metricsServer.address() as import('node:net').AddressInfo;
+        logger.info({ event: 'metrics-listening', url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics` }, 'metrics listening');
+      }
       println(io.stdout, `tally serve: listening on ${address.url}`);
       if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
       logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
@@ -188,7 +247,9 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     } finally {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
+      metricsServer?.close();
       await store.close().catch(() => {});
+      await telemetry?.shutdown();
     }
     logger.info({ event: 'stopped' }, 'stopped');
     return EXIT.ok;

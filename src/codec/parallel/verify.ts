@@ -15,6 +15,7 @@ import { LineSplitter } from '../bundle.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
+import { traceVerify } from '../../telemetry/index.js';
 
 /** Options of {@link verifyBundleParallel}. */
 export interface ParallelVerifyOptions {
@@ -56,10 +57,11 @@ function positive(name: string, v: number | undefined, fallback: number): number
  * const r = await verifyBundleParallel(createReadStream(path));
  * if (!r.ok) console.error(r.index, r.code, r.message);
  */
-export async function verifyBundleParallel(
-  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  options: ParallelVerifyOptions = {},
-): Promise<ChainSummary | ChainError> {
+export function verifyBundleParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: ParallelVerifyOptions = {}): Promise<ChainSummary | ChainError> {
+  return traceVerify(() => verifyParallel(chunks, options));
+}
+
+async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: ParallelVerifyOptions): Promise<ChainSummary | ChainError> {
   const pool = options.pool ?? sharedVerifyPool();
   const batchLines = positive('batchLines', options.batchLines, 512);
   const batchBytes = positive('batchBytes', options.batchBytes, 1 << 20);

@@ -8,6 +8,7 @@ import { formatConsistencyProof } from '../proof/consistency.js';
 import { SigningLog, type ConsistencySource } from '../signing/log.js';
 import { openSessionCheckpoint } from './open-checkpoint.js';
 import { SessionTrees } from './trees.js';
+import { ATTR, SPAN, inSpanSync } from '../../telemetry/index.js';
 
 /** What the notary needs of an engine: its store, and `finalize` for the seal. */
 export type NotaryEngine = Pick<Engine, 'store' | 'finalize'>;
@@ -141,7 +142,7 @@ export function createNotary(options: NotaryOptions): Notary {
     const origin = text.slice(0, text.indexOf('\n'));
     const logged = await new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now }).record({ origin, size, root }, tree);
     if (!logged.ok) throw SigningLog.refusalError(logged);
-    return { sessionId, origin, size, root: toHex(root), signedCheckpoint: signNote(text, [key]) };
+    return { sessionId, origin, size, root: toHex(root), signedCheckpoint: inSpanSync(SPAN.checkpoint, { [ATTR.session]: sessionId }, () => signNote(text, [key])) };
   }
 
   const notary: Notary = {

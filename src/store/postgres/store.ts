@@ -22,6 +22,7 @@ import type {
   TranscriptStore,
 } from '../types.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
+import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -102,6 +103,11 @@ export class PostgresStore implements TranscriptStore {
     return store;
   }
 
+  /** {@inheritDoc TranscriptStore.schemaStatus} */
+  async schemaStatus(): Promise<{ readonly version: number; readonly expected: number }> {
+    return { version: await this.schemaVersion(), expected: POSTGRES_SCHEMA_VERSION };
+  }
+
   /** The schema version recorded in the database. */
   async schemaVersion(): Promise<number> {
     this.live();
@@ -143,6 +149,7 @@ export class PostgresStore implements TranscriptStore {
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
     checkRequest(req);
+    recordBatch(1, [activeSpan()]);
     const nonces = sortedDistinct(req.nonces);
     const n = req.next;
     const e = req.entry;

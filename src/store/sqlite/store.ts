@@ -27,6 +27,7 @@ import type {
 } from '../types.js';
 import { checkSignedRecord, toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
+import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -70,6 +71,8 @@ interface HeadRow {
 interface Queued {
   readonly request: AppendRequest;
   readonly resolve: (o: AppendOutcome) => void;
+  /** The caller's append span (telemetry), to note the batch size on. */
+  readonly span: ReturnType<typeof activeSpan>;
   readonly reject: (e: unknown) => void;
 }
 
@@ -201,18 +204,26 @@ export class SqliteStore implements TranscriptStore {
     if (!this.groupCommit) {
       try {
         const [settled] = this.commitBatch([request]);
+        recordBatch(1, [activeSpan()]);
         return settled!.ok ? Promise.resolve(settled!.outcome) : Promise.reject(settled!.error);
       } catch (e) {
         return Promise.reject(e);
       }
     }
     return new Promise<AppendOutcome>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, resolve, reject, span: activeSpan() });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
       }
     });
+  }
+
+  /** {@inheritDoc TranscriptStore.schemaStatus} */
+  async schemaStatus(): Promise<{ readonly version: number; readonly expected: number }> {
+    this.live();
+    const r = this.io('read the schema version', () => this.db.prepare('SELECT MAX(version) AS v FROM tally_schema').get() as { v: number | null });
+    return { version: r.v ?? 0, expected: SQLITE_SCHEMA_VERSION };
   }
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
@@ -294,6 +305,7 @@ export class SqliteStore implements TranscriptStore {
       for (const item of batch) item.reject(error);
       return;
     }
+    recordBatch(batch.length, batch.map((q) => q.span));
     settled.forEach((s, i) => (s.ok ? batch[i]!.resolve(s.outcome) : batch[i]!.reject(s.error)));
   }
 

@@ -1,0 +1,84 @@
+/**
+ * `GET /readyz`: whether this server can do its job right now, for a load
+ * balancer or Kubernetes. Three checks: the store answers a read, its schema
+ * is the one this release migrates to, and the engine key (when the server
+ * signs) can still be read. The body names each check's state and a short
+ * reason; it never carries a path, a token or a key.
+ */
+import { access, constants } from 'node:fs/promises';
+import { TallyError } from '../protocol/index.js';
+import type { TranscriptStore } from '../store/index.js';
+
+/** The checks of `GET /readyz`, in the order the body lists them (docs/WIRE.md §5). */
+export const READY_CHECKS = ['store', 'migrations', 'key'] as const;
+/** One of {@link READY_CHECKS}. */
+export type ReadyCheckName = (typeof READY_CHECKS)[number];
+
+/** One check's answer: `ok`, `skipped` (does not apply) or `failed` with a reason. */
+export type ReadyCheck = { readonly state: 'ok' | 'skipped' } | { readonly state: 'failed'; readonly reason: string };
+
+/** The body of `GET /readyz`. */
+export interface ReadyReport {
+  readonly ok: boolean;
+  readonly checks: Readonly<Record<ReadyCheckName, ReadyCheck>>;
+  /** The checks that failed, in order (empty when ready). */
+  readonly failed: readonly ReadyCheckName[];
+}
+
+/** What {@link checkReadiness} looks at. */
+export interface ReadinessTarget {
+  readonly store: TranscriptStore;
+  /** The engine key file, when the server signs (`--key`). */
+  readonly keyPath?: string;
+}
+
+/** A session id no session has: reading its head proves the store answers without touching real data. */
+const PROBE = '0'.repeat(64);
+
+function reasonOf(e: unknown): string {
+  return e instanceof TallyError ? e.code : e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : 'error';
+}
+
+async function storeCheck(store: TranscriptStore): Promise<ReadyCheck> {
+  try {
+    await store.loadHead(PROBE);
+    return { state: 'ok' };
+  } catch (e) {
+    return { state: 'failed', reason: `the store did not answer a read (${reasonOf(e)})` };
+  }
+}
+
+async function migrationsCheck(store: TranscriptStore): Promise<ReadyCheck> {
+  if (store.schemaStatus === undefined) return { state: 'skipped' };
+  try {
+    const s = await store.schemaStatus();
+    if (s.version === s.expected) return { state: 'ok' };
+    return { state: 'failed', reason: `the store's schema is version ${s.version}; this release needs ${s.expected}` };
+  } catch (e) {
+    return { state: 'failed', reason: `the schema version could not be read (${reasonOf(e)})` };
+  }
+}
+
+async function keyCheck(path: string | undefined): Promise<ReadyCheck> {
+  if (path === undefined) return { state: 'skipped' };
+  try {
+    await access(path, constants.R_OK);
+    return { state: 'ok' };
+  } catch (e) {
+    return { state: 'failed', reason: `the engine key file is not readable (${reasonOf(e)})` };
+  }
+}
+
+/**
+ * Runs every readiness check (concurrently).
+ *
+ * @example
+ * const r = await checkReadiness({ store });
+ * // r.ok, r.failed, r.checks.store.state
+ */
+export async function checkReadiness(target: ReadinessTarget): Promise<ReadyReport> {
+  const [store, migrations, key] = await Promise.all([storeCheck(target.store), migrationsCheck(target.store), keyCheck(target.keyPath)]);
+  const checks = { store, migrations, key };
+  const failed = READY_CHECKS.filter((n) => checks[n].state === 'failed');
+  return { ok: failed.length === 0, checks, failed };
+}
