@@ -5,13 +5,12 @@
  * `malformed-entry` refusal carrying the zod issues.
  */
 import { z } from 'zod';
-import { FAILURE_CLASSES, LIMITS, fromBase64, type SessionMessageKind } from '../protocol/index.js';
+import { FAILURE_CLASSES, LIMITS, fromBase64, hasLoneSurrogate, type SessionMessageKind } from '../protocol/index.js';
 import type { WireFailure } from './vocabulary.js';
 
 const hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
 const sessionId = hex.describe('Session id: 64 lowercase hex (the hash of the genesis entry, returned by session/open).');
 const ordinal = z.number().int().min(-1).max(LIMITS.maxOrdinal);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const base64 = z.string().refine((s) => fromBase64(s) !== undefined, 'must be standard padded base64 (RFC 4648 §4), the one spelling of the bytes');
 
 /** `session/open` params. */
@@ -36,7 +35,7 @@ const authored = z
     bytes: base64.optional().describe('The authored bytes, standard padded base64.'),
     text: z
       .string()
-      .refine((t) => !LONE_SURROGATE.test(t), 'lone-surrogate: body.text holds an unpaired UTF-16 surrogate, which has no UTF-8 encoding (it is refused, never replaced by U+FFFD); send body.bytes instead')
+      .refine((t) => !hasLoneSurrogate(t), 'lone-surrogate: body.text holds an unpaired UTF-16 surrogate, which has no UTF-8 encoding (it is refused, never replaced by U+FFFD); send body.bytes instead')
       .optional()
       .describe('Convenience: the authored bytes as UTF-8 text (exactly one of bytes or text); a lone surrogate is refused.'),
     hash: z.string().optional().describe('Declared authored hash (checked against the bytes).'),
