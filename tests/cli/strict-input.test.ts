@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
-import { JSON_MAX_DEPTH } from '../../src/protocol/index.js';
+import { JSON_MAX_DEPTH, canonicalJson, type CanonicalObject } from '../../src/protocol/index.js';
 import { runDay } from '../helpers/day.js';
 import { relink } from '../helpers/relink.js';
 import { tally } from './helpers.js';
@@ -33,8 +33,8 @@ describe('tally verify: one encoding', () => {
 
   it('a frame nesting past the limit: exit 1 with JSON on stdout, no throw', async () => {
     const { lines } = await runDay({ wakes: 1 });
-    const frame = dec.decode(lines[1]!);
-    const deep = frame.replace('{', `{"data":${nested(JSON_MAX_DEPTH)},`);
+    const { data: _shallow, ...rest } = JSON.parse(dec.decode(lines[1]!)) as Record<string, unknown>;
+    const deep = `{"data":${nested(JSON_MAX_DEPTH)},${canonicalJson(rest as CanonicalObject).slice(1)}`;
     const file = join(dir, 'deep.jsonl');
     writeFileSync(file, encodeBundle(relink(lines, 1, new TextEncoder().encode(deep))));
     for (const extra of [[], ['--parallel']]) {

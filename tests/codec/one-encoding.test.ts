@@ -10,7 +10,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
-import { canonicalBytes, JSON_MAX_DEPTH, LIMITS, type CanonicalObject, type CanonicalValue } from '../../src/protocol/index.js';
+import { canonicalBytes, canonicalJson, JSON_MAX_DEPTH, LIMITS, type CanonicalObject, type CanonicalValue } from '../../src/protocol/index.js';
 import { checkEntryBytes } from '../../src/receipt/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { runDay } from '../helpers/day.js';
@@ -133,7 +133,8 @@ describe('one depth limit (the entry object is level 1)', () => {
   it('a frame nesting to level 65 is refused by both verifiers as not-canonical, never thrown', async () => {
     const { lines } = await runDay({ wakes: 1 });
     const frame = JSON.parse(dec.decode(lines[1]!)) as Record<string, unknown>;
-    const deep = `${dec.decode(lines[1]!).slice(0, -1).replace('{', `{"data":${JSON.stringify(nested(JSON_MAX_DEPTH))},`)}}`;
+    const { data: _shallow, ...rest } = frame;
+    const deep = `{"data":${JSON.stringify(nested(JSON_MAX_DEPTH))},${canonicalJson(rest as CanonicalObject).slice(1)}`;
     expect(JSON.parse(deep)).toMatchObject({ kind: 'frame', frameRoot: frame['frameRoot'] });
     const r = await verifyBoth(encodeBundle(relink(lines, 1, enc.encode(deep))));
     expect(r).toMatchObject({ ok: false, index: 1, code: 'not-canonical' });
