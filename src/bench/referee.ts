@@ -62,6 +62,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
     caps: { size: '10', leverage: '10', slippage: '0.1' },
     quota: { cap: '1000000' },
     tx_cap: 1_000_000,
+    starts_at: T0,
     expires_at: T0 + 86_400_000,
     rules: ['Only long positions.', 'Never trade ETH-PERP.', 'The context must not mention "rumor".'],
     judges: [JUDGE],

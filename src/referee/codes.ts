@@ -14,6 +14,7 @@ export type RefereeStage = 'policy' | 'verdict' | 'ticket';
 export interface RefereeCodeStages {
   mandate_invalid: 'policy';
   mandate_terminated: 'policy';
+  mandate_not_started: 'policy';
   mandate_expired: 'policy';
   action_not_allowed: 'policy';
   market_not_allowed: 'policy';
@@ -54,6 +55,7 @@ export const REFEREE_STAGES = Object.freeze(['policy', 'verdict', 'ticket'] as c
 export const REFEREE_CODE_STAGE = Object.freeze({
   mandate_invalid: 'policy',
   mandate_terminated: 'policy',
+  mandate_not_started: 'policy',
   mandate_expired: 'policy',
   action_not_allowed: 'policy',
   market_not_allowed: 'policy',

@@ -16,13 +16,15 @@ import { canonicalPayload, createSignerCache, type Intent, type SignerCache } fr
 import { fromBase64, toBase64, type CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { intentOfAuthored, ruleIntent, checkIntentSpec, type IntentRuling } from '../rules/index.js';
-import type { RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
+import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
+import type { NonceClaim } from '../store/types.js';
 import { actionLine, contextText, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
 import { decAdd } from './decimal.js';
 import { RefereeHistory, type EntrySource } from './history.js';
 import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
+import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { assessVerdict, cleanText } from './verdict.js';
 
@@ -49,6 +51,8 @@ export type VerdictRuling = {
   readonly decision?: 'ALLOW' | 'DENY';
   readonly format?: 'verdict' | 'matrix';
   readonly failure?: JudgeFailure;
+  /** On `source: 'limited'`: the full window and who took its last slot. */
+  readonly limit?: RateLimitRuling;
 };
 
 /** The `ticket` member of a ruling: the reservation an admission creates. */
@@ -135,17 +139,19 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     return { mandate: view.mandate, fold: view.fold, transitions: last.outcomes };
   }
 
-  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
+  /** The verdict, and the judge-rate slots a judge call reserves (with the turn, like its nonce). */
+  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; slots: NonceClaim[] }> {
     const stored = fold.verdicts.get(intentHash);
     if (stored) {
-      return { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message };
+      return { verdict: { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message }, slots: [] };
     }
-    const times = fold.judgments.get(intent.agent_id) ?? [];
-    const since = ctx.frameTime - m.judgeRate.windowMs;
-    const recent = times.filter((t) => t > since).length;
-    if (recent >= m.judgeRate.max) {
-      return { stage: 'verdict', source: 'limited', admitted: false, code: 'judge_rate_limited', message: `agent ${intent.agent_id} had ${recent} judgments in the last ${m.judgeRate.windowMs} ms (limit ${m.judgeRate.max})` };
-    }
+    const rate = await rateSlots(m, intent.agent_id, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token));
+    if (!rate.ok) return { verdict: rate.limited, slots: [] };
+    const slots = rate.slots.map((c) => ({ ...c, intentHash }));
+    return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), slots };
+  }
+
+  async function judged(ctx: RuleContext, m: Mandate, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
     const base = {
       rules: m.rules,
       action: actionLine({ instance: m.instance, session: ctx.sessionId, action: intent.action, market: intent.action === 'transfer' ? undefined : intent.market, size: intent.size, intentHash }),
@@ -222,8 +228,9 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     if (sealed.kind !== 'mandate') {
       if (!carried) return undefined;
       const r = await ruleIntent(ctx, carried.intent, signerCache);
-      if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, r.nonce ? [r.nonce] : []);
-      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: cleanText(Array.from(sealed.problem).slice(0, MESSAGE_MAX).join('')) } });
+      const burned = r.nonce ? [r.nonce] : [];
+      if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, burned);
+      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: cleanText(Array.from(sealed.problem).slice(0, MESSAGE_MAX).join('')) } }, burned);
     }
     const before = await foldBefore(ctx);
     if (!before) return undefined;
@@ -233,10 +240,14 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const r = await ruleIntent(ctx, carried.intent, signerCache);
     const ir = r.ruling;
     if (!ir.admitted) return outcome({ intent: ir, ...extra, quota: quotaOf(m, fold) });
+    // The intent contract authenticated it: from here every refusal (policy or
+    // verdict) consumes its nonce too (seed 003: a DENIED intent burns its nonce).
+    const burned = r.nonce ? [r.nonce] : [];
+    const reserved: NonceClaim[] = [...burned];
     const intent = parseAnchoredIntent(carried.intent);
     if (!intent) throw new TallyError('TALLY_REFEREE_INTERNAL', 'An admitted intent did not parse again.');
     const p = checkPolicy(m, fold, intent, ctx.frameTime);
-    if (!p.ok) return outcome({ intent: ir, policy: { admitted: false, stage: 'policy', code: p.code, message: p.message }, ...extra, quota: quotaOf(m, fold) });
+    if (!p.ok) return outcome({ intent: ir, policy: { admitted: false, stage: 'policy', code: p.code, message: p.message }, ...extra, quota: quotaOf(m, fold) }, burned);
     const policy: PolicyRuling = { admitted: true, stage: 'policy', weight: p.weight };
     // Everything read from the fold is taken before the judge is awaited.
     const ticket = makeTicket(m, ctx.sessionId, fold, intent, ir.intent_hash, ctx.ordinal, ctx.frameTime);
@@ -244,17 +255,22 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const after = quotaOf(m, { used: fold.used, locked: decAdd(fold.locked, ticket.weight), usedTxs: fold.usedTxs, lockedTxs: fold.lockedTxs + 1 });
     let verdict: VerdictRuling | undefined;
     if (m.rules.length > 0) {
-      verdict = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
-      if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now });
+      const v = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
+      verdict = v.verdict;
+      reserved.push(...v.slots);
+      if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now }, reserved);
     }
     const t: TicketRuling = { id: ticket.id, state: 'ACTIVE', weight: ticket.weight, expires_at: ticket.expiresAt, proof_hash: ticket.proofHash };
-    return outcome({ intent: ir, policy, ...(verdict === undefined ? {} : { verdict }), ticket: t, ...extra, quota: after }, r.nonce ? [r.nonce] : []);
+    return outcome({ intent: ir, policy, ...(verdict === undefined ? {} : { verdict }), ticket: t, ...extra, quota: after }, reserved);
   }
 
   return {
     history,
     checkSpec: checkRefereeSpec,
     rule,
+    recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
+      return recordedRateFacts(recorded);
+    },
     async ruleStandDown(ctx) {
       if (mandateOf(ctx.spec).kind !== 'mandate') return undefined;
       const before = await foldBefore(ctx);

@@ -170,8 +170,12 @@ describe('every referee code appears in a transcript', () => {
     const c = await Desk.attach(store, o.sessionId, -1);
     await c.answer((await propose(c)).bytes);
 
+    // A mandate not yet in force.
+    const early = await Desk.open(refereeSpec('codes-early', mandate({ starts_at: frameTime(5), expires_at: frameTime(9) })), { store });
+    await early.answer((await propose(early)).bytes);
+
     let text = '';
-    for (const sid of [b.sid, a.sid, c.sid]) for await (const line of b.engine.exportEntries(sid)) text += new TextDecoder().decode(line) + '\n';
+    for (const sid of [b.sid, a.sid, c.sid, early.sid]) for await (const line of b.engine.exportEntries(sid)) text += new TextDecoder().decode(line) + '\n';
     const seen = new Set([...text.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1]));
     const missing = REFEREE_CODES.filter((code) => !seen.has(code));
     expect(missing).toEqual([]);

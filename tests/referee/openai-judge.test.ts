@@ -97,9 +97,11 @@ afterAll(async () => {
 });
 
 let n = 1;
+/** Only the modes that answer late get a short timeout: a prompt answer must not lose a race with a loaded machine. */
+const slowModes = new Set<string>(['slow', 'slow-body']);
 async function judgeOnce(mode: Mode | 'closed-port', over: Partial<OpenAiJudgeOptions> = {}, context = 'BTC trend up') {
   const baseUrl = mode === 'closed-port' ? `http://127.0.0.1:${closedPort}/v1` : `${base}/${mode}/v1`;
-  const judge = createOpenAiJudge({ baseUrl, model: 'gw-model', apiKey: 'test-key', signature: { key: KEY_JUDGE }, timeoutMs: 300, ...over });
+  const judge = createOpenAiJudge({ baseUrl, model: 'gw-model', apiKey: 'test-key', signature: { key: KEY_JUDGE }, timeoutMs: slowModes.has(mode) ? 300 : 30_000, ...over });
   const desk = await Desk.open(refereeSpec(`openai-${mode}-${n}`, judgedMandate()), { judge });
   const intent = await signed(openIntent({ nonce: `o${n++}`, ttl: iso(frameTime(-1) + 1_800_000) }));
   return ruling(await desk.answer(carry(intent, context)));
