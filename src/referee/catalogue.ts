@@ -125,6 +125,12 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
     fix: 'Change the proposal and sign it with a new nonce; the denied intent burned its nonce.',
   },
   {
+    stage: 'verdict',
+    code: 'judge_quorum_not_met',
+    when: "The mandate's panel was asked: fewer than panel.quorum judges gave a valid ALLOW signed by their own named key (a DENY, a bad or foreign signature, an unparsable answer, a failure or a time-out all count as DENY). `panel` records every answer.",
+    fix: 'Change the proposal so the panel agrees, or fix the judges that failed; sign it with a new nonce.',
+  },
+  {
     stage: 'ticket',
     code: 'transition_malformed',
     when: 'data.referee or one of its items has the wrong shape (unknown member, missing field, bad `by`, more than 64 transitions).',

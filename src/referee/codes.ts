@@ -29,6 +29,7 @@ export interface RefereeCodeStages {
   judge_unparsable: 'verdict';
   judge_action_mismatch: 'verdict';
   judge_denied: 'verdict';
+  judge_quorum_not_met: 'verdict';
   transition_malformed: 'ticket';
   ticket_unknown: 'ticket';
   bad_transition_signature: 'ticket';
@@ -70,6 +71,7 @@ export const REFEREE_CODE_STAGE = Object.freeze({
   judge_unparsable: 'verdict',
   judge_action_mismatch: 'verdict',
   judge_denied: 'verdict',
+  judge_quorum_not_met: 'verdict',
   transition_malformed: 'ticket',
   ticket_unknown: 'ticket',
   bad_transition_signature: 'ticket',

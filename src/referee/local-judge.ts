@@ -143,6 +143,7 @@ export function createLocalJudge(options: LocalJudgeOptions): Judge {
   const account = accountOf(options.key);
   return {
     model,
+    signer: account.address.toLowerCase(),
     async ask(query: JudgeQuery): Promise<JudgeAnswer> {
       const natural = localJudgeContent(query.request, format);
       const content = options.script?.(query, natural) ?? natural;

@@ -20,6 +20,8 @@
 import { INTENT_ACTIONS, type IntentAction } from '../intent/index.js';
 import type { SessionSpec } from '../protocol/index.js';
 import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
+import { isModelId } from './judge.js';
+import type { Panel, PanelMember } from './panel.js';
 
 /** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
 export const MANDATE_LIMITS = Object.freeze({
@@ -72,8 +74,10 @@ export interface Mandate {
   readonly expiresAt: number;
   readonly ticketTtlMs: number;
   readonly rules: readonly string[];
-  /** Trusted judge signers (lowercase). */
+  /** Trusted judge signers (lowercase); for a panel, its members' signers. */
   readonly judges: readonly string[];
+  /** Independent judges in quorum (`undefined`: one judge, any signer in `judges`). */
+  readonly panel: Panel | undefined;
   /** Per-agent limit across sessions, and the optional daily cap across every agent (`undefined` = none). */
   readonly judgeRate: { readonly max: number; readonly windowMs: number; readonly dailyMax: number | undefined };
 }
@@ -84,8 +88,9 @@ export type ParseMandateResult = { readonly ok: true; readonly mandate: Mandate 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
+const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
-const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'judge_rate'];
+const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
 class Problem {
@@ -213,7 +218,31 @@ function build(m: unknown): Mandate {
   let judges: string[] = [];
   if (o['rules'] !== undefined) {
     rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
-    if (o['judges'] === undefined) fail(`${w}.judges is required when the mandate has rules (the judge signers it trusts)`);
+    if (o['judges'] === undefined && o['panel'] === undefined) fail(`${w}.judges or ${w}.panel is required when the mandate has rules (the judge signers it trusts)`);
+  }
+  let panel: Panel | undefined;
+  if (o['panel'] !== undefined) {
+    if (rules.length === 0) fail(`${w}.panel needs ${w}.rules (there is nothing to judge)`);
+    if (o['judges'] !== undefined) fail(`${w}.judges and ${w}.panel are exclusive (a panel names its judges)`);
+    const p = o['panel'];
+    if (!isObject(p)) fail(`${w}.panel must be an object { judges, quorum }`);
+    const pp = p as Record<string, unknown>;
+    exactKeys(pp, `${w}.panel`, ['judges', 'quorum'], ['judges', 'quorum']);
+    const members = list(pp['judges'], `${w}.panel.judges`, 1, MANDATE_LIMITS.maxJudges).map((j, i): PanelMember => {
+      const where = `${w}.panel.judges[${i}]`;
+      if (!isObject(j)) fail(`${where} must be an object { signer, model, endpoint? }`);
+      const jj = j as Record<string, unknown>;
+      exactKeys(jj, where, ['signer', 'model', 'endpoint'], ['signer', 'model']);
+      const signer = address(jj['signer'], `${where}.signer`);
+      if (!isModelId(jj['model'])) fail(`${where}.model must be 1–128 printable ASCII characters without spaces`);
+      const endpoint = jj['endpoint'];
+      if (endpoint !== undefined && (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint))) fail(`${where}.endpoint must be an http(s) URL of at most 200 printable ASCII characters`);
+      return { signer, model: jj['model'] as string, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
+    });
+    unique(members.map((x) => x.signer), `${w}.panel.judges (signers)`);
+    const quorum = intIn(pp['quorum'], `${w}.panel.quorum`, 1, members.length);
+    panel = { members, quorum };
+    judges = members.map((x) => x.signer);
   }
   if (o['judges'] !== undefined) {
     if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
@@ -249,6 +278,7 @@ function build(m: unknown): Mandate {
     ticketTtlMs,
     rules,
     judges,
+    panel,
     judgeRate,
   };
 }

@@ -27,6 +27,7 @@ import { checkPolicy } from './policy.js';
 import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { assessVerdict, cleanText } from './verdict.js';
+import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer, type QuorumFigures } from './panel.js';
 
 /** The `policy` member of a ruling. */
 export type PolicyRuling =
@@ -51,6 +52,12 @@ export type VerdictRuling = {
   readonly decision?: 'ALLOW' | 'DENY';
   readonly format?: 'verdict' | 'matrix';
   readonly failure?: JudgeFailure;
+  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
+  readonly signed_by?: 'operator';
+  /** A panel verdict: k, n and how many valid signed ALLOWs. */
+  readonly quorum?: QuorumFigures;
+  /** A panel verdict: every judge's answer, in the mandate's order. */
+  readonly panel?: readonly PanelAnswer[];
   /** On `source: 'limited'`: the full window and who took its last slot. */
   readonly limit?: RateLimitRuling;
 };
@@ -82,6 +89,10 @@ export interface RefereeRulerOptions {
   readonly store: EntrySource;
   /** Signer key cache shared with other rulers (default: a new one). */
   readonly signerCache?: SignerCache;
+  /** Judge clients for mandates with a `panel` (matched to members by model and signer; default: `[judge]`). */
+  readonly panel?: readonly Judge[];
+  /** Each panel judge's own timeout in ms (default 20 000): a late judge counts as DENY for that turn. */
+  readonly judgeTimeoutMs?: number;
 }
 
 /** The referee ruler: a {@link TurnRuler} that can also rule on stand-down turns when the engine asks. */
@@ -129,6 +140,10 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   const judge = options.judge;
   if (judge !== undefined && (!isModelId(judge.model) || typeof judge.ask !== 'function')) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judge must have a model id and an ask function.');
   const signerCache = options.signerCache ?? createSignerCache();
+  const clients: readonly Judge[] = options.panel ?? (judge === undefined ? [] : [judge]);
+  for (const c of clients) if (!isModelId(c.model) || typeof c.ask !== 'function') throw new TallyError('TALLY_REFEREE_OPTIONS', 'every panel judge must have a model id and an ask function.');
+  const judgeTimeoutMs = options.judgeTimeoutMs ?? 20_000;
+  if (!Number.isSafeInteger(judgeTimeoutMs) || judgeTimeoutMs < 1) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judgeTimeoutMs must be a positive integer.');
   const history = new RefereeHistory(options.store);
 
   async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
@@ -158,6 +173,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       intent: JSON.parse(canonicalPayload(intent)) as CanonicalObject,
       context: hasContext ? contextText(context) : undefined,
     };
+    if (m.panel) return panelVerdict(ctx, m, m.panel, base);
     const request = (model: string): JudgeRequestInput => ({ model, ...base });
     const unavailable = (model: string, requestSha256: string, failure: JudgeFailure, message: string): VerdictRuling => ({
       stage: 'verdict',
@@ -169,7 +185,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       model,
       request_sha256: requestSha256,
     });
-    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string): VerdictRuling => {
+    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string, operator: boolean): VerdictRuling => {
       const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length });
       return {
         stage: 'verdict',
@@ -184,6 +200,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
         ...(a.signer === undefined ? {} : { signer: a.signer }),
         ...(a.decision === undefined ? {} : { decision: a.decision }),
         ...(a.format === undefined ? {} : { format: a.format }),
+        ...(operator ? { signed_by: 'operator' as const } : {}),
       };
     };
 
@@ -202,7 +219,8 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       }
       const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
       if (!response || typeof ev['signature'] !== 'string') return invalid('the recorded verdict lacks its response bytes or signature');
-      return assessed(model, requestSha256, response, ev['signature']);
+      if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return invalid('signed_by must be "operator" when present');
+      return assessed(model, requestSha256, response, ev['signature'], ev['signed_by'] === 'operator');
     }
 
     if (!judge) {
@@ -219,7 +237,21 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     }
     if (!answer.ok) return unavailable(judge.model, requestSha256, answer.failure, answer.message);
     if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return unavailable(judge.model, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
-    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature);
+    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature, judge.signedBy === 'operator');
+  }
+
+  /** A panel's verdict: every judge asked (or, on replay, every recorded answer re-verified), then the k-of-n rule. */
+  async function panelVerdict(ctx: RuleContext, m: Mandate, panel: Panel, base: Omit<JudgeRequestInput, 'model'>): Promise<VerdictRuling> {
+    let answers: PanelAnswer[] | string;
+    if (ctx.recorded !== undefined) {
+      const ev = ctx.recorded['verdict'];
+      answers = isObject(ev) && ev['source'] === 'judged' ? reverifyPanel(panel, base, ev['panel'], m.rules.length) : 'the recorded ruling holds no judged panel verdict for this proposal';
+    } else {
+      answers = await askPanel(panel, base, clients, judgeTimeoutMs, m.rules.length);
+    }
+    if (typeof answers === 'string') return { stage: 'verdict', source: 'judged', admitted: false, code: 'judge_evidence_invalid', message: answers };
+    const q = quorumOf(panel, answers);
+    return { stage: 'verdict', source: 'judged', admitted: q.admitted, ...(q.admitted ? {} : { code: 'judge_quorum_not_met' }), message: cleanText(Array.from(q.message).slice(0, 2 * MESSAGE_MAX).join('')), quorum: q.figures, panel: answers };
   }
 
   async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {

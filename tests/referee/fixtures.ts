@@ -67,8 +67,13 @@ export class Desk {
     readonly sid: string,
   ) {}
 
-  static async open(spec: Record<string, unknown>, opts: { judge?: Judge; store?: TranscriptStore } = {}): Promise<Desk> {
-    const { engine, ruler } = createRefereeEngine({ ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.store ? { store: opts.store } : {}) });
+  static async open(spec: Record<string, unknown>, opts: { judge?: Judge; store?: TranscriptStore; panel?: readonly Judge[]; judgeTimeoutMs?: number } = {}): Promise<Desk> {
+    const { engine, ruler } = createRefereeEngine({
+      ...(opts.judge ? { judge: opts.judge } : {}),
+      ...(opts.store ? { store: opts.store } : {}),
+      ...(opts.panel ? { panel: opts.panel } : {}),
+      ...(opts.judgeTimeoutMs ? { judgeTimeoutMs: opts.judgeTimeoutMs } : {}),
+    });
     const o = await engine.open(spec);
     if (!o.ok) throw new Error(o.message);
     return new Desk(engine, ruler, o.sessionId);

@@ -59,7 +59,7 @@ describe('mandate checks (at open)', () => {
     ['seven rules', { rules: Array.from({ length: 7 }, (_, i) => `rule ${i}`), judges: [ADDR] }, 'spec.mandate.rules must be a list of 1–6 entries'],
     ['a blank rule', { rules: ['  '], judges: [ADDR] }, 'spec.mandate.rules[0] must be a non-blank string of at most 800 characters'],
     ['a rule of 801 characters', { rules: [long(801)], judges: [ADDR] }, 'at most 800 characters'],
-    ['rules without judges', { rules: ['Only long positions.'] }, 'spec.mandate.judges is required when the mandate has rules'],
+    ['rules without judges', { rules: ['Only long positions.'] }, 'spec.mandate.judges or spec.mandate.panel is required when the mandate has rules'],
     ['judges without rules', { judges: [ADDR] }, 'spec.mandate.judges needs spec.mandate.rules'],
     ['a duplicate judge', { rules: ['x'], judges: [ADDR, ADDR.toUpperCase().replace('0X', '0x')] }, 'spec.mandate.judges has a duplicate entry'],
     ['nine judges', { rules: ['x'], judges: Array.from({ length: 9 }, (_, i) => '0x' + String(i + 1).repeat(40).slice(0, 40)) }, 'spec.mandate.judges must be a list of 1–8 entries'],

@@ -112,6 +112,8 @@ describe('OpenAI-compatible judge adapter (loopback HTTP)', () => {
     const before = received.length;
     const r = await judgeOnce('allow');
     expect(r.verdict).toMatchObject({ admitted: true, decision: 'ALLOW', model: 'gw-model', signer: judgeAccount.address.toLowerCase(), source: 'judged' });
+    // The adapter, holding the operator's key, signed the model's reply: the ruling says so.
+    expect(r.verdict!.signed_by).toBe('operator');
     expect(r.ticket).toMatchObject({ id: 1 });
     const got = received[before]!;
     expect(got.path).toBe('/allow/v1/chat/completions');
@@ -154,6 +156,7 @@ describe('OpenAI-compatible judge adapter (loopback HTTP)', () => {
   it('a signature returned by the endpoint itself (header) is accepted when the mandate trusts its signer', async () => {
     const r = await judgeOnce('header-sign', { signature: { header: 'x-verdict-signature' } });
     expect(r.verdict).toMatchObject({ admitted: true, signer: judgeAccount.address.toLowerCase() });
+    expect(r.verdict!.signed_by).toBeUndefined();
   });
 
   it('rejects bad configuration as misuse', () => {
