@@ -23,6 +23,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
   { name: 'grade', summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.', load: async () => (await import('./grade.js')).gradeCommand },
   { name: 'serve', summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.', load: async () => (await import('./serve.js')).serveCommand },
+  { name: 'judge', summary: 'Run a judge service that signs its own verdicts (OpenAI-compatible, wrapping a model endpoint or the local rules model).', load: async () => (await import('./judge.js')).judgeCommand },
   { name: 'mcp', summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'open', summary: 'Open a session from a spec (the same spec is always the same session) and print its id.', load: async () => (await import('./open.js')).openCommand },
   { name: 'frame', summary: 'Deliver a frame: the OPEN frame (ordinal -1) or the next wake.', load: async () => (await import('./frame.js')).frameCommand },

@@ -111,7 +111,8 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
         println(io.stdout, `receipt root ${r.receiptRoot}`);
         println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);
         for (const f of r.externalFacts) {
-          println(io.stdout, `external     entry ${f.index}: nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
+          const what = f.kind === 'nonce-owner' ? `nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used` : `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)} reserved`;
+          println(io.stdout, `external     entry ${f.index}: ${what} in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
         }
       }
       return EXIT.ok;
