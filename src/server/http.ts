@@ -31,6 +31,12 @@ export interface WireServerOptions {
   readonly notary?: Notary;
   /** Merkle tree cache for proofs (share the notary's). */
   readonly trees?: SessionTrees;
+  /**
+   * A static page served at `GET /` without a token (the grader's desk:
+   * src/web), with its Content-Security-Policy header. The page holds no
+   * data; everything it shows it fetches with the grader's own token.
+   */
+  readonly page?: { readonly html: string; readonly csp: string };
 }
 
 /** Where a listening server is. */
@@ -51,6 +57,7 @@ export class WireServer {
   readonly service: WireService;
   readonly limits: WireServerLimits;
   private readonly auth: Authenticator;
+  private readonly page: { readonly html: Buffer; readonly csp: string } | undefined;
   private readonly log: Logger;
   private readonly limiter: RateLimiter;
   private readonly shutdown = new AbortController();
@@ -61,6 +68,7 @@ export class WireServer {
   constructor(options: WireServerOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.auth = options.auth;
+    this.page = options.page === undefined ? undefined : { html: Buffer.from(options.page.html, 'utf8'), csp: options.page.csp };
     this.log = options.logger ?? createLogger();
     this.limiter = new RateLimiter(this.limits.rate);
     this.service = new WireService(options.engine, {
@@ -158,6 +166,21 @@ export class WireServer {
     const path = url.pathname;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       this.sendJson(req, res, this.draining ? 503 : 200, { ok: !this.draining });
+      return;
+    }
+    if (path === '/' && this.page && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': String(this.page.html.length),
+        'content-security-policy': `${this.page.csp}; frame-ancestors 'none'`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-opener-policy': 'same-origin',
+        ...(this.draining ? { connection: 'close' } : {}),
+      });
+      res.end(req.method === 'HEAD' ? undefined : this.page.html);
+      this.log.info({ method: `${req.method} /`, status: 200, ms: ms(t0) }, 'page');
       return;
     }
     if (this.draining) {

@@ -53,7 +53,8 @@ export function drawCharts(host: HTMLElement, rows: readonly Row[]): void {
     const s = slot.get(r.time);
     if (s !== undefined && perCode[k]) perCode[k]![s]!++;
   }
-  chart(host, 'Rulings over the day by code', [xs, ...perCode], codes.map((c) => ({ label: c })), width, true);
+  for (const series of perCode) for (let s = 1; s < series.length; s++) series[s]! += series[s - 1]!;
+  chart(host, 'Rulings over the day by code (cumulative)', [xs, ...perCode], codes.map((c) => ({ label: c })), width);
 
   // Quota: used and locked against the cap, after each ruling.
   const q = rows.filter((r) => r.quota && r.time !== undefined);
@@ -71,7 +72,7 @@ export function drawCharts(host: HTMLElement, rows: readonly Row[]): void {
   }
 
   // Exposure per market: signed filled size (opens add, closes subtract; long +, short −).
-  const markets = [...new Set(frames.flatMap((r) => (r.fills ?? []).map((f) => f.market)))].slice(0, 10);
+  const markets = [...new Set(frames.flatMap((r) => (r.fills ?? []).map((f) => f.market)))].filter((m) => m !== '?').slice(0, 10);
   if (markets.length > 0) {
     const level = new Map(markets.map((m) => [m, 0]));
     const series = markets.map(() => new Array<number>(times.length).fill(0));

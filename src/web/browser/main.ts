@@ -35,7 +35,7 @@ function showVerdict(v: Verdict, ms: number): void {
       put(
         banner,
         h('strong', {}, 'Verified and pinned'),
-        h('span', { class: 'sub' }, ` — ${v.coversAll ? `all ${v.total} entries` : `the first ${v.size} of ${v.total} entries`} match the checkpoint signed by ${v.signedBy.join(', ')}`),
+        h('span', { class: 'sub' }, ` — ${v.coversAll ? `all ${v.total} entries` : `the first ${v.size} of ${v.total} entries`} match the checkpoint signed by ${v.signedBy.join(', ')}${v.sealed ? '' : ' (day in progress, not sealed yet)'}`),
         h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
         h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
       );
@@ -78,7 +78,7 @@ function openFromHash(): void {
   if (m) timeline.open(Number(m[1]));
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string): void {
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false): void {
   worker?.terminate();
   rows = [];
   pinned = false;
@@ -118,7 +118,7 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
       put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --key <vkey>.`);
     }
   };
-  const msg: ToWorker = { type: 'verify', bundle, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }) };
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }) };
   document.body.removeAttribute('data-ready');
   w.postMessage(msg);
 }
@@ -157,7 +157,7 @@ async function fromServer(): Promise<void> {
   const follow = byId<HTMLInputElement>('srv-follow').checked;
   if (live) window.clearTimeout(live.timer);
   live = undefined;
-  start(bundle, cp, vkey, `session-${session.slice(0, 12)}`);
+  start(bundle, cp, vkey, `session-${session.slice(0, 12)}`, true);
   if (follow) live = { timer: window.setTimeout(() => void poll(), 1500), session, token, seen: bundle.size };
 }
 
@@ -189,7 +189,7 @@ async function fromServerAgain(bundle: Blob, l: NonNullable<typeof live>): Promi
     const c = await fetch(`/sessions/${l.session}/checkpoint`, { headers: auth, cache: 'no-store' });
     if (c.ok) cp = await c.text();
   }
-  start(bundle, cp, vkey, `session-${l.session.slice(0, 12)}`);
+  start(bundle, cp, vkey, `session-${l.session.slice(0, 12)}`, true);
 }
 
 function embedded(): void {

@@ -3,12 +3,12 @@ import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string }
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly unsealed?: boolean }
   | { readonly type: 'receipt'; readonly index: number };
 
 /** The one verdict banner's content. */
 export type Verdict =
-  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean }
+  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean }
   | { readonly state: 'unpinned'; readonly root: string; readonly size: number; readonly sessionId: string; readonly sealed: boolean; readonly why: string }
   | { readonly state: 'failed-entry'; readonly index: number; readonly code: string; readonly message: string }
   | { readonly state: 'failed-pin'; readonly stage: string; readonly code: string; readonly message: string };

@@ -76,7 +76,7 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
         const n = notices(d['notices']);
         if (n) row.notices = n;
         if (Array.isArray(d['fills'])) {
-          row.fills = d['fills'].filter(isObj).map((f) => ({ market: str(f['market']) ?? '?', size: num(f['size']), side: str(f['side']) ?? '', action: str(f['action']) ?? '' }));
+          row.fills = d['fills'].filter(isObj).filter((f) => typeof f['market'] === 'string').map((f) => ({ market: str(f['market']) ?? '?', size: num(f['size']), side: str(f['side']) ?? '', action: str(f['action']) ?? '' }));
         }
       }
       return row;

@@ -100,9 +100,9 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       verdict = pin;
     } else {
       checkpoint = pin;
-      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk });
+      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: msg.unsealed !== true });
       if (r.ok) {
-        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll };
+        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed };
       } else if (r.stage === 'chain') {
         verdict = { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
       } else {
@@ -110,7 +110,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       }
     }
   } else {
-    const r = await verifyChunks(sha256, chunks, { onEntry: (e: VerifiedEntry, line: Uint8Array, _v: ChainVerifier) => onEntry(e, line), onChunk });
+    const r = await verifyChunks(sha256, chunks, { onEntry: (e: VerifiedEntry, line: Uint8Array, _v: ChainVerifier) => onEntry(e, line), onChunk, requireSealed: msg.unsealed !== true });
     const why = msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given';
     verdict = r.ok ? { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why } : { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
   }
