@@ -14,7 +14,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/codec/index.js';
 import { canonicalJson, entryHash, rfc6962Hasher, rootFromLeafHashes, toHex, type CanonicalValue } from '../../src/protocol/index.js';
-import { runDay } from '../helpers/day.js';
+import { createEngine } from '../../src/session/index.js';
+import { encodeBundle } from '../../src/codec/index.js';
 import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
 
@@ -73,7 +74,8 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     expect(await page.textContent('#banner')).toContain('Verified and pinned');
     expect(await page.textContent('#banner-root')).toBe(cli.receiptRoot);
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(ARTIFACTS, 'demo-pinned-phone.png'), fullPage: false });
+    await page.waitForTimeout(400); // the charts redraw for the new width
+    await page.screenshot({ path: join(ARTIFACTS, 'demo-pinned-phone.png'), fullPage: true });
     await page.close();
     const bare = await verifyInPage(file('bundle.jsonl'), false);
     expect(await bare.getAttribute('#banner', 'data-state')).toBe('unpinned');
@@ -137,13 +139,18 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
 
   it('renders hostile bundle text as text, never as markup', async () => {
     const evil = '<img src=x onerror="window.__pwned=1"></script><script>window.__pwned=2</script>';
-    const day = await runDay({ name: evil, wakes: 2 });
     const p = file('hostile.jsonl');
-    writeFileSync(p, day.bundle);
+    writeFileSync(p, await hostileDay(evil));
     const page = await verifyInPage(p, false, 'hostile.png');
     await page.evaluate("location.hash = '#entry=0'");
     await page.waitForFunction("document.querySelector('#detail h2')?.textContent?.startsWith('Entry 0:')");
     expect(await page.textContent('#detail')).toContain(evil);
+    for (const i of [2, 3]) {
+      await page.evaluate(`location.hash = '#entry=${i}'`);
+      await page.waitForFunction(`document.querySelector('#detail h2')?.textContent?.startsWith('Entry ${i}:')`);
+      expect(await page.textContent('#detail'), `entry ${i}`).toContain(evil);
+    }
+    expect(await page.textContent('#timeline')).toContain(evil);
     expect(await page.$$('img')).toHaveLength(0);
     expect(await page.evaluate('window.__pwned')).toBeUndefined();
     await page.close();
@@ -215,4 +222,22 @@ function resealedForgery(lines: string[]): Buffer {
     hashes.push(entryHash(sha256, new TextEncoder().encode(text)));
   });
   return Buffer.from(out.map((l) => `${l}\n`).join(''));
+}
+
+/** A sealed day whose spec name, frame notices and authored intent fields are all `evil`. */
+async function hostileDay(evil: string): Promise<Uint8Array> {
+  const engine = createEngine();
+  const open = await engine.open({ name: evil, day: '2026-12-01' });
+  if (!open.ok) throw new Error(open.message);
+  const sid = open.sessionId;
+  const f = await engine.frame({ sessionId: sid, ordinal: -1, time: 1_000, data: { notices: [{ probe: evil, outcome: evil, ordinal: 0 }], fills: [{ market: evil, size: '1', side: 'long', action: 'open' }] } });
+  if (!f.ok) throw new Error(f.message);
+  const bytes = new TextEncoder().encode(JSON.stringify({ intent: { agent_id: evil, action: evil, market: evil, nonce: evil, size: evil }, context: evil }));
+  const t = await engine.turn({ sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes } });
+  if (!t.ok) throw new Error(t.message);
+  const fin = await engine.finalize(sid, { notices: [{ probe: evil, outcome: evil }] });
+  if (!fin.ok) throw new Error(fin.message);
+  const lines: Uint8Array[] = [];
+  for await (const l of engine.exportEntries(sid)) lines.push(l);
+  return encodeBundle(lines);
 }

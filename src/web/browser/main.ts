@@ -29,6 +29,7 @@ const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
 function showVerdict(v: Verdict, ms: number): void {
   banner.className = `banner ${v.state}`;
   banner.setAttribute('data-state', v.state);
+  banner.setAttribute('data-ms', ms.toFixed(1));
   const took = `checked in the browser in ${(ms / 1000).toFixed(2)} s`;
   switch (v.state) {
     case 'pinned':
@@ -103,6 +104,7 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
     } else if (m.type === 'done') {
       pinned = m.verdict.state === 'pinned';
       showVerdict(m.verdict, m.ms);
+      byId<HTMLDetailsElement>('load').open = false;
       refresh();
       openFromHash();
       document.body.setAttribute('data-ready', 'true');
@@ -206,6 +208,11 @@ byId('f-search').addEventListener('input', () => timeline.render(rows, readFilte
 byId('load-files').addEventListener('click', () => void fromInputs());
 byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);
+let resizeTimer = 0;
+window.addEventListener('resize', () => {
+  window.clearTimeout(resizeTimer);
+  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows), 150);
+});
 const drop = byId('drop');
 drop.addEventListener('dragover', (ev) => {
   ev.preventDefault();
