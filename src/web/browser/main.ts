@@ -84,7 +84,7 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
   rows = [];
   pinned = false;
   loadedName = name;
-  put(detail);
+  put(detail, h('p', { class: 'muted' }, 'Select an entry: click it, or move with the arrow keys (j/k) and press Enter.'));
   banner.className = 'banner running';
   banner.setAttribute('data-state', 'running');
   banner.removeAttribute('data-index');
