@@ -47,7 +47,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
   });
 
   /** Opens the built page from disk and verifies the given files through the pickers. */
-  async function verifyInPage(bundle: string, pinned = true, shot?: string): Promise<Page> {
+  async function verifyInPage(bundle: string, pinned: boolean | string = true, shot?: string): Promise<Page> {
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -57,7 +57,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     await page.goto(`file://${PAGE}`);
     await page.setInputFiles('#in-bundle', bundle);
     if (pinned) {
-      await page.setInputFiles('#in-checkpoint', file('receipt.note'));
+      await page.setInputFiles('#in-checkpoint', typeof pinned === 'string' ? pinned : file('receipt.note'));
       await page.setInputFiles('#in-key', file('engine.vkey'));
     }
     await page.click('#load-files');
@@ -77,6 +77,11 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     await page.waitForTimeout(400); // the charts redraw for the new width
     await page.screenshot({ path: join(ARTIFACTS, 'demo-pinned-phone.png'), fullPage: true });
     await page.close();
+    // A tlog-proof pins too: its signed checkpoint is the receipt's.
+    const byProof = await verifyInPage(file('bundle.jsonl'), file('proof.tlog-proof'));
+    expect(await byProof.getAttribute('#banner', 'data-state')).toBe('pinned');
+    expect(await byProof.textContent('#banner-root')).toBe(cli.receiptRoot);
+    await byProof.close();
     const bare = await verifyInPage(file('bundle.jsonl'), false);
     expect(await bare.getAttribute('#banner', 'data-state')).toBe('unpinned');
     expect(await bare.textContent('#banner-root')).toBe(cli.receiptRoot);
@@ -129,10 +134,10 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     const r = tally(['verify-proof', saved, '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { index: number }).index).toBe(index);
-    // A deep link opens its entry after verification.
+    // A deep link opens its entry after verification. (No string evaluation in the page: its CSP forbids eval.)
     await page.selectOption('#f-code', '');
     await page.evaluate("location.hash = '#entry=4'");
-    await page.waitForFunction("document.querySelector('#detail h2')?.textContent?.startsWith('Entry 4:')");
+    await page.locator('#detail h2', { hasText: /^Entry 4:/ }).waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'entry-detail.png'), fullPage: true });
     await page.close();
   });
@@ -143,11 +148,11 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     writeFileSync(p, await hostileDay(evil));
     const page = await verifyInPage(p, false, 'hostile.png');
     await page.evaluate("location.hash = '#entry=0'");
-    await page.waitForFunction("document.querySelector('#detail h2')?.textContent?.startsWith('Entry 0:')");
+    await page.locator('#detail h2', { hasText: /^Entry 0:/ }).waitFor();
     expect(await page.textContent('#detail')).toContain(evil);
     for (const i of [2, 3]) {
       await page.evaluate(`location.hash = '#entry=${i}'`);
-      await page.waitForFunction(`document.querySelector('#detail h2')?.textContent?.startsWith('Entry ${i}:')`);
+      await page.locator('#detail h2', { hasText: new RegExp(`^Entry ${i}:`) }).waitFor();
       expect(await page.textContent('#detail'), `entry ${i}`).toContain(evil);
     }
     expect(await page.textContent('#timeline')).toContain(evil);
@@ -191,11 +196,11 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
       await page.fill('#srv-session', sid);
       await page.fill('#srv-token', TOKENS.auditor);
       await page.click('#load-server');
-      await page.waitForFunction("document.querySelector('#summary')?.textContent?.startsWith('3 entries')");
+      await page.locator('#summary', { hasText: /^3 entries/ }).waitFor();
       expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
       await step();
       await step();
-      await page.waitForFunction("document.querySelector('#summary')?.textContent?.startsWith('7 entries')", undefined, { timeout: 30_000 });
+      await page.locator('#summary', { hasText: /^7 entries/ }).waitFor({ timeout: 30_000 });
       expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
       await page.screenshot({ path: join(ARTIFACTS, 'live.png'), fullPage: true });
       expect(errors, errors.join('\n')).toEqual([]);
