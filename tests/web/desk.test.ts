@@ -131,6 +131,13 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-receipt')]);
     const saved = file('from-page.tlog-proof');
     await download.saveAs(saved);
+    // The same proof, shown: its hashes are the receipt's proof lines.
+    await page.click('#show-proof');
+    await page.locator('#receipt-status ol.proof').waitFor();
+    const shown = await page.$$eval('#receipt-status ol.proof li', (els) => els.map((e) => e.textContent ?? ''));
+    const lines = readFileSync(saved, 'utf8').split('\n');
+    const proofLines = lines.slice(lines.findIndex((l) => l.startsWith('index ')) + 1, lines.indexOf(''));
+    expect(shown.map((x) => Buffer.from(x, 'hex').toString('base64'))).toEqual(proofLines);
     const r = tally(['verify-proof', saved, '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { index: number }).index).toBe(index);

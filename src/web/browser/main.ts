@@ -22,7 +22,7 @@ const progress = byId<HTMLProgressElement>('progress');
 const progressText = byId('progress-text');
 const detail = byId('detail');
 const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
-  renderDetail(detail, r, pinned ? () => askReceipt(r.i) : undefined);
+  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined);
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
@@ -113,6 +113,15 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
         put(byId('receipt-status'), `No receipt for entry ${m.index}: ${m.problem ?? ''}`);
         return;
       }
+      if (!m.download) {
+        put(
+          byId('receipt-status'),
+          h('strong', {}, `Inclusion proof of entry ${m.index}`),
+          ` in the pinned checkpoint's tree (size ${m.size ?? '?'}, root ${m.root ?? '?'}): ${m.proof?.length ?? 0} hashes, leaf's sibling first`,
+          h('ol', { class: 'proof' }, ...(m.proof ?? []).map((x) => h('li', {}, x))),
+        );
+        return;
+      }
       const a = h('a', { href: URL.createObjectURL(new Blob([m.text], { type: 'text/plain' })), download: `${loadedName.replace(/[^A-Za-z0-9._-]/g, '_')}-entry-${m.index}.tlog-proof` });
       document.body.append(a);
       a.click();
@@ -125,8 +134,8 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
   w.postMessage(msg);
 }
 
-function askReceipt(index: number): void {
-  worker?.postMessage({ type: 'receipt', index } satisfies ToWorker);
+function askReceipt(index: number, download: boolean): void {
+  worker?.postMessage({ type: 'receipt', index, download } satisfies ToWorker);
 }
 
 async function fromInputs(): Promise<void> {

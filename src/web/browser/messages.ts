@@ -4,7 +4,7 @@ import type { Row } from './rows.js';
 /** What the page asks the worker. */
 export type ToWorker =
   | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly unsealed?: boolean }
-  | { readonly type: 'receipt'; readonly index: number };
+  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean };
 
 /** The one verdict banner's content. */
 export type Verdict =
@@ -18,4 +18,4 @@ export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
   | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number }
-  | { readonly type: 'receipt'; readonly index: number; readonly text?: string; readonly problem?: string };
+  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };

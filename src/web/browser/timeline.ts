@@ -65,7 +65,7 @@ function field(name: string, value: string | undefined): HTMLElement | undefined
 }
 
 /** The detail panel of one entry. */
-export function renderDetail(host: HTMLElement, r: Row, receipt: (() => void) | undefined): void {
+export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined): void {
   const v = r.verdict;
   put(
     host,
@@ -102,9 +102,15 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: (() => void) | 
       ' ',
       receipt ? (() => {
         const b = h('button', { type: 'button', id: 'download-receipt' }, 'Download receipt (.tlog-proof)');
-        b.addEventListener('click', receipt);
+        b.addEventListener('click', () => receipt(true));
         return b;
       })() : h('span', { class: 'muted' }, 'receipts need a pinned checkpoint'),
+      ' ',
+      receipt ? (() => {
+        const b = h('button', { type: 'button', id: 'show-proof' }, 'Inclusion proof');
+        b.addEventListener('click', () => receipt(false));
+        return b;
+      })() : undefined,
     ),
   );
 }

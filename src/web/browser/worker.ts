@@ -119,16 +119,16 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   post({ type: 'done', verdict, ms: performance.now() - t0 });
 }
 
-async function receipt(index: number): Promise<void> {
+async function receipt(index: number, download: boolean): Promise<void> {
   const cp = checkpoint;
-  if (cp === undefined || bundle === undefined) return post({ type: 'receipt', index, problem: 'no pinned checkpoint: load the signed receipt note and the engine key to get receipts' });
-  if (index >= cp.size || index >= offsets.length) return post({ type: 'receipt', index, problem: `entry ${index} is not covered by the pinned checkpoint (size ${cp.size})` });
+  if (cp === undefined || bundle === undefined) return post({ type: 'receipt', index, download, problem: 'no pinned checkpoint: load the signed receipt note and the engine key to get receipts' });
+  if (index >= cp.size || index >= offsets.length) return post({ type: 'receipt', index, download, problem: `entry ${index} is not covered by the pinned checkpoint (size ${cp.size})` });
   const start = offsets[index]!;
   const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
   const entryBytes = new Uint8Array(await bundle.slice(start, end).arrayBuffer());
   const proof = tree.inclusionProof(index, cp.size);
-  if (toHex(tree.root(cp.size)) !== cp.root) return post({ type: 'receipt', index, problem: 'the tree does not match the checkpoint' });
-  post({ type: 'receipt', index, text: formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes }) });
+  if (toHex(tree.root(cp.size)) !== cp.root) return post({ type: 'receipt', index, download, problem: 'the tree does not match the checkpoint' });
+  post({ type: 'receipt', index, download, proof: proof.map(toHex), size: cp.size, root: cp.root, text: formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes }) });
 }
 
 async function lineLength(blob: Blob, start: number): Promise<number> {
@@ -140,5 +140,5 @@ async function lineLength(blob: Blob, start: number): Promise<number> {
 scope.onmessage = (ev) => {
   const m = ev.data;
   if (m.type === 'verify') void verify(m);
-  else void receipt(m.index);
+  else void receipt(m.index, m.download);
 };
