@@ -53,6 +53,8 @@ export { reconcileTurn, reconcileFrame, phaseGate } from './reconcile.js';
 export type { TurnClaim, SlotPrior, FrameClaim, FrameSlotPrior, ReconcileResult, WriteVerb } from './reconcile.js';
 export { ChainVerifier, CHAIN_ERROR_CODES } from './chain.js';
 export type { ChainError, ChainErrorCode, ChainSummary, VerifiedEntry, ChainPin, FinishOptions } from './chain.js';
+export { LineSplitter, splitLines, verifyChunks } from './stream.js';
+export type { VerifyChunksOptions } from './stream.js';
 export {
   MERKLE_HASH_LENGTH,
   rfc6962Hasher,

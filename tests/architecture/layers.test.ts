@@ -23,6 +23,7 @@ const RANK: Record<string, number> = {
   receipt: 4,
   referee: 4,
   server: 5,
+  web: 5,
   client: 6,
   demo: 6,
   'index.ts': 7,

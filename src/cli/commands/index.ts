@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'checkpoint', summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.", load: async () => (await import('./checkpoint.js')).checkpointCommand },
   { name: 'prove', summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).", load: async () => (await import('./prove.js')).proveCommand },
   { name: 'verify-proof', summary: "Verify a single-turn receipt offline with the engine's verifier key alone.", load: async () => (await import('./verify-proof.js')).verifyProofCommand },
+  { name: 'view', summary: "Write the grader's desk as one offline HTML file with a bundle (and its receipt and key) embedded.", load: async () => (await import('./view.js')).viewCommand },
   { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
   { name: 'grade', summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.', load: async () => (await import('./grade.js')).gradeCommand },
   { name: 'serve', summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.', load: async () => (await import('./serve.js')).serveCommand },

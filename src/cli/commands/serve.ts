@@ -83,8 +83,9 @@ export const serveCommand: Command = {
 
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
-GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders.
-Every route but GET /healthz and GET /readyz needs "Authorization: Bearer <token>".
+GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders, and the
+grader's desk (the audit page that verifies a day in the browser) at GET /.
+Every route but GET /healthz, GET /readyz and GET / needs "Authorization: Bearer <token>".
 Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
 logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
 exits 0 (a second signal cuts open connections).
@@ -200,6 +201,14 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const { checkReadiness } = await import('../../server/ready.js');
+    // The grader's desk at GET / (src/web): absent only when the package was not built.
+    const { loadAuditPage } = await import('../../web/index.js');
+    let page: { html: string; csp: string } | undefined;
+    try {
+      page = loadAuditPage();
+    } catch {
+      page = undefined;
+    }
     const server = createWireServer({
       engine: createEngine({ store }),
       auth,
@@ -209,6 +218,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       readiness: () => checkReadiness({ store, ...(keyPath === undefined ? {} : { keyPath }) }),
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
+      ...(page ? { page } : {}),
     });
     // Signal handlers go in BEFORE the "listening" line: a signal that arrives as soon as
     // a supervisor reads it must find them. First signal: drain and stop; any later: cut.
