@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { canonicalJson, isDigestHex, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
+import { canonicalJson, isDigestHex, isoTime, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
 import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ReceiptPin } from '../../receipt/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
+import { counted } from '../../demo/format.js';
 
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
@@ -78,7 +79,7 @@ error, 3 I/O error.`,
       e.kind === 'turn'
         ? `turn ${e.ordinal} (${e.body.kind === 'authored' ? `authored, ${Buffer.from(e.body.bytes, 'base64').length} bytes` : `stand-down: ${e.body.failureClass}`})`
         : e.kind === 'frame'
-          ? `frame ${e.ordinal} (time ${e.time})`
+          ? `frame ${e.ordinal} (time ${isoTime(e.time)})`
           : e.kind === 'finalize'
             ? `seal over ${e.size} entries`
             : `genesis of "${e.spec.name}"`;
@@ -86,7 +87,7 @@ error, 3 I/O error.`,
     println(io.stdout, `entry        ${what}`);
     if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
     println(io.stdout, `entry hash   ${r.entryHash}`);
-    println(io.stdout, `checkpoint   ${cp.size} entries, root ${cp.root}`);
+    println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}, root ${cp.root}`);
     println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
     return EXIT.ok;
   },
@@ -120,11 +121,11 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   if (!json) {
     const s = r.summary;
     const cp = r.checkpoint;
-    println(io.stdout, `valid: ${s.size} entries (${s.frames} frames, ${s.turns} turns)${s.sealed ? ', sealed' : ', NOT sealed'}`);
+    println(io.stdout, `valid: ${counted(s.size, 'entry')} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
     println(io.stdout, `session      ${s.sessionId}`);
     println(io.stdout, `receipt root ${s.receiptRoot}`);
     println(io.stdout, `head         ${s.head}`);
-    println(io.stdout, `checkpoint   ${cp.size} entries${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
+    println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
   }
   return EXIT.ok;
 }
