@@ -316,7 +316,7 @@ export class ChainVerifier {
     } else {
       if (e.kind === 'genesis') return this.fail('unexpected-entry', 'genesis may only be the first entry');
       if (e.session !== this.sessionId) return this.fail('wrong-session', `entry names session ${e.session}, expected ${this.sessionId}`);
-      if (e.parent !== this.head) return this.fail('broken-link', `parent ${e.parent} is not the previous entry's hash ${this.head}`);
+      if (e.parent !== this.head) return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${e.parent} is not the hash of entry ${this.index - 1}, ${this.head} (one of the two was changed: look at both)`);
       const bad = this.checkTransition(e);
       if (bad) return bad;
     }

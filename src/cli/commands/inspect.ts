@@ -6,6 +6,7 @@ import { REFEREE_RULING_CATALOGUE } from '../../referee/catalogue.js';
 import { CliError, didYouMean, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 /** What `--action` filters on. */
 const ACTIONS: readonly string[] = ['open', 'modify', 'close', 'transfer', 'note', 'stand-down'];
@@ -65,7 +66,7 @@ Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
       println(io.stdout, '');
       if (Object.keys(filter).length > 0) println(io.stdout, `${rows.length} ${rows.length === 1 ? 'row matches' : 'rows match'}`);
       for (const line of formatCounts(t.counts)) println(io.stdout, line);
-      if (t.verdict.ok) println(io.stdout, `valid: ${counted(t.verdict.size, 'entry')}${t.verdict.sealed ? ', sealed' : ', NOT sealed'}; receipt root ${t.verdict.receiptRoot}`);
+      if (t.verdict.ok) println(io.stdout, `${verdictLine({})}: ${counted(t.verdict.size, 'entry')}${t.verdict.sealed ? ', sealed' : ', NOT sealed'}; receipt root ${t.verdict.receiptRoot}`);
     }
     if (!t.verdict.ok) {
       println(io.stderr, `invalid: entry ${t.verdict.index}: ${t.verdict.code}: ${t.verdict.message}`);

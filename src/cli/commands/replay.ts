@@ -9,6 +9,7 @@ import { CliError, EXIT, inputFile, println, str, type Command } from '../comman
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 const RULERS = ['auto', 'intent', 'referee', 'none'] as const;
 
@@ -108,6 +109,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     if (r.ok) {
       if (!json) {
         println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
+        println(io.stdout, verdictLine(pin));
         println(io.stdout, `session      ${r.sessionId}`);
         println(io.stdout, `receipt root ${r.receiptRoot}`);
         println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);

@@ -5,6 +5,7 @@ import { CliError, EXIT, println, str, type Command, type CommandIO } from '../c
 import { progressReporter } from '../progress.js';
 import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
@@ -83,7 +84,7 @@ error, 3 I/O error.`,
           : e.kind === 'finalize'
             ? `seal over ${e.size} entries`
             : `genesis of "${e.spec.name}"`;
-    println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${Object.keys(pin).length > 0 ? ' (pinned checkpoint)' : ''}`);
+    println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${cpPath !== undefined ? ' (pinned checkpoint)' : Object.keys(pin).length > 0 ? ` (${verdictLine(pin).replace('valid, ', '')})` : ' (unpinned: in some tree the key signed; pin the sealed one with --checkpoint)'}`);
     println(io.stdout, `entry        ${what}`);
     if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
     println(io.stdout, `entry hash   ${r.entryHash}`);
@@ -121,7 +122,9 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   if (!json) {
     const s = r.summary;
     const cp = r.checkpoint;
-    println(io.stdout, `valid: ${counted(s.size, 'entry')} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
+    const signers = cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ');
+    println(io.stdout, verdictLine(pin, `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`));
+    println(io.stdout, `entries      ${s.size} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
     println(io.stdout, `session      ${s.sessionId}`);
     println(io.stdout, `receipt root ${s.receiptRoot}`);
     println(io.stdout, `head         ${s.head}`);

@@ -3,6 +3,7 @@ import { isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -73,7 +74,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     if (json) {
       println(io.stdout, JSON.stringify(result));
     } else if (result.ok) {
-      println(io.stdout, `valid: ${counted(result.size, 'entry')} (${counted(result.frames, 'frame')}, ${counted(result.turns, 'turn')})${result.sealed ? ', sealed' : ', NOT sealed'}`);
+      println(io.stdout, verdictLine(pin));
+      println(io.stdout, `entries      ${result.size} (${counted(result.frames, 'frame')}, ${counted(result.turns, 'turn')})${result.sealed ? ', sealed' : ', NOT sealed'}`);
       println(io.stdout, `session      ${result.sessionId}`);
       println(io.stdout, `receipt root ${result.receiptRoot}`);
       println(io.stdout, `head         ${result.head}`);

@@ -77,7 +77,7 @@ export class Sequencer {
           return this.fail('wrong-session', `entry names session ${hexAt(rec, at + OFF.session)}, expected ${toHex(this.sessionId)}`);
         }
         if (!equal32(rec, at + OFF.parent, this.head, 0)) {
-          return this.fail('broken-link', `parent ${hexAt(rec, at + OFF.parent)} is not the previous entry's hash ${toHex(this.head)}`);
+          return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${hexAt(rec, at + OFF.parent)} is not the hash of entry ${this.index - 1}, ${toHex(this.head)} (one of the two was changed: look at both)`);
         }
         const bad = this.transition(kind!, rec, view, at);
         if (bad) return bad;
