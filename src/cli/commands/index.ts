@@ -18,6 +18,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'inspect', summary: 'Print a readable timeline of a bundle: frames, turns, rulings, diagnostics, the seal.', load: async () => (await import('./inspect.js')).inspectCommand },
   { name: 'verify', summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).', load: async () => (await import('./verify.js')).verifyCommand },
   { name: 'checkpoint', summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.", load: async () => (await import('./checkpoint.js')).checkpointCommand },
+  { name: 'export', summary: 'Export a session from any store: the bundle, the seal receipt, a signed checkpoint and (optionally) every turn receipt.', load: async () => (await import('./export.js')).exportCommand },
   { name: 'prove', summary: 'Write a single-turn receipt: one entry of a bundle, its inclusion proof and the signed checkpoint.', load: async () => (await import('./prove.js')).proveCommand },
   { name: 'verify-proof', summary: "Verify a single-turn receipt offline with the engine's verifier key alone.", load: async () => (await import('./verify-proof.js')).verifyProofCommand },
   { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
