@@ -35,6 +35,7 @@ export {
 } from './bytes.js';
 export type { Digest, FrameContent } from './bytes.js';
 export { LIMITS } from './limits.js';
+export { isoTime } from './time.js';
 export { parseEntry, checkSpec, checkBody, isOrdinal, isFrameTime, turnClaimOf } from './entries.js';
 export type {
   Hex32,

@@ -4,7 +4,8 @@ import { createEngine } from '../../engine.js';
 import { TallyError } from '../../protocol/index.js';
 import { DEFAULT_ENGINE_NAME, DEFAULT_KEY_PATH, createNotary, loadEngineKey, resolveVerifierKeys, type EngineKey, type ParsedVerifierKey } from '../../receipt/index.js';
 import { defaultStoreLocation, openStore } from '../../store/index.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, inputFile, ioProblem, println, str, type Command, type CommandIO } from '../command.js';
+import { counted } from '../../demo/format.js';
 
 type Values = Record<string, unknown>;
 
@@ -55,6 +56,11 @@ export async function verifierKeysFor(values: Values, io: CommandIO, option = 'k
     return await resolveVerifierKeys(arg, io.cwd);
   } catch (e) {
     if (!(e instanceof TallyError)) throw e;
+    if (e.code === 'TALLY_VERIFIER_KEY_IO' && !existsSync(resolve(io.cwd, arg.trim()))) {
+      // Neither a key nor a file: a malformed value (usage), not a missing file (I/O).
+      throw new CliError(`--${option}: '${arg}' is neither a verifier key (<name>+<8 hex keyid>+<base64>) nor an existing file of keys`, EXIT.usage, 'TALLY_VERIFIER_KEY_INVALID');
+    }
+    if (e.code === 'TALLY_VERIFIER_KEY_IO') inputFile(arg.trim(), io, `the --${option} file`);
     throw new CliError(`--${option}: ${e.shortMessage}${e.code === 'TALLY_VERIFIER_KEY_IO' && e.details ? ` (${e.details})` : ''}`, e.code === 'TALLY_VERIFIER_KEY_IO' ? EXIT.io : EXIT.usage, e.code);
   }
 }
@@ -65,7 +71,7 @@ export function readTextFile(path: string, io: CommandIO, what: string): string 
   try {
     return readFileSync(p, 'utf8');
   } catch (e) {
-    throw new CliError(`cannot read ${what} ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    throw new CliError(`cannot read ${what} ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
   }
 }
 
@@ -75,7 +81,7 @@ export function writeTextFile(path: string, text: string, io: CommandIO, what: s
   try {
     writeFileSync(p, text, { encoding: 'utf8', mode: 0o644 });
   } catch (e) {
-    throw new CliError(`cannot write ${what} to ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    throw new CliError(`cannot write ${what} to ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
   }
   return p;
 }
@@ -147,7 +153,7 @@ file, output file).`,
       const written = out === undefined ? undefined : writeTextFile(out, r.signedCheckpoint, io, 'the checkpoint');
       if (json) println(io.stdout, JSON.stringify({ ...r, verifierKey: key.verifierKey, ...(written === undefined ? {} : { out: written }) }));
       else if (written === undefined) io.stdout.write(r.signedCheckpoint);
-      else println(io.stdout, `signed checkpoint of ${r.size} entries of session ${r.sessionId} written to ${written}`);
+      else println(io.stdout, `signed checkpoint of ${counted(r.size, 'entry')} of session ${r.sessionId} written to ${written}`);
       return EXIT.ok;
     } finally {
       await store.close();

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TallyError, canonicalJson, parseStrictJson, tryCanonicalJson, type CanonicalObject } from '../../protocol/index.js';
 import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, inputFile, println, str, type Command, type CommandIO } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
 
 type Values = Record<string, unknown>;
@@ -24,7 +23,7 @@ async function graderKey(values: Values, io: CommandIO): Promise<EngineKey> {
 function bundlePath(p: string | undefined, io: CommandIO): string {
   if (p === undefined) throw new CliError("a bundle path is required. Run 'tally grade --help'.");
   const file = resolve(io.cwd, p);
-  if (!existsSync(file)) throw new CliError(`cannot read ${file}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+  inputFile(file, io, 'the bundle');
   return file;
 }
 

@@ -18,6 +18,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'inspect', summary: 'Print a readable timeline of a bundle: frames, turns, rulings, diagnostics, the seal.', load: async () => (await import('./inspect.js')).inspectCommand },
   { name: 'verify', summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).', load: async () => (await import('./verify.js')).verifyCommand },
   { name: 'checkpoint', summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.", load: async () => (await import('./checkpoint.js')).checkpointCommand },
+  { name: 'export', summary: 'Export a session from any store: the bundle, the seal receipt, a signed checkpoint and (optionally) every turn receipt.', load: async () => (await import('./export.js')).exportCommand },
   { name: 'prove', summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).", load: async () => (await import('./prove.js')).proveCommand },
   { name: 'verify-proof', summary: "Verify a single-turn receipt offline with the engine's verifier key alone.", load: async () => (await import('./verify-proof.js')).verifyProofCommand },
   { name: 'view', summary: "Write the grader's desk as one offline HTML file with a bundle (and its receipt and key) embedded.", load: async () => (await import('./view.js')).viewCommand },
@@ -32,5 +33,6 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'finalize', summary: 'Seal a session and print its receipt (size, receipt root, head).', load: async () => (await import('./finalize.js')).finalizeCommand },
   { name: 'events', summary: "List a session's entries after a cursor (to follow or resume a day).", load: async () => (await import('./events.js')).eventsCommand },
   { name: 'describe', summary: "Show a session's phase, head, root, pending frame and counts (or list the sessions).", load: async () => (await import('./describe.js')).describeCommand },
+  { name: 'intent', summary: 'Sign an Intent with a key file (or a public test key), print its canonical payload and hash, or verify its signature.', load: async () => (await import('./intent.js')).intentCommand },
   { name: 'codes', summary: 'List every ruling code, session diagnostic and stand-down class: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },
 ];

@@ -67,7 +67,7 @@ async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promis
   const check = parseAuthConfig({ tokens: [entry] });
   if (!check.ok) throw new CliError(check.problem);
   if (values['new-token'] === true) {
-    println(io.stderr, 'New token (shown once; give it to the caller, keep only the line below in the auth file):');
+    println(io.stderr, 'New token (shown once; give it to the caller). The line after it is its auth entry: save it as tokens.json, or append it to one (one entry per line), then run tally serve --auth tokens.json');
     println(io.stdout, token);
   }
   println(io.stdout, JSON.stringify(entry));

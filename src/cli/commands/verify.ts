@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
 import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
+import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
@@ -41,7 +42,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify takes exactly one bundle path. Run 'tally verify --help'.");
-    if (!existsSync(path)) throw new CliError(`cannot read ${path}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    inputFile(path, io, 'the bundle');
     const pin: { sessionId?: string; receiptRoot?: string; size?: number } = {};
     const root = str(values, 'root');
     if (root !== undefined) {
@@ -73,7 +74,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     if (json) {
       println(io.stdout, JSON.stringify(result));
     } else if (result.ok) {
-      println(io.stdout, `valid: ${result.size} entries (${result.frames} frames, ${result.turns} turns)${result.sealed ? ', sealed' : ', NOT sealed'}`);
+      println(io.stdout, verdictLine(pin));
+      println(io.stdout, `entries      ${result.size} (${counted(result.frames, 'frame')}, ${counted(result.turns, 'turn')})${result.sealed ? ', sealed' : ', NOT sealed'}`);
       println(io.stdout, `session      ${result.sessionId}`);
       println(io.stdout, `receipt root ${result.receiptRoot}`);
       println(io.stdout, `head         ${result.head}`);
