@@ -54,28 +54,50 @@ function fail(code: VerifierKeyCode, message: string): ParseVerifierKeyResult {
   return { ok: false, code, message };
 }
 
+/** A verifier key split and checked up to its signature type: the part every key type shares. */
+export interface DecodedVerifierKey {
+  readonly name: string;
+  readonly keyId: number;
+  /** `type ‖ key material`, as carried by the base64. */
+  readonly encodedKey: Uint8Array;
+  /** The base64 exactly as written (canonical). */
+  readonly key64: string;
+}
+
 /**
- * Parses a verifier key `name+hex8+base64` exactly as Go's `note.NewVerifier`:
- * the string is split at the first two `+` only (so the base64 may contain
- * `+`), the name must be valid, the key ID 8 hex digits equal to the computed
- * one, and the key `0x01 ‖ 32 bytes`. Base64 must be canonical.
+ * Splits a verifier key `name+hex8+base64` exactly as Go's `note.NewVerifier`
+ * does, for any signature type: the string is split at the first two `+` only
+ * (so the base64 may contain `+`), the name must be valid, the key ID 8 hex
+ * digits equal to `SHA-256(name ‖ 0x0A ‖ type ‖ key)[0:4]`, the base64
+ * canonical. The caller checks the type byte and the key length.
+ */
+export function decodeVerifierKey(vkey: string): { readonly ok: true; readonly key: DecodedVerifierKey } | { readonly ok: false; readonly code: VerifierKeyCode; readonly message: string } {
+  if (typeof vkey !== 'string') return { ok: false, code: 'malformed-verifier-key', message: 'verifier key must be a string' };
+  const [name, rest] = chop(vkey, '+');
+  const [hash16, key64] = chop(rest, '+');
+  const key = decodeBase64Strict(key64);
+  if (!isValidKeyName(name) || !/^[0-9a-fA-F]{8}$/.test(hash16) || key === undefined || key.length === 0) {
+    return { ok: false, code: 'malformed-verifier-key', message: 'verifier key must be name+<8 hex key ID>+<base64 key>' };
+  }
+  const claimed = Number.parseInt(hash16, 16);
+  if (claimed !== keyIdOfEncodedKey(name, key)) {
+    return { ok: false, code: 'key-id-mismatch', message: `key ID ${hash16} does not match the key` };
+  }
+  return { ok: true, key: { name, keyId: claimed, encodedKey: key, key64 } };
+}
+
+/**
+ * Parses a verifier key `name+hex8+base64` exactly as Go's `note.NewVerifier`
+ * (see {@link decodeVerifierKey}); the key must be `0x01 ‖ 32 bytes` (Ed25519).
  *
  * @example
  * const r = parseVerifierKey('PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW');
  * if (r.ok) r.verifier.verify(message, signature);
  */
 export function parseVerifierKey(vkey: string): ParseVerifierKeyResult {
-  if (typeof vkey !== 'string') return fail('malformed-verifier-key', 'verifier key must be a string');
-  const [name, rest] = chop(vkey, '+');
-  const [hash16, key64] = chop(rest, '+');
-  const key = decodeBase64Strict(key64);
-  if (!isValidKeyName(name) || !/^[0-9a-fA-F]{8}$/.test(hash16) || key === undefined || key.length === 0) {
-    return fail('malformed-verifier-key', 'verifier key must be name+<8 hex key ID>+<base64 key>');
-  }
-  const claimed = Number.parseInt(hash16, 16);
-  if (claimed !== keyIdOfEncodedKey(name, key)) {
-    return fail('key-id-mismatch', `key ID ${hash16} does not match the key`);
-  }
+  const decoded = decodeVerifierKey(vkey);
+  if (!decoded.ok) return decoded;
+  const { name, keyId: claimed, encodedKey: key, key64 } = decoded.key;
   if (key[0] !== ALG_ED25519) return fail('unknown-key-algorithm', `unknown signature type 0x${formatKeyId(key[0]!).slice(6)}`);
   const publicKey = key.slice(1);
   if (publicKey.length !== ED25519_KEY_BYTES) return fail('malformed-verifier-key', `Ed25519 key must be ${ED25519_KEY_BYTES} bytes`);

@@ -1,0 +1,17 @@
+/**
+ * `agent-tally/witness`: witnesses for Tally checkpoints, in the C2SP formats.
+ * C2SP tlog-cosignature/v1 (Ed25519, type 0x04) keys and lines; a witness
+ * that cosigns a checkpoint only when it is consistent with everything it
+ * cosigned before (C2SP tlog-witness), with durable state; policies (k of n)
+ * graders apply. The bytes are specified in docs/PROTOCOL.md §12.
+ *
+ * @example
+ * import { cosignerKeyFrom, verifyCosignatures } from 'agent-tally/witness';
+ */
+
+// Cosignatures.
+export { ALG_COSIGNATURE_V1, COSIGNATURE_HEADER, TIMESTAMPED_SIGNATURE_BYTES, MAX_COSIGNATURE_TIME, cosignedMessage, cosignerKeyId, timestampedSignature } from './cosignature/index.js';
+export { cosignerKeyFrom, formatCosignerVerifierKey, parseCosignerVerifierKey } from './cosignature/index.js';
+export type { CosignerKey, CosignerVerifier, ParseCosignerVerifierKeyResult } from './cosignature/index.js';
+export { cosignatureLine, addSignatureLines, splitSignatureLines, isSignatureLine, verifyCosignatures } from './cosignature/index.js';
+export type { VerifiedCosignature, VerifyCosignaturesResult } from './cosignature/index.js';
