@@ -15,3 +15,13 @@ export { cosignerKeyFrom, formatCosignerVerifierKey, parseCosignerVerifierKey } 
 export type { CosignerKey, CosignerVerifier, ParseCosignerVerifierKeyResult } from './cosignature/index.js';
 export { cosignatureLine, addSignatureLines, splitSignatureLines, isSignatureLine, verifyCosignatures } from './cosignature/index.js';
 export type { VerifiedCosignature, VerifyCosignaturesResult } from './cosignature/index.js';
+
+// The witness and its state.
+export { createWitness, logKeyCovers, ADD_CHECKPOINT_CODES, MAX_ADD_CHECKPOINT_PROOF_LINES } from './witness.js';
+export type { Witness, WitnessOptions, AddCheckpointResult, AddCheckpointCode } from './witness.js';
+export type { WitnessStore, WitnessRecord, WitnessHead } from './state/types.js';
+export { MemoryWitnessStore } from './state/memory.js';
+export { SqliteWitnessStore, WITNESS_SQLITE_SCHEMA } from './state/sqlite.js';
+export { PostgresWitnessStore } from './state/postgres.js';
+export type { PostgresWitnessStoreOptions } from './state/postgres.js';
+export { openWitnessStore } from './state/open.js';
