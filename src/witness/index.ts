@@ -25,3 +25,9 @@ export { SqliteWitnessStore, WITNESS_SQLITE_SCHEMA } from './state/sqlite.js';
 export { PostgresWitnessStore } from './state/postgres.js';
 export type { PostgresWitnessStoreOptions } from './state/postgres.js';
 export { openWitnessStore } from './state/open.js';
+
+// HTTP (C2SP tlog-witness).
+export { createWitnessHttpServer, TLOG_SIZE_CONTENT_TYPE, MAX_ADD_CHECKPOINT_BYTES } from './http.js';
+export type { WitnessHttpOptions } from './http.js';
+export { submitCheckpoint } from './client.js';
+export type { SubmitResult, SubmitOptions } from './client.js';

@@ -22,6 +22,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'verify-proof', summary: "Verify a single-turn receipt offline with the engine's verifier key alone.", load: async () => (await import('./verify-proof.js')).verifyProofCommand },
   { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
   { name: 'grade', summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.', load: async () => (await import('./grade.js')).gradeCommand },
+  { name: 'witness', summary: 'Run a C2SP witness: cosign checkpoints only when consistent with what it cosigned before (keygen, trust, serve).', load: async () => (await import('./witness.js')).witnessCommand },
   { name: 'serve', summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.', load: async () => (await import('./serve.js')).serveCommand },
   { name: 'mcp', summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.', load: async () => (await import('./mcp.js')).mcpCommand },
   { name: 'open', summary: 'Open a session from a spec (the same spec is always the same session) and print its id.', load: async () => (await import('./open.js')).openCommand },
