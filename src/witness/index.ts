@@ -31,3 +31,12 @@ export { createWitnessHttpServer, TLOG_SIZE_CONTENT_TYPE, MAX_ADD_CHECKPOINT_BYT
 export type { WitnessHttpOptions } from './http.js';
 export { submitCheckpoint } from './client.js';
 export type { SubmitResult, SubmitOptions } from './client.js';
+
+// Policies graders apply.
+export { parseWitnessPolicy, quorumPolicy } from './policy/parse.js';
+export type { ParsePolicyResult } from './policy/parse.js';
+export { checkWitnessPolicy } from './policy/check.js';
+export type { CheckWitnessPolicyResult } from './policy/check.js';
+export type { WitnessPolicy, PolicyWitness, QuorumRule } from './policy/types.js';
+export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint } from './policy/verify.js';
+export type { WitnessStageFailure } from './policy/verify.js';
