@@ -40,3 +40,7 @@ export type { CheckWitnessPolicyResult } from './policy/check.js';
 export type { WitnessPolicy, PolicyWitness, QuorumRule } from './policy/types.js';
 export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint } from './policy/verify.js';
 export type { WitnessStageFailure } from './policy/verify.js';
+
+// Monitoring.
+export { monitorCheckpoints } from './monitor.js';
+export type { MonitorOptions, MonitorResult, MonitorRound, MonitorSource, Equivocation } from './monitor.js';

@@ -17,7 +17,7 @@ export function countOption(values: Values, key: string, min = 1): number | unde
 }
 
 /** The store location of `--db`, else `$TALLY_DB`, else .tally/tally.db (relative paths against the working directory). */
-function storeLocation(values: Values, io: CommandIO): string {
+export function storeLocation(values: Values, io: CommandIO): string {
   const loc = str(values, 'db') ?? defaultStoreLocation(io.env);
   if (loc === '') throw new CliError('--db must not be empty');
   if (loc === 'memory:' || /^postgres(ql)?:\/\//i.test(loc)) return loc;
