@@ -44,3 +44,7 @@ export type { WitnessStageFailure } from './policy/verify.js';
 // Monitoring.
 export { monitorCheckpoints } from './monitor.js';
 export type { MonitorOptions, MonitorResult, MonitorRound, MonitorSource, Equivocation } from './monitor.js';
+
+// The engine asks witnesses.
+export { createWitnessedNotary } from './engine.js';
+export type { WitnessedNotary, WitnessedNotaryOptions, WitnessedSealResult, EngineWitness, WitnessOutcome, CosignReport } from './engine.js';
