@@ -5,7 +5,7 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, referee; default all). Sections whose module is missing or fails are
+ * wire, referee, witness; default all). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
 import { availableParallelism } from 'node:os';
@@ -58,6 +58,7 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['receipt', './receipt.js', 'benchReceipts'],
   ['wire', './wire.js', 'benchWire'],
   ['referee', './referee.js', 'benchReferee'],
+  ['witness', './witness.js', 'benchWitness'],
 ];
 
 const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
