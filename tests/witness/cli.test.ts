@@ -36,6 +36,10 @@ describe('tally witness', () => {
     expect(statSync(key).mode & 0o777).toBe(0o600);
     expect(tally(['witness', 'print-key', '--key', key]).stdout.trim()).toBe(vkey);
     expect(tally(['witness', 'keygen', '--name', 'witness.example/w1', '--key', key]).stdout.trim()).toBe(vkey);
+    const line = tally(['witness', 'print-key', '--key', key, '--policy-line', '--url', 'http://127.0.0.1:9']).stdout;
+    const hex = Buffer.from(vkey.split('+')[2]!, 'base64').subarray(1).toString('hex');
+    expect(line).toBe(`witness witness.example/w1 ${hex} http://127.0.0.1:9\n`);
+    expect(tally(['witness', 'print-key', '--key', key, '--url', 'http://x']).code).toBe(2);
   });
 
   it('trust + serve: cosigns over HTTP, persists, stops on SIGTERM with exit 0', async () => {

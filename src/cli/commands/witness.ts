@@ -58,7 +58,7 @@ export const witnessCommand: Command = {
   name: 'witness',
   summary: 'Run a C2SP witness: cosign checkpoints only when consistent with what it cosigned before (keygen, trust, serve).',
   help: `Usage: tally witness keygen --name <name> [--key <file>]
-       tally witness print-key [--key <file>]
+       tally witness print-key [--key <file>] [--policy-line [--url <url>]]
        tally witness trust <log vkey> [--db <loc>]
        tally witness serve [--key <file>] [--db <loc>] [--log-key <vkey>]... [--host <h>] [--port <n>] [--prefix <p>]
 
@@ -69,7 +69,9 @@ origin, so a log cannot show two graders two histories both cosigned by it.
   keygen     create the witness key file (owner-only) if it does not exist and
              print the witness's verifier key (name+keyid+base64 of 0x04||key)
              — give this to graders (--witness) and to engines
-  print-key  print the verifier key of an existing witness key file
+  print-key  print the verifier key of an existing witness key file; with
+             --policy-line, its line for a policy file instead:
+             "witness <name> <hex key> [<url>]" (Sigsum policy format)
   trust      add a log (engine) verifier key the witness accepts checkpoints
              from; an engine key named N covers the origins N/<64 hex session>
   serve      serve POST <prefix>/add-checkpoint (C2SP tlog-witness); prints
@@ -96,13 +98,19 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
     host: { type: 'string' },
     port: { type: 'string' },
     prefix: { type: 'string' },
+    'policy-line': { type: 'boolean' },
+    url: { type: 'string' },
   },
   async run({ values, positionals }, io) {
     const [sub, ...rest] = positionals;
     if (sub === 'keygen' || sub === 'print-key') {
       if (rest.length > 0) throw new CliError(`witness ${sub} takes no arguments`);
       const key = await witnessKey(values, io, sub === 'keygen');
-      println(io.stdout, key.verifierKey);
+      const url = str(values, 'url');
+      if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url must be an http(s) URL');
+      if (values['policy-line'] === true) println(io.stdout, `witness ${key.name} ${Buffer.from(key.publicKey).toString('hex')}${url === undefined ? '' : ` ${url}`}`);
+      else if (url !== undefined) throw new CliError('--url goes with --policy-line');
+      else println(io.stdout, key.verifierKey);
       return EXIT.ok;
     }
     if (sub === 'trust') {
