@@ -27,7 +27,7 @@ describe('tally serve --witness-policy', () => {
     const vkey = tally(['checkpoint', '--print-key'], { cwd: dir, env }).stdout.trim();
     const wvkey = tally(['witness', 'keygen', '--name', 'w1.example', '--key', join(dir, 'w1.key')]).stdout.trim();
     const w = await startListening([TALLY, 'witness', 'serve', '--key', join(dir, 'w1.key'), '--db', join(dir, 'w1.db'), '--log-key', vkey]);
-    const hex = Buffer.from(wvkey.split('+')[2]!, 'base64').subarray(1).toString('hex');
+    const hex = Buffer.from(wvkey.split('+').slice(2).join('+'), 'base64').subarray(1).toString('hex');
     const policyText = `witness w1.example ${hex} ${w.url}\nquorum w1.example\n`;
     writeFileSync(join(dir, 'policy'), policyText);
     const policy = parseWitnessPolicy(policyText);
