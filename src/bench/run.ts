@@ -5,7 +5,7 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, referee, hostile, telemetry, web; default all); `TALLY_BENCH_WEB_ENTRIES` (entries of
+ * wire, referee, hostile, telemetry, web, witness; default all); `TALLY_BENCH_WEB_ENTRIES` (entries of
  * the day the browser verifies, default 100,000). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
@@ -62,6 +62,7 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['hostile', './hostile.js', 'benchHostile'],
   ['telemetry', './telemetry.js', 'benchTelemetry'],
   ['web', './web.js', 'benchWeb'],
+  ['witness', './witness.js', 'benchWitness'],
 ];
 
 const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);

@@ -22,6 +22,7 @@ const RANK: Record<string, number> = {
   'engine.ts': 4,
   receipt: 4,
   referee: 4,
+  witness: 4.5,
   server: 5,
   web: 5,
   client: 6,

@@ -96,6 +96,11 @@ Signing (optional):
                          and /verifier-key are served (default: $TALLY_KEY when
                          set; a missing file is created, owner-only)
   --engine-name <name>   the key's name when it is created (default $TALLY_ENGINE_NAME or tally.local)
+  --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
+                         §12); every checkpoint the engine signs is submitted to
+                         each witness line with a URL, and the checkpoints, turn
+                         receipts and consistency proofs served carry the
+                         cosignatures collected (a down witness never blocks)
 Store:
   --db <location>        SQLite path (default $TALLY_DB or ${'.tally/tally.db'}),
                          postgres://… (several servers may share one database), or memory:
@@ -146,6 +151,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     grace: { type: 'string' },
     key: { type: 'string' },
     'engine-name': { type: 'string' },
+    'witness-policy': { type: 'string' },
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
@@ -198,6 +204,17 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     if (keyPath !== undefined) {
       const name = str(values, 'engine-name');
       notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
+    }
+    const policyPath = str(values, 'witness-policy');
+    if (policyPath !== undefined) {
+      if (notary === undefined) throw new CliError('--witness-policy needs --key: witnesses cosign the checkpoints the engine key signs');
+      const { readTextFile } = await import('./checkpoint.js');
+      const { parseWitnessPolicy, createWitnessedNotary } = await import('../../witness/index.js');
+      const parsed = parseWitnessPolicy(readTextFile(policyPath, io, 'the witness policy'));
+      if (!parsed.ok) throw new CliError(`--witness-policy ${policyPath}: ${parsed.message}`);
+      const witnesses = parsed.policy.witnesses.flatMap((w) => (w.url === undefined ? [] : [{ url: w.url, verifier: w.verifier }]));
+      if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
+      notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const { checkReadiness } = await import('../../server/ready.js');
