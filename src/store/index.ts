@@ -1,6 +1,6 @@
 /** `agent-tally/store`: the transcript storage contract and its implementations. */
 export { MemoryStore } from './memory.js';
-export type { TranscriptStore, StoredEntry, SessionHead, NonceClaim, NonceOwner, AppendRequest, AppendOutcome } from './types.js';
+export type { TranscriptStore, StoredEntry, SessionHead, NonceClaim, NonceOwner, AppendRequest, AppendOutcome, StoreHealth } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
 export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite/store.js';
 export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';

@@ -70,6 +70,9 @@ export type AppendOutcome =
   | { readonly ok: false; readonly reason: 'sealed' }
   | { readonly ok: false; readonly reason: 'unknown-session' };
 
+/** Whether a store can commit now (see {@link TranscriptStore.health}). */
+export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
+
 /**
  * A transcript store.
  *
@@ -106,4 +109,9 @@ export interface TranscriptStore {
   listSessions(): Promise<string[]>;
   /** Releases resources; the store is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Whether the store can commit right now (for a readiness probe); stores
+   * without it are taken as healthy. Never throws.
+   */
+  health?(): Promise<StoreHealth>;
 }
