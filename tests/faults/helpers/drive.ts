@@ -71,18 +71,63 @@ export async function openDay(url: string, name: string, stats: DriveStats): Pro
   return r['sessionId'] as string;
 }
 
+/**
+ * One day driven step by step (frame, then its turn): {@link Day.step} makes
+ * ONE call for the next slot — the same arguments until it is acknowledged —
+ * and says whether it was acknowledged or answered 503 `unavailable`.
+ */
+export class Day {
+  private frame: Record<string, unknown> | undefined;
+  constructor(
+    readonly url: string,
+    readonly sid: string,
+    private readonly log: AckLog,
+    private readonly stats: DriveStats,
+    public ordinal = -1,
+  ) {}
+
+  /** Pairs (frame + turn) completed so far. */
+  get steps(): number {
+    return this.ordinal + 1;
+  }
+
+  async step(): Promise<'ack' | 'unavailable'> {
+    const params =
+      this.frame === undefined
+        ? { method: 'session/frame', params: { sessionId: this.sid, ordinal: this.ordinal, time: 1_000 + (this.ordinal + 2) * 60_000, data: { ordinal: this.ordinal, pad: 'p'.repeat((this.ordinal + 1) % 40) } } }
+        : { method: 'session/turn', params: { sessionId: this.sid, ordinal: this.ordinal, parentHash: this.frame['entryHash'], frameRoot: this.frame['frameRoot'], body: { kind: 'authored', text: `step ${this.ordinal}` } } };
+    const r = await rpc(this.url, RT, params.method, params.params);
+    if (!(r.status === 200 && r.body.result !== undefined)) {
+      expect({ status: r.status, type: r.body.error?.data.type, retryable: r.body.error?.data.retryable }, JSON.stringify(r.body)).toEqual({ status: 503, type: 'unavailable', retryable: true });
+      this.stats.unavailable++;
+      return 'unavailable';
+    }
+    const res = r.body.result;
+    this.log.add(this.frame === undefined ? 'frame' : 'turn', this.ordinal, res['index'] as number, res['entryHash'] as string);
+    this.stats.acks++;
+    if (res['duplicate'] === true) this.stats.duplicates++;
+    if (this.frame === undefined) this.frame = res;
+    else {
+      this.frame = undefined;
+      this.ordinal++;
+    }
+    return 'ack';
+  }
+
+  /** Steps (retrying every 503 after a short pause) until `steps` pairs are done. */
+  async driveTo(steps: number, maxAttempts = 4000): Promise<void> {
+    let failures = 0;
+    while (this.steps < steps) {
+      if ((await this.step()) === 'ack') failures = 0;
+      else if (++failures >= maxAttempts) throw new Error(`still unavailable after ${maxAttempts} attempts`);
+      else await sleep(failures < 20 ? 2 : 20);
+    }
+  }
+}
+
 /** Drives frame+turn pairs for ordinals `from .. to-1` (ordinal -1 is the ready frame). */
 export async function driveSteps(url: string, sid: string, from: number, to: number, log: AckLog, stats: DriveStats): Promise<void> {
-  for (let ordinal = from; ordinal < to; ordinal++) {
-    const f = await untilOk(url, 'session/frame', { sessionId: sid, ordinal, time: 1_000 + (ordinal + 2) * 60_000, data: { ordinal, pad: 'p'.repeat((ordinal + 1) % 40) } }, stats);
-    log.add('frame', ordinal, f['index'] as number, f['entryHash'] as string);
-    stats.acks++;
-    if (f['duplicate'] === true) stats.duplicates++;
-    const t = await untilOk(url, 'session/turn', { sessionId: sid, ordinal, parentHash: f['entryHash'], frameRoot: f['frameRoot'], body: { kind: 'authored', text: `step ${ordinal}` } }, stats);
-    log.add('turn', ordinal, t['index'] as number, t['entryHash'] as string);
-    stats.acks++;
-    if (t['duplicate'] === true) stats.duplicates++;
-  }
+  await new Day(url, sid, log, stats, from).driveTo(to + 1);
 }
 
 /**
