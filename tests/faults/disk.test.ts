@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSy
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, startServer, tempDir } from '../server/helpers.js';
-import { AckLog, Day, checkStore, expectNoStackTrace, openDay, type DriveStats } from './helpers/drive.js';
+import { AckLog, Day, checkStore, expectNoStackTrace, openDay, untilOk, type DriveStats } from './helpers/drive.js';
 import { mountSkip, warnSkips } from './helpers/tools.js';
 
 warnSkips('disk.test.ts', [mountSkip]);
@@ -65,7 +65,13 @@ describe.skipIf(mountSkip !== undefined)('SQLite on a full disk (tmpfs, ENOSPC)'
       const filled = fill(filler);
       const calls = await untilFailing(day, 5, 400);
       const full = { ...stats };
+      // Readiness says so: reads still work, and describe reports the store cannot commit.
+      const during = await untilOk(srv.url, 'session/describe', { sessionId: sid }, stats);
+      expect(during['store']).toMatchObject({ ok: false, code: 'TALLY_STORE_IO' });
+      expect(during['size']).toBeGreaterThanOrEqual(1 + full.acks);
       rmSync(filler);
+      const after = await untilOk(srv.url, 'session/describe', { sessionId: sid }, stats);
+      expect(after['store']).toEqual({ ok: true });
       await day.driveTo(12);
       expect(srv.proc.exitCode).toBe(null);
       expect(await srv.stop()).toBe(0);

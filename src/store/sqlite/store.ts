@@ -89,6 +89,8 @@ export class SqliteStore implements TranscriptStore {
   private identity!: { readonly dev: number; readonly ino: number };
   /** Set when a write failed below SQLite (I/O, full disk, failed fsync): the connection is not trusted again until {@link recover} succeeds. */
   private failure: { readonly code: string; readonly message: string; readonly at: string } | undefined;
+  /** True when the connection was opened (and quick-checked) after the last failed write: reads may use it; writes still need the probe. */
+  private fresh = true;
   private queue: Queued[] = [];
   private scheduled = false;
   private closed = false;
@@ -203,34 +205,44 @@ export class SqliteStore implements TranscriptStore {
   /**
    * After a failed write the connection (and the page cache behind it) is not
    * trusted: close it, open the file again (it must still exist), check the
-   * b-trees from disk (`PRAGMA quick_check`), and commit one no-op write
-   * (it must be written and fsync'd) before anything is acknowledged again.
-   * Throws a transient `TALLY_STORE_IO` while the fault lasts.
+   * b-trees from disk (`PRAGMA quick_check`); reads may then go on. Before
+   * anything is acknowledged again (`probe`), one no-op write must be
+   * written and fsync'd. Throws a transient `TALLY_STORE_IO` while the fault
+   * lasts.
    */
-  private recover(): void {
+  private recover(probe = true): void {
     if (this.failure === undefined) return;
-    try {
-      this.db.close();
-    } catch {
-      // The old connection is abandoned either way.
-    }
-    this.connect(true);
-    this.reopens++;
-    try {
-      const rows = this.db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+    if (!this.fresh) {
+      try {
+        this.db.close();
+      } catch {
+        // The old connection is abandoned either way.
+      }
+      this.connect(true);
+      this.reopens++;
+      const rows = this.io0('check the file', () => this.db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]);
       if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') {
         throw new TallyError('TALLY_STORE_CORRUPT', `SQLite database ${this.path} fails quick_check after a failed write.`, { details: rows.map((r) => r.quick_check).join('; ') });
       }
-      this.db.prepare('UPDATE tally_schema SET version = version WHERE version = (SELECT MAX(version) FROM tally_schema)').run();
-    } catch (cause) {
-      throw cause instanceof TallyError ? cause : ioError(this.path, 'write after reopening', cause);
+      this.fresh = true;
     }
+    if (!probe) return;
+    this.io0('write after reopening', () => this.db.prepare('UPDATE tally_schema SET version = version WHERE version = (SELECT MAX(version) FROM tally_schema)').run());
     this.failure = undefined;
+  }
+
+  private io0<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (cause) {
+      throw ioError(this.path, what, cause);
+    }
   }
 
   /** Marks the connection untrusted after a failed write (anything but lock contention or misuse). */
   private noteFailure(error: TallyError): void {
     if (error.code === 'TALLY_STORE_BUSY' || error.code === 'TALLY_STORE_MISUSE') return;
+    this.fresh = false;
     this.failure = { code: error.code, message: error.message + (error.details ? ` ${String(error.details)}` : ''), at: new Date().toISOString() };
   }
 
@@ -338,7 +350,7 @@ export class SqliteStore implements TranscriptStore {
   }
 
   private io<T>(what: string, fn: () => T): T {
-    this.recover();
+    this.recover(false);
     try {
       return fn();
     } catch (cause) {
