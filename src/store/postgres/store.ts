@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
-import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoredEntry, TranscriptStore } from '../types.js';
+import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoreHealth, StoredEntry, TranscriptStore } from '../types.js';
 import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
@@ -230,6 +230,22 @@ export class PostgresStore implements TranscriptStore {
     this.live();
     const rows = await this.query<{ id: string }>('list sessions', `SELECT id FROM ${this.t.sessions} ORDER BY seq`, []);
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Whether the store can commit right now: a pooled connection answers and
+   * its transactions are not read-only (`default_transaction_read_only`, a
+   * hot standby after a failover). Never throws.
+   */
+  async health(): Promise<StoreHealth> {
+    if (this.closed) return { ok: false, code: 'TALLY_STORE_CLOSED', message: `${this.name} is closed.` };
+    try {
+      const r = await this.pool.query<{ ro: string }>('SELECT current_setting($1) AS ro', ['transaction_read_only']);
+      if (r.rows[0]?.ro !== 'off') return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL transactions are read-only (${this.name}).` };
+      return { ok: true };
+    } catch (cause) {
+      return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL does not answer (${this.name}): ${String(cause)}` };
+    }
   }
 
   /** Ends the pool (after in-flight queries finish). */
