@@ -2,9 +2,12 @@
  * The CLI under a failing fsync (`fiu-run -x`, every `fsync`/`fdatasync`
  * fails): `tally frame` exits 3 with one typed line on stderr (no stack
  * trace, nothing on stdout, so nothing looks acknowledged); the same command
- * run again without the fault records the frame exactly once.
+ * run again without the fault records the frame exactly once. The engine key
+ * (write to a temp file, fsync, link/rename, fsync the directory) is never
+ * left half-written when fsync fails.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TALLY, cleanup, tempDir } from '../server/helpers.js';
@@ -48,5 +51,23 @@ describe.skipIf(fiuSkip !== undefined)('tally frame under a failing fsync (fiu-r
     } finally {
       await store.close();
     }
+  });
+
+  it('the engine key is never written half-way: with fsync failing no key file (and no temp file) appears, exit 3; then it is created whole', () => {
+    const dir = tempDir('keyfiu');
+    const key = join(dir, 'engine.key');
+    for (let i = 0; i < 3; i++) {
+      const failed = tally(['checkpoint', '--print-key', '--key', key], 'enable name=posix/io/sync/*');
+      expect(failed.status).toBe(3);
+      expect(failed.stderr).toMatch(/Cannot write the engine key file/);
+      expect(failed.stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(dir)).toEqual([]);
+    }
+    const ok = tally(['checkpoint', '--print-key', '--key', key]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['engine.key']);
+    const again = tally(['checkpoint', '--print-key', '--key', key]);
+    expect(again.stdout).toBe(ok.stdout);
+    expect(readFileSync(key, 'utf8').endsWith('\n')).toBe(true);
   });
 });
