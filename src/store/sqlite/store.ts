@@ -11,11 +11,11 @@
  * own savepoint, each answered on its own), so one fsync covers them all.
  */
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
 import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, SessionHead, StoreHealth, StoredEntry, TranscriptStore } from '../types.js';
 import { toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
+import { assertSameFile, fileIdentity, probeWrite, quickCheck, type FileIdentity } from './recovery.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -86,7 +86,7 @@ export class SqliteStore implements TranscriptStore {
   private readonly busyTimeoutMs: number;
   private readonly groupCommit: boolean;
   /** The device and inode of the file this connection opened (a replaced or removed file is noticed before a commit). */
-  private identity!: { readonly dev: number; readonly ino: number };
+  private identity!: FileIdentity;
   /** Set when a write failed below SQLite (I/O, full disk, failed fsync): the connection is not trusted again until {@link recover} succeeds. */
   private failure: { readonly code: string; readonly message: string; readonly at: string } | undefined;
   /** True when the connection was opened (and quick-checked) after the last failed write: reads may use it; writes still need the probe. */
@@ -145,8 +145,7 @@ export class SqliteStore implements TranscriptStore {
       db.pragma(`synchronous = ${this.synchronous}`);
       db.pragma('foreign_keys = ON');
       migrate(db, path);
-      const st = statSync(path);
-      this.identity = { dev: st.dev, ino: st.ino };
+      this.identity = fileIdentity(path);
     } catch (cause) {
       db.close();
       if (cause instanceof TallyError) throw cause;
@@ -220,14 +219,11 @@ export class SqliteStore implements TranscriptStore {
       }
       this.connect(true);
       this.reopens++;
-      const rows = this.io0('check the file', () => this.db.prepare('PRAGMA quick_check').all() as { quick_check: string }[]);
-      if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') {
-        throw new TallyError('TALLY_STORE_CORRUPT', `SQLite database ${this.path} fails quick_check after a failed write.`, { details: rows.map((r) => r.quick_check).join('; ') });
-      }
+      this.io0('check the file', () => quickCheck(this.db, this.path));
       this.fresh = true;
     }
     if (!probe) return;
-    this.io0('write after reopening', () => this.db.prepare('UPDATE tally_schema SET version = version WHERE version = (SELECT MAX(version) FROM tally_schema)').run());
+    this.io0('write after reopening', () => probeWrite(this.db));
     this.failure = undefined;
   }
 
@@ -244,19 +240,6 @@ export class SqliteStore implements TranscriptStore {
     if (error.code === 'TALLY_STORE_BUSY' || error.code === 'TALLY_STORE_MISUSE') return;
     this.fresh = false;
     this.failure = { code: error.code, message: error.message + (error.details ? ` ${String(error.details)}` : ''), at: new Date().toISOString() };
-  }
-
-  /** Refuses to commit into a file that is no longer the one at `path` (removed or replaced). */
-  private checkIdentity(): void {
-    let st;
-    try {
-      st = statSync(this.path);
-    } catch (cause) {
-      throw new TallyError('TALLY_STORE_IO', `SQLite database ${this.path} is gone.`, { details: String(cause), cause });
-    }
-    if (st.dev !== this.identity.dev || st.ino !== this.identity.ino) {
-      throw new TallyError('TALLY_STORE_IO', `SQLite database ${this.path} was replaced by another file.`);
-    }
   }
 
   /** Append counters (to see group commit at work). */
@@ -362,7 +345,8 @@ export class SqliteStore implements TranscriptStore {
   private write<T>(what: string, fn: () => T): T {
     try {
       this.recover();
-      this.checkIdentity();
+      // Refuse to commit into a file that is no longer the one at `path` (removed or replaced).
+      assertSameFile(this.path, this.identity);
       return fn();
     } catch (cause) {
       const error = ioError(this.path, what, cause);
