@@ -4,7 +4,9 @@
  * saying exactly what is missing and how to install it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /** libfiu's preload libraries (Debian package fiu-utils). */
 export const FIU_RUN_PRELOAD = '/usr/lib/fiu/fiu_run_preload.so';
@@ -24,11 +26,19 @@ export const fiuSkip: string | undefined =
 /** Why the libfaketime tests skip, or `undefined` when they run. */
 export const faketimeSkip: string | undefined = FAKETIME_PRELOAD !== undefined ? undefined : 'libfaketime is not installed (apt-get install -y faketime)';
 
-/** Why the mount tests skip (we need root and a permitted `mount -t tmpfs`), or `undefined`. */
+/** Why the mount tests skip (we need root and a permitted `mount -t tmpfs`, tried once here), or `undefined`. */
 export const mountSkip: string | undefined = (() => {
   if (process.getuid?.() !== 0) return 'not root: cannot mount a small tmpfs';
-  if (!onPath('mount')) return 'no mount command';
-  return undefined;
+  if (!onPath('mount') || !onPath('umount')) return 'no mount/umount command';
+  const probe = mkdtempSync(join(tmpdir(), 'tally-mount-probe-'));
+  try {
+    const m = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', probe], { encoding: 'utf8' });
+    if (m.status !== 0) return `mount -t tmpfs is not permitted here (${m.stderr.trim() || `exit ${m.status}`})`;
+    spawnSync('umount', [probe]);
+    return undefined;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
 })();
 
 /** Prints, once per file, which fault tests skip and why. */
