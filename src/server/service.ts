@@ -10,6 +10,7 @@
 import { TallyError, isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
 import { SessionTrees, type Notary, type NotaryRejection } from '../receipt/index.js';
 import { ContentionError, type Engine, type Rejection } from '../session/index.js';
+import type { StoreHealth } from '../store/index.js';
 import type { Principal } from './auth.js';
 import { roleMayCall, sessionAccess, turnAccess } from './access.js';
 import { authoredBytesOf, decodeParams } from './schemas.js';
@@ -222,7 +223,7 @@ export class WireService {
         if (!d.ok) return fail(meta, d.failure);
         const denied = await this.readAccess(p, d.value.sessionId);
         if (denied) return fail(meta, denied);
-        return done(await this.freshDescribe(d.value.sessionId));
+        return done(await this.describeWithStore(d.value.sessionId));
       }
       case 'session/finalize': {
         const d = decodeParams(method, params);
@@ -262,6 +263,14 @@ export class WireService {
     return r;
   }
 
+  /** {@link freshDescribe} plus `store`: whether the store can commit right now (`store.health()`; a readiness probe reads the same). */
+  async describeWithStore(sessionId: string): Promise<Awaited<ReturnType<Engine['describe']>> & { store?: StoreHealth }> {
+    const r = await this.freshDescribe(sessionId);
+    if (!r.ok) return r;
+    const store: StoreHealth = (await this.engine.store.health?.()) ?? { ok: true };
+    return { ...r, store };
+  }
+
   private async events(sessionId: string, after: number, limit: number, wait: number): ReturnType<Engine['events']> {
     const first = await this.engine.events(sessionId, after, limit);
     if (!first.ok || wait === 0 || first.events.length > 0 || first.phase === 'sealed') return first;
@@ -289,7 +298,7 @@ export class WireService {
   /** `describe` for `GET /sessions/:id/describe`. */
   async describe(p: Principal, sessionId: string): Promise<ReadOutcome<Record<string, unknown>>> {
     return this.read(p, sessionId, async () => {
-      const r = await this.freshDescribe(sessionId);
+      const r = await this.describeWithStore(sessionId);
       if (!r.ok) return { ok: false, failure: { type: r.diagnostic, message: r.message } };
       return { ok: true, value: stripOk(r) };
     });

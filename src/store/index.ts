@@ -12,6 +12,7 @@ export type {
   SignedCheckpointRecord,
   ExpectedLatest,
   RecordCheckpointOutcome,
+  StoreHealth,
 } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
 export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite/store.js';

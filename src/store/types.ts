@@ -70,6 +70,9 @@ export type AppendOutcome =
   | { readonly ok: false; readonly reason: 'sealed' }
   | { readonly ok: false; readonly reason: 'unknown-session' };
 
+/** Whether a store can commit now (see {@link TranscriptStore.health}). */
+export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
+
 /**
  * One checkpoint the engine signed: a row of the signing log. The engine key
  * signs a checkpoint only after its row is recorded (durable first), so the
@@ -165,4 +168,9 @@ export interface TranscriptStore extends SigningLogStore {
   listSessions(): Promise<string[]>;
   /** Releases resources; the store is unusable afterwards. */
   close(): Promise<void>;
+  /**
+   * Whether the store can commit right now (for a readiness probe); stores
+   * without it are taken as healthy. Never throws.
+   */
+  health?(): Promise<StoreHealth>;
 }

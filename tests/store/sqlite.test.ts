@@ -30,7 +30,7 @@ describe('SqliteStore', () => {
     const store = new SqliteStore(join(tempDir('gc'), 'n.db'), { groupCommit: false, synchronous: 'NORMAL' });
     const engine = createEngine({ store });
     await Promise.all(Array.from({ length: 4 }, (_, i) => driveDay(engine, `solo-${i}`, 1, true)));
-    expect(store.stats).toEqual({ appends: 4 * 5, commits: 4 * 5 });
+    expect(store.stats).toEqual({ appends: 4 * 5, commits: 4 * 5, reopens: 0 });
     await store.close();
   });
 

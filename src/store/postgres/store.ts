@@ -17,6 +17,7 @@ import type {
   NonceOwner,
   RecordCheckpointOutcome,
   SessionHead,
+  StoreHealth,
   SignedCheckpointRecord,
   StoredEntry,
   TranscriptStore,
@@ -286,6 +287,22 @@ export class PostgresStore implements TranscriptStore {
     this.live();
     const rows = await this.query<SignedRow>('read the signing log', `SELECT origin, size, root, signed_at FROM ${this.t.signed} WHERE origin = $1 ORDER BY size`, [origin]);
     return rows.map(toSigned);
+  }
+
+  /**
+   * Whether the store can commit right now: a pooled connection answers and
+   * its transactions are not read-only (`default_transaction_read_only`, a
+   * hot standby after a failover). Never throws.
+   */
+  async health(): Promise<StoreHealth> {
+    if (this.closed) return { ok: false, code: 'TALLY_STORE_CLOSED', message: `${this.name} is closed.` };
+    try {
+      const r = await this.pool.query<{ ro: string }>('SELECT current_setting($1) AS ro', ['transaction_read_only']);
+      if (r.rows[0]?.ro !== 'off') return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL transactions are read-only (${this.name}).` };
+      return { ok: true };
+    } catch (cause) {
+      return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL does not answer (${this.name}): ${String(cause)}` };
+    }
   }
 
   /** Ends the pool (after in-flight queries finish). */

@@ -21,6 +21,7 @@ import type {
   NonceOwner,
   RecordCheckpointOutcome,
   SessionHead,
+  StoreHealth,
   SignedCheckpointRecord,
   StoredEntry,
   TranscriptStore,
@@ -28,6 +29,7 @@ import type {
 import { checkSignedRecord, toEntry, toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
+import { assertSameFile, fileIdentity, probeWrite, quickCheck, type FileIdentity } from './recovery.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link SqliteStore}. */
@@ -59,6 +61,8 @@ export interface SqliteStoreStats {
   readonly appends: number;
   /** Write transactions committed for appends (equal to `appends` without group commit). */
   readonly commits: number;
+  /** Connections reopened after a failed write. */
+  readonly reopens: number;
 }
 
 interface HeadRow {
@@ -93,14 +97,23 @@ export class SqliteStore implements TranscriptStore {
   readonly name: string;
   /** The database file. */
   readonly path: string;
-  private readonly db: Database.Database;
+  private db!: Database.Database;
+  private readonly synchronous: 'FULL' | 'NORMAL';
+  private readonly busyTimeoutMs: number;
   private readonly groupCommit: boolean;
+  /** The device and inode of the file this connection opened (a replaced or removed file is noticed before a commit). */
+  private identity!: FileIdentity;
+  /** Set when a write failed below SQLite (I/O, full disk, failed fsync): the connection is not trusted again until {@link recover} succeeds. */
+  private failure: { readonly code: string; readonly message: string; readonly at: string } | undefined;
+  /** True when the connection was opened (and quick-checked) after the last failed write: reads may use it; writes still need the probe. */
+  private fresh = true;
   private queue: Queued[] = [];
   private scheduled = false;
   private closed = false;
   private appends = 0;
   private commits = 0;
-  private readonly q: {
+  private reopens = 0;
+  private q!: {
     readonly head: Database.Statement<[string], HeadRow>;
     readonly owner: Database.Statement<[string, string], OwnerRow>;
     readonly insertSession: Database.Statement<[string, number, string, string, string]>;
@@ -111,10 +124,10 @@ export class SqliteStore implements TranscriptStore {
     readonly slot: Database.Statement<[string, string, number], EntryRow>;
     readonly list: Database.Statement<[], { readonly id: string }>;
   };
-  private readonly signing: SqliteSigningLog;
-  private readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
-  private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
-  private readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
+  private signing!: SqliteSigningLog;
+  private createTx!: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
+  private applyOneTx!: (request: AppendRequest) => AppendOutcome;
+  private batchTx!: (batch: readonly AppendRequest[]) => Settled[];
 
   /** Opens (creating if needed) and migrates the database at `path`. Throws `TallyError` on I/O or a too-new schema. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -124,24 +137,38 @@ export class SqliteStore implements TranscriptStore {
     if (!Number.isSafeInteger(busy) || busy < 0) throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busy}`);
     this.path = path;
     this.name = `sqlite:${path}`;
+    this.synchronous = synchronous;
+    this.busyTimeoutMs = busy;
     this.groupCommit = options.groupCommit ?? true;
+    this.connect(false);
+  }
+
+  /**
+   * Opens a connection (the first may create the file; a reopen never does:
+   * a removed database is an outage, not an empty store), migrates, and
+   * prepares every statement.
+   */
+  private connect(mustExist: boolean): void {
+    const path = this.path;
+    let db: Database.Database;
     try {
-      this.db = new Database(path);
+      db = new Database(path, { fileMustExist: mustExist });
     } catch (cause) {
-      throw new TallyError('TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
+      throw new TallyError(mustExist ? 'TALLY_STORE_IO' : 'TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
     }
     try {
-      this.db.pragma(`busy_timeout = ${busy}`);
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${synchronous}`);
-      this.db.pragma('foreign_keys = ON');
-      migrate(this.db, path);
+      db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${this.synchronous}`);
+      db.pragma('foreign_keys = ON');
+      migrate(db, path);
+      this.identity = fileIdentity(path);
     } catch (cause) {
-      this.db.close();
+      db.close();
       if (cause instanceof TallyError) throw cause;
-      throw new TallyError('TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
+      throw new TallyError(mustExist ? 'TALLY_STORE_IO' : 'TALLY_STORE_OPEN', `Cannot open SQLite database ${path}.`, { details: String(cause), cause });
     }
-    const db = this.db;
+    this.db = db;
     this.q = {
       head: db.prepare('SELECT size, head, frontier, phase FROM sessions WHERE id = ?'),
       owner: db.prepare('SELECT intent_hash, session_id, idx FROM nonces WHERE agent_id = ? AND nonce = ?'),
@@ -153,7 +180,7 @@ export class SqliteStore implements TranscriptStore {
       slot: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND kind = ? AND ordinal = ?'),
       list: db.prepare('SELECT id FROM sessions ORDER BY seq'),
     };
-    this.signing = new SqliteSigningLog(db, synchronous);
+    this.signing = new SqliteSigningLog(db, this.synchronous);
     this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
       const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);
       if (r.changes === 0) return 'exists' as const;
@@ -174,9 +201,68 @@ export class SqliteStore implements TranscriptStore {
     ).immediate;
   }
 
+  /**
+   * Whether the store can commit right now. Cheap while the last write
+   * succeeded. After a write failed below SQLite it tries {@link recover}
+   * (close, reopen, `quick_check`, one no-op write that must reach the disk)
+   * and reports the failure until that succeeds. A readiness probe calls this.
+   */
+  async health(): Promise<StoreHealth> {
+    if (this.closed) return { ok: false, code: 'TALLY_STORE_CLOSED', message: `${this.name} is closed.` };
+    if (this.failure === undefined) return { ok: true };
+    try {
+      this.recover();
+      return { ok: true };
+    } catch (e) {
+      const code = e instanceof TallyError ? e.code : 'TALLY_STORE_IO';
+      return { ok: false, code, message: `${this.failure?.message ?? String(e)} (since ${this.failure?.at ?? '?'})` };
+    }
+  }
+
+  /**
+   * After a failed write the connection (and the page cache behind it) is not
+   * trusted: close it, open the file again (it must still exist), check the
+   * b-trees from disk (`PRAGMA quick_check`); reads may then go on. Before
+   * anything is acknowledged again (`probe`), one no-op write must be
+   * written and fsync'd. Throws a transient `TALLY_STORE_IO` while the fault
+   * lasts.
+   */
+  private recover(probe = true): void {
+    if (this.failure === undefined) return;
+    if (!this.fresh) {
+      try {
+        this.db.close();
+      } catch {
+        // The old connection is abandoned either way.
+      }
+      this.connect(true);
+      this.reopens++;
+      this.io0('check the file', () => quickCheck(this.db, this.path));
+      this.fresh = true;
+    }
+    if (!probe) return;
+    this.io0('write after reopening', () => probeWrite(this.db));
+    this.failure = undefined;
+  }
+
+  private io0<T>(what: string, fn: () => T): T {
+    try {
+      return fn();
+    } catch (cause) {
+      throw ioError(this.path, what, cause);
+    }
+  }
+
+  /** Marks the connection untrusted after a failed write (anything but lock contention or misuse). */
+  private noteFailure(error: TallyError): void {
+    if (error.code === 'TALLY_STORE_BUSY' || error.code === 'TALLY_STORE_MISUSE') return;
+    this.fresh = false;
+    this.failure = { code: error.code, message: error.message + (error.details ? ` ${String(error.details)}` : ''), at: new Date().toISOString() };
+  }
+
   /** Append counters (to see group commit at work). */
   get stats(): SqliteStoreStats {
-    return { appends: this.appends, commits: this.commits };
+    return { appends: this.appends, commits: this.commits, reopens: this.reopens };
   }
 
   /** The schema version recorded in the file. */
@@ -191,7 +277,7 @@ export class SqliteStore implements TranscriptStore {
     if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
       throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
     }
-    return this.io('create a session', () => this.createTx(genesis, head));
+    return this.write('create a session', () => this.createTx(genesis, head));
   }
 
   append(request: AppendRequest): Promise<AppendOutcome> {
@@ -260,7 +346,7 @@ export class SqliteStore implements TranscriptStore {
   async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
-    return this.io('record a signed checkpoint', () => this.signing.record(record, expected));
+    return this.write('record a signed checkpoint', () => this.signing.record(record, expected));
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
@@ -278,7 +364,11 @@ export class SqliteStore implements TranscriptStore {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    this.db.close();
+    try {
+      this.db.close();
+    } catch {
+      // Already closed by a failed recovery.
+    }
   }
 
   private live(): void {
@@ -286,10 +376,25 @@ export class SqliteStore implements TranscriptStore {
   }
 
   private io<T>(what: string, fn: () => T): T {
+    this.recover(false);
     try {
       return fn();
     } catch (cause) {
       throw ioError(this.path, what, cause);
+    }
+  }
+
+  /** A write transaction: only on a trusted connection to the file still at `path`; a failure leaves the connection untrusted. */
+  private write<T>(what: string, fn: () => T): T {
+    try {
+      this.recover();
+      // Refuse to commit into a file that is no longer the one at `path` (removed or replaced).
+      assertSameFile(this.path, this.identity);
+      return fn();
+    } catch (cause) {
+      const error = ioError(this.path, what, cause);
+      this.noteFailure(error);
+      throw error;
     }
   }
 
@@ -311,15 +416,16 @@ export class SqliteStore implements TranscriptStore {
 
   /** One IMMEDIATE transaction for the whole batch; throws only if the transaction itself failed. */
   private commitBatch(batch: readonly AppendRequest[]): Settled[] {
-    let settled: Settled[];
-    try {
-      settled = this.batchTx(batch);
-    } catch (cause) {
-      throw ioError(this.path, `commit ${batch.length} append(s)`, cause);
-    }
+    const settled = this.write(`commit ${batch.length} append(s)`, () => this.batchTx(batch));
     this.commits++;
     this.appends += batch.length;
-    return settled.map((s) => (s.ok ? s : { ok: false, error: s.error instanceof TallyError ? s.error : ioError(this.path, 'append', s.error) }));
+    return settled.map((s) => {
+      if (s.ok) return s;
+      if (s.error instanceof TallyError) return { ok: false, error: s.error };
+      const error = ioError(this.path, 'append', s.error);
+      this.noteFailure(error);
+      return { ok: false, error };
+    });
   }
 
   // Runs inside the write transaction: compare first, write only if everything matches.
