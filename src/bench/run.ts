@@ -5,7 +5,7 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, wire-served, referee, hostile; default all). Sections whose module is missing or fails are
+ * wire, wire-served, referee, hostile, peer; default all; `TALLY_BENCH_PEER_ENTRIES` sizes peer). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
 import { availableParallelism } from 'node:os';
@@ -58,6 +58,7 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['receipt', './receipt.js', 'benchReceipts'],
   ['wire', './wire.js', 'benchWire'],
   ['wire-served', './wire-served.js', 'benchWireServed'],
+  ['peer', './peer.js', 'benchPeer'],
   ['referee', './referee.js', 'benchReferee'],
   ['hostile', './hostile.js', 'benchHostile'],
 ];
