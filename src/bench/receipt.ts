@@ -133,19 +133,33 @@ export async function benchReceipts(entries = 100_000): Promise<Figure[]> {
   const hashNodes = rawHashRate(nodeInputs, 10);
 
   // 3. Single-turn receipt verification with the verifier key alone (parsed once, as a grader checking a batch would).
+  // Warm: receipts of one seal share its checkpoint, whose opening (one Ed25519 verification) is remembered per key.
   const r0 = performance.now();
   for (const text of receipts) {
     if (!verifyTurnReceipt(text, { verifiers: [parsed.verifier] }).ok) throw new Error('bench receipt failed verification');
   }
   const verifyReceiptRate = rate(receipts.length, performance.now() - r0);
+  // Cold: a caller-built verifier (never remembered) around the same key object: one Ed25519 verification per receipt.
+  const cold = { name: parsed.verifier.name, keyId: parsed.verifier.keyId, verify: parsed.verifier.verify };
+  // Cold receipts and the Ed25519 baseline alternate in rounds of 500 (best of each), so a loaded machine's swings hit both.
+  const message = enc.encode(sealed.signedCheckpoint);
+  const signature = key.sign(message);
+  let verifyReceiptColdRate = 0;
+  let ed25519Rate = 0;
+  for (let round = 0; round < 4; round++) {
+    const batch = receipts.slice((round % 4) * 500, (round % 4) * 500 + 500);
+    const k0 = performance.now();
+    for (const text of batch) {
+      if (!verifyTurnReceipt(text, { verifiers: [cold] }).ok) throw new Error('bench receipt failed verification');
+    }
+    verifyReceiptColdRate = Math.max(verifyReceiptColdRate, rate(batch.length, performance.now() - k0));
+    const e0 = performance.now();
+    for (let i = 0; i < 500; i++) key.verify(message, signature);
+    ed25519Rate = Math.max(ed25519Rate, rate(500, performance.now() - e0));
+  }
   const s0 = performance.now();
   for (const text of receipts.slice(0, 500)) verifyTurnReceipt(text, { verifiers: [key.verifierKey] });
   const verifyReceiptStringRate = rate(500, performance.now() - s0);
-  const message = enc.encode(sealed.signedCheckpoint);
-  const signature = key.sign(message);
-  const e0 = performance.now();
-  for (let i = 0; i < 2_000; i++) key.verify(message, signature);
-  const ed25519Rate = rate(2_000, performance.now() - e0);
   const keptBytes = keep.map((i) => lines[i]!);
   const hashKept = rawHashRate(keptBytes, 5);
 
@@ -173,15 +187,23 @@ export async function benchReceipts(entries = 100_000): Promise<Figure[]> {
       baselineName: 'SHA-256 of 65-byte interior-node inputs',
       baselinePerSecond: hashNodes,
       ratio: receiptRate / hashNodes,
-      note: `dominated by opening the engine's checkpoint (one Ed25519 verification, ${ed25519Rate.toLocaleString('en-US')}/s alone in this run): a grader's prove signs nothing and checks what it embeds`,
+      note: `the engine's checkpoint is opened (one Ed25519 verification, ${ed25519Rate.toLocaleString('en-US')}/s alone in this run) once for the batch and remembered per key; a grader's prove signs nothing and checks what it embeds`,
     },
     {
-      name: 'single-turn receipt verification (verifier key alone)',
+      name: 'single-turn receipt verification, one Ed25519 verification each (caller-built verifier, nothing remembered)',
+      perSecond: verifyReceiptColdRate,
+      baselineName: 'one Ed25519 verification alone',
+      baselinePerSecond: ed25519Rate,
+      ratio: verifyReceiptColdRate / ed25519Rate,
+      note: `the rest is the inclusion proof (log n hashes), the entry's hash and parsing; SHA-256 of the same entry bytes: ${hashKept.toLocaleString('en-US')}/s`,
+    },
+    {
+      name: 'single-turn receipt verification, a batch of one seal (parsed verifier key; the checkpoint opened once)',
       perSecond: verifyReceiptRate,
-      baselineName: 'SHA-256 of the same entry bytes',
-      baselinePerSecond: hashKept,
-      ratio: verifyReceiptRate / hashKept,
-      note: `dominated by one Ed25519 verification (${ed25519Rate.toLocaleString('en-US')}/s alone in this run); ${verifyReceiptStringRate.toLocaleString('en-US')}/s when the verifier key string is re-parsed per receipt`,
+      baselineName: 'one Ed25519 verification alone',
+      baselinePerSecond: ed25519Rate,
+      ratio: verifyReceiptRate / ed25519Rate,
+      note: `${verifyReceiptStringRate.toLocaleString('en-US')}/s when the verifier key is passed as its string (parsed once, remembered)`,
     },
   ];
 }

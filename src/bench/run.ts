@@ -5,7 +5,8 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, referee, hostile, telemetry, web, witness; default all); `TALLY_BENCH_WEB_ENTRIES` (entries of
+ * wire, wire-served, referee, hostile, peer, telemetry, web, witness; default all);
+ * `TALLY_BENCH_PEER_ENTRIES` sizes peer; `TALLY_BENCH_WEB_ENTRIES` (entries of
  * the day the browser verifies, default 100,000). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
@@ -58,6 +59,8 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['store', './store.js', 'benchStores'],
   ['receipt', './receipt.js', 'benchReceipts'],
   ['wire', './wire.js', 'benchWire'],
+  ['wire-served', './wire-served.js', 'benchWireServed'],
+  ['peer', './peer.js', 'benchPeer'],
   ['referee', './referee.js', 'benchReferee'],
   ['hostile', './hostile.js', 'benchHostile'],
   ['telemetry', './telemetry.js', 'benchTelemetry'],

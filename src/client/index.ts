@@ -11,6 +11,8 @@ export type { TallyClient, ClientOptions, CallOptions, ClientTurnBody, ClientTur
 export { WireError } from './errors.js';
 export type { ClientFailureType } from './errors.js';
 export { DEFAULT_RETRY, backoffDelay } from './retry.js';
+export { keepAliveTransport, fetchTransport } from './transport.js';
+export type { Transport, TransportRequest, TransportResponse, KeepAliveOptions } from './transport.js';
 export type { RetryPolicy } from './retry.js';
 export type { WireErrorType, WireFailure } from '../server/vocabulary.js';
 export type { InclusionProofResult } from '../server/service.js';

@@ -15,3 +15,19 @@ describe('benchWire', () => {
     expect(r.ratio).toBeCloseTo(r.wire.turnsPerSecond / r.inProcess.turnsPerSecond, 1);
   });
 });
+
+describe('benchWireServed', () => {
+  it('drives tally serve in its own process (memory and SQLite) and the echo limit with the same client process, losing nothing', async () => {
+    const { benchWireServed } = await import('../../dist/bench/wire-served.js');
+    const r = await benchWireServed({ turns: 40, concurrency: 2, maxMs: 20_000, postgresUrl: '' });
+    expect(Object.keys(r.runs).sort()).toEqual(['echo', 'memory', 'sqlite']);
+    for (const run of Object.values(r.runs)) {
+      expect(run.failures).toBe(0);
+      expect(run.turns).toBeGreaterThan(0);
+      expect(run.turns).toBeLessThanOrEqual(40);
+      expect(run.p99Ms).toBeGreaterThanOrEqual(run.p50Ms);
+    }
+    expect(r.figures.map((f) => f.name)).toHaveLength(2);
+    for (const f of r.figures) expect(f.ratio).toBeCloseTo(f.perSecond / f.baselinePerSecond, 1);
+  });
+});

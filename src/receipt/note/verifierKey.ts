@@ -3,7 +3,7 @@ import { ed25519PublicKeyObject, ed25519Verify } from './ed25519.js';
 import { ED25519_KEY_BYTES, encodeEd25519Key, formatKeyId, keyIdOfEncodedKey } from './layout.js';
 import { decodeVerifierKey } from './verifier-key-text.js';
 import { isValidKeyName } from './name.js';
-import type { ParseVerifierKeyResult } from './types.js';
+import type { NoteVerifier, ParsedVerifierKey, ParseVerifierKeyResult } from './types.js';
 import { TallyError } from '../../protocol/errors.js';
 
 function assertEd25519Name(name: string, publicKey: Uint8Array): void {
@@ -63,8 +63,46 @@ export function parseVerifierKey(vkey: string): ParseVerifierKeyResult {
   if (!decoded.ok) return decoded;
   const { name, keyId: id, publicKey, verifierKey } = decoded.key;
   const keyObject = ed25519PublicKeyObject(publicKey);
-  return {
-    ok: true,
-    verifier: { name, keyId: id, publicKey, verifierKey, verify: (message, signature) => keyObject !== undefined && ed25519Verify(keyObject, message, signature) },
+  const verifier: ParsedVerifierKey = {
+    name,
+    keyId: id,
+    publicKey,
+    verifierKey,
+    verify: (message, signature) => keyObject !== undefined && ed25519Verify(keyObject, message, signature),
   };
+  ED25519_VERIFIERS.add(verifier);
+  return { ok: true, verifier };
+}
+
+/** Verifiers made by {@link parseVerifierKey}: pure functions of their bytes (Ed25519 verification is deterministic). */
+const ED25519_VERIFIERS = new WeakSet<object>();
+
+/**
+ * True for a verifier {@link parseVerifierKey} made: its answer for the same
+ * message and signature never changes, so a caller may remember it (a
+ * caller-built verifier may be stateful and is never remembered).
+ */
+export function isDeterministicVerifier(v: NoteVerifier): v is ParsedVerifierKey {
+  return ED25519_VERIFIERS.has(v);
+}
+
+const PARSED = new Map<string, ParseVerifierKeyResult>();
+const PARSED_MAX = 64;
+
+/**
+ * {@link parseVerifierKey} remembering the last {@link PARSED_MAX} distinct
+ * strings (a grader passing the same key string for every receipt pays the
+ * parse and the key object once). Same result as `parseVerifierKey`.
+ *
+ * @example
+ * const r = parseVerifierKeyCached(vkey);
+ */
+export function parseVerifierKeyCached(vkey: string): ParseVerifierKeyResult {
+  let r = PARSED.get(vkey);
+  if (r === undefined) {
+    r = parseVerifierKey(vkey);
+    if (PARSED.size >= PARSED_MAX) PARSED.clear();
+    PARSED.set(vkey, r);
+  }
+  return r;
 }
