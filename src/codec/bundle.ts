@@ -4,14 +4,28 @@
  * verification logic itself is the pure {@link ChainVerifier}.
  */
 import { createReadStream } from 'node:fs';
+<<<<<<< HEAD
 import { ChainVerifier, type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
 import { traceVerify } from '../telemetry/index.js';
+=======
+import { ChainVerifier, LIMITS, type ChainError, type ChainErrorCode, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
+>>>>>>> bytes
 import { sha256 } from './sha256.js';
 
 const NEWLINE = 0x0a;
 
-/** Longest partial line carried between chunks before it is reported as unterminated. */
+/** Longest partial line carried between chunks before reading stops (it is then `too-large`). */
 const MAX_CARRY = 2 * 1_048_576;
+
+/**
+ * The error for a piece that did not end in a newline where reading stopped:
+ * `too-large` when it is already longer than any entry may be (whether or not
+ * a newline follows further on), otherwise `missing-newline`.
+ */
+export function unterminatedProblem(piece: Uint8Array): { readonly code: ChainErrorCode; readonly message: string } {
+  if (piece.length > LIMITS.entryBytes) return { code: 'too-large', message: `entry exceeds ${LIMITS.entryBytes} bytes` };
+  return { code: 'missing-newline', message: 'the last line has no terminating newline (truncated?)' };
+}
 
 /**
  * Synchronous line splitting for chunked input: `push` returns the complete
@@ -108,7 +122,10 @@ export function verifyBundle(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8A
 async function verifyLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: VerifyBundleOptions): Promise<ChainSummary | ChainError> {
   const v = new ChainVerifier(sha256);
   const splitter = new LineSplitter();
-  const unterminated = (): ChainError => v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+  const unterminated = (piece: Uint8Array): ChainError => {
+    const p = unterminatedProblem(piece);
+    return v.reject(p.code, p.message);
+  };
   // Lines are verified synchronously chunk by chunk (no promise per line).
   for await (const chunk of chunks) {
     const { lines, overflow } = splitter.push(chunk);
@@ -117,9 +134,10 @@ async function verifyLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Arr
       if (!r.ok) return r;
       options.onEntry?.(r);
     }
-    if (overflow) return unterminated();
+    if (overflow) return unterminated(overflow);
   }
-  if (splitter.end()) return unterminated();
+  const rest = splitter.end();
+  if (rest) return unterminated(rest);
   return v.finish({
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),

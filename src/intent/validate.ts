@@ -19,6 +19,7 @@ import { MAX_CANONICAL_FRACTION_DIGITS, MAX_CANONICAL_INTEGER_DIGITS, decimalSha
 import { describeFirstIssue } from './issues.js';
 import type { NonceLookup } from './nonce-guard.js';
 import { intentSchema } from './schema.js';
+import { RefusedIntentJson } from './carried.js';
 import type { Intent } from './schema.js';
 import type { SignerCache } from './signer-cache.js';
 import { ttlToMs } from './ttl.js';
@@ -188,6 +189,8 @@ export async function validateIntent(input: unknown, opts: ValidateIntentOptions
   // a — schema
   let intent: Intent;
   try {
+    // instanceof reads the prototype: inside the try, so a hostile Proxy's trap is a schema failure.
+    if (input instanceof RefusedIntentJson) return reject('invalid_schema', `(root): the authored bytes are not strict JSON (${input.code}: ${input.message})`);
     const parsed = intentSchema.safeParse(input);
     if (!parsed.success) return reject('invalid_schema', describeFirstIssue(parsed.error));
     intent = parsed.data;

@@ -1,4 +1,5 @@
 import { TallyError } from './errors.js';
+import { JSON_MAX_DEPTH } from './strict-json.js';
 
 /**
  * A value Tally can hash: strings, safe integers, booleans, arrays and plain
@@ -11,8 +12,11 @@ export interface CanonicalObject {
   readonly [key: string]: CanonicalValue | undefined;
 }
 
-/** Deepest nesting accepted; deeper input is rejected before it can exhaust the stack. */
-export const CANONICAL_MAX_DEPTH = 64;
+/**
+ * Deepest nesting accepted (the one limit, {@link JSON_MAX_DEPTH}); deeper input is
+ * rejected before it can exhaust the stack. The outermost container is level 1.
+ */
+export const CANONICAL_MAX_DEPTH = JSON_MAX_DEPTH;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const encoder = new TextEncoder();
@@ -108,6 +112,17 @@ function encode(v: unknown, segs: Segments, depth: number): string {
   }
 }
 
+/** Options of {@link tryCanonicalJson}. */
+export interface CanonicalOptions {
+  /**
+   * The level `value` itself sits at in the document it will be written into
+   * (default 1: it is the document). A member of an entry — frame `data`,
+   * `spec`, `ruling`, `artifacts` — is at level 2, so it may nest one level
+   * less than {@link CANONICAL_MAX_DEPTH}: the limit is on the whole entry.
+   */
+  readonly level?: number;
+}
+
 /**
  * Canonical JSON text of `value` (Tally's one byte rule for structured data):
  * object keys sorted by UTF-16 code units at every depth, no whitespace,
@@ -118,9 +133,9 @@ function encode(v: unknown, segs: Segments, depth: number): string {
  * @example
  * tryCanonicalJson({ b: 1, a: ['x'] }) // { ok: true, text: '{"a":["x"],"b":1}' }
  */
-export function tryCanonicalJson(value: unknown): { ok: true; text: string } | { ok: false; problem: CanonicalProblem } {
+export function tryCanonicalJson(value: unknown, options: CanonicalOptions = {}): { ok: true; text: string } | { ok: false; problem: CanonicalProblem } {
   try {
-    return { ok: true, text: encode(value, [], 0) };
+    return { ok: true, text: encode(value, [], (options.level ?? 1) - 1) };
   } catch (e) {
     if (e instanceof Problem) return { ok: false, problem: e.problem };
     throw e;

@@ -13,6 +13,7 @@ import { toHex } from './hex.js';
 import { LIMITS } from './limits.js';
 import { Frontier } from './merkle/frontier.js';
 import { rfc6962Hasher } from './merkle/hasher.js';
+import { parseStrictJson } from './strict-json.js';
 import { OPEN_ORDINAL, type FailureClass } from './vocabulary.js';
 
 /** Why a bundle failed verification. */
@@ -106,17 +107,45 @@ export interface FinishOptions {
   readonly pin?: ChainPin;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// `ignoreBOM: true` keeps a leading U+FEFF in the text instead of silently
+// dropping it: decoding is then one-to-one, and a BOM is refused below.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
 
 /** What one line is on its own, before its place in the chain is considered. */
 export type LineInspection =
   | { readonly ok: true; readonly entry: Entry; readonly hash: Uint8Array }
   | { readonly ok: false; readonly code: 'too-large' | 'not-utf8' | 'not-json' | 'not-canonical' | 'bad-structure'; readonly message: string };
 
+/** True when the UTF-8 encoding of `text` is exactly `bytes` (the raw-byte canonical check). */
+function isUtf8Of(text: string, bytes: Uint8Array): boolean {
+  if (text.length > bytes.length || text.length * 3 < bytes.length) return false;
+  const enc = encoder.encode(text);
+  if (enc.length !== bytes.length) return false;
+  for (let i = 0; i < enc.length; i++) if (enc[i] !== bytes[i]) return false;
+  return true;
+}
+
+/**
+ * A line refused at the JSON step (`not-json`) or the canonical step
+ * (`not-canonical`): the code is the step's, and the strict parser names the
+ * precise reason in the message when it has one (bom, duplicate-key,
+ * lone-surrogate, too-deep, syntax, trailing-data).
+ */
+function refused(line: Uint8Array, code: 'not-json' | 'not-canonical', fallback: string): LineInspection {
+  const s = parseStrictJson(line);
+  return { ok: false, code, message: s.ok ? fallback : `${fallback} (${s.code}: ${s.message})` };
+}
+
 /**
  * The context-free checks of one line, in the verifier's order: size, UTF-8,
  * JSON, canonical bytes, entry structure; then its entry hash. A parallel
  * verifier may run this for many lines at once and apply the results in order.
+ *
+ * The canonical check compares RAW BYTES: the line is accepted only when it is
+ * byte for byte the UTF-8 of the canonical encoding of its value, so a BOM,
+ * a duplicate key, an escape, whitespace or anything else that decodes to
+ * the same value is refused (docs/PROTOCOL.md "One encoding").
  */
 export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
   if (line.length > LIMITS.entryBytes) return { ok: false, code: 'too-large', message: `entry exceeds ${LIMITS.entryBytes} bytes` };
@@ -126,25 +155,30 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
   } catch {
     return { ok: false, code: 'not-utf8', message: 'entry is not valid UTF-8' };
   }
-  const known = knownShape(text);
+  // The whole-line shapes are pure ASCII: when one matches and the text has
+  // as many characters as the line has bytes, the line's bytes ARE the text.
+  const known = text.length === line.length ? knownShape(text) : undefined;
   if (known) return { ok: true, entry: known, hash: entryHash(digest, line) };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return { ok: false, code: 'not-json', message: 'entry is not JSON' };
+    return refused(line, 'not-json', 'entry is not JSON');
   }
   // parseEntry is pure, so running it first changes no verdict; the canonical
   // check still decides first whenever the fast proof does not apply.
   const parsed = parseEntry(value);
-  if (!(parsed.ok && !text.includes('\\') && canonicalEntryText(parsed.entry) === text)) {
-    if (!isCanonicalParse(value, text)) {
-      const canon = tryCanonicalJson(value);
-      if (!canon.ok) return { ok: false, code: 'not-canonical', message: `entry is outside canonical JSON (${canon.problem.code} at ${canon.problem.path || '/'})` };
-      if (canon.text !== text) return { ok: false, code: 'not-canonical', message: 'entry bytes are not the canonical encoding of their value' };
+  let canonical = parsed.ok && !text.includes('\\') ? canonicalEntryText(parsed.entry) : undefined;
+  if (canonical !== text) {
+    if (isCanonicalParse(value, text)) canonical = text;
+    else {
+      const c = tryCanonicalJson(value);
+      if (!c.ok) return refused(line, 'not-canonical', `entry is outside canonical JSON (${c.problem.code} at ${c.problem.path || '/'})`);
+      canonical = c.text;
     }
-    if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   }
+  if (!isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
+  if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
 }
 
@@ -208,8 +242,9 @@ function knownShape(text: string): Entry | undefined {
   }
 }
 
+// Free-form members sit at level 2 of their entry (the entry object is level 1).
 function canon(v: CanonicalValue): string | undefined {
-  const c = tryCanonicalJson(v);
+  const c = tryCanonicalJson(v, { level: 2 });
   return c.ok ? c.text : undefined;
 }
 

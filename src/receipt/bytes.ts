@@ -12,7 +12,7 @@
  *   `tally/v1/grade\nsession <hex>\nsize <n>\nroot <hex>\ngrade <canonical JSON object>\n`
  */
 import { sha256 } from '../codec/sha256.js';
-import { entryHash, isDigestHex, toHex, tryCanonicalJson, type CanonicalObject } from '../protocol/index.js';
+import { entryHash, isDigestHex, parseStrictJson, toHex, tryCanonicalJson, type CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { formatCheckpoint } from './checkpoint/checkpoint.js';
 import { parseDecimal } from './checkpoint/decimal.js';
@@ -140,12 +140,9 @@ export function parseGradeText(text: string): ParseGradeTextResult {
   if (!isDigestHex(receiptRoot)) return fail('bad-root', 'line 4 must be "root <64 lowercase hex>"');
   if (!g.startsWith('grade ')) return fail('bad-payload', 'line 5 must be "grade <canonical JSON object>"');
   const json = g.slice('grade '.length);
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return fail('bad-payload', 'grade payload is not JSON');
-  }
+  const strict = parseStrictJson(json);
+  if (!strict.ok) return fail('bad-payload', `grade payload is not JSON (${strict.code})`);
+  const value = strict.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('bad-payload', 'grade payload must be a JSON object');
   const c = tryCanonicalJson(value);
   if (!c.ok || c.text !== json) return fail('bad-payload', 'grade payload is not in canonical JSON');

@@ -7,10 +7,16 @@
  *   "certainty": "solid"|"moderate"|"weak"}, …]}` — one entry per rule, strict key sets, no
  *   duplicate or out-of-range index; ALLOW only when every rule is PASS and solid.
  *
+ * Both the response and the content are read by the one strict parser: a
+ * duplicate key (`{"verdict":"DENY","verdict":"ALLOW",…}`), a lone surrogate,
+ * a BOM or nesting past the limit is unparsable. The verdict's keys must come
+ * in the seed's order: reason, verdict, action.
+ *
  * Anything else is a DENY (`judge_unparsable`), never a silent ALLOW. The
  * signature is checked first: it must recover, over the verdict text, to a
  * signer the mandate trusts.
  */
+import { parseStrictJson } from '../protocol/index.js';
 import { sha256Hex, verdictMessage } from './bytes.js';
 import { recoverText, verifyText } from './eip191.js';
 
@@ -22,8 +28,6 @@ export type ParsedVerdict =
   | { readonly ok: true; readonly format: 'verdict'; readonly decision: 'ALLOW' | 'DENY'; readonly reason: string; readonly action: string }
   | { readonly ok: true; readonly format: 'matrix'; readonly decision: 'ALLOW' | 'DENY'; readonly reason: string }
   | { readonly ok: false; readonly message: string };
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -72,31 +76,28 @@ function parseMatrix(items: unknown, ruleCount: number): ParsedVerdict {
  * parseJudgeResponse(bytes, 2); // { ok: true, format: 'verdict', decision: 'DENY', reason: '…', action: 'TALLY_ACTION_V1|…' }
  */
 export function parseJudgeResponse(response: Uint8Array, ruleCount: number): ParsedVerdict {
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(decoder.decode(response));
-  } catch {
-    return unparsable('the response is not UTF-8 JSON');
-  }
+  const outer = parseStrictJson(response);
+  if (!outer.ok) return unparsable(`the response is not UTF-8 JSON (${outer.code}: ${outer.message})`);
+  const envelope = outer.value;
   const choices = isObject(envelope) ? envelope['choices'] : undefined;
   const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
   const message = isObject(first) ? first['message'] : undefined;
   const content = isObject(message) ? message['content'] : undefined;
   if (typeof content !== 'string') return unparsable('the response is not a chat completion with a text message');
-  let body: unknown;
-  try {
-    body = JSON.parse(content);
-  } catch {
-    return unparsable('the message content is not JSON');
-  }
+  const inner = parseStrictJson(content);
+  if (!inner.ok) return unparsable(`the message content is not JSON (${inner.code}: ${inner.message})`);
+  const body = inner.value;
   if (!isObject(body)) return unparsable('the message content is not a JSON object');
   if (sameKeys(body, ['assessments'])) return parseMatrix(body['assessments'], ruleCount);
-  if (!sameKeys(body, ['reason', 'verdict', 'action'])) return unparsable('the verdict must have exactly reason, verdict and action');
+  const keys = Object.keys(body);
+  if (keys.length !== 3 || keys[0] !== 'reason' || keys[1] !== 'verdict' || keys[2] !== 'action') {
+    return unparsable('the verdict must have exactly reason, verdict and action, in that order');
+  }
   const { reason, verdict, action } = body;
   if (typeof reason !== 'string' || Array.from(reason).length > MAX_REASON_CODE_POINTS) return unparsable(`reason must be a string of at most ${MAX_REASON_CODE_POINTS} characters`);
   if (verdict !== 'ALLOW' && verdict !== 'DENY') return unparsable('verdict must be "ALLOW" or "DENY"');
   if (typeof action !== 'string') return unparsable('action must be a string');
-  return { ok: true, format: 'verdict', decision: verdict, reason: cleanText(reason), action };
+  return { ok: true, format: 'verdict', decision: verdict, reason, action };
 }
 
 /** What an assessed answer means for the intent. */

@@ -18,7 +18,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { TallyError } from '../protocol/index.js';
+import { TallyError, parseStrictJson } from '../protocol/index.js';
 
 /** What a token may do; see docs/WIRE.md for the full table. */
 export type Role = 'runtime' | 'agent' | 'auditor';
@@ -132,12 +132,9 @@ export function loadAuthConfig(file: string | undefined, env: Readonly<Record<st
   } else {
     throw new TallyError('TALLY_AUTH_CONFIG', 'No tokens are configured: pass --auth <file>, or set TALLY_AUTH_FILE or TALLY_TOKENS.');
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration (${source.kind === 'file' ? source.path : source.variable}) is not JSON.`);
-  }
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration (${source.kind === 'file' ? source.path : source.variable}) is not JSON (${parsed.code}).`, { details: parsed.message });
+  const doc = parsed.value;
   const r = parseAuthConfig(doc);
   if (!r.ok) throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration is invalid.`, { details: r.problem });
   if (r.config.tokens.length === 0) throw new TallyError('TALLY_AUTH_CONFIG', 'The auth configuration lists no tokens.');

@@ -1,13 +1,15 @@
 /**
- * Request bodies: strict UTF-8, a nesting-depth limit checked BEFORE parsing
- * (so a hostile `[[[[…` never reaches a recursive consumer), then JSON.parse.
+ * Request bodies: read by the protocol's one strict parser (`parseStrictJson`):
+ * strict UTF-8, no BOM, no duplicate member names, no lone surrogates, and the
+ * nesting-depth limit (outermost container = level 1) enforced while parsing,
+ * so a hostile `[[[[…` never reaches a recursive consumer.
  */
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
+import { parseStrictJson } from '../protocol/index.js';
 
 /**
  * True when `text` nests arrays/objects deeper than `max` (brackets inside
- * strings are ignored). Linear, no recursion.
+ * strings are ignored; the outermost container is level 1, the counting rule
+ * of the strict parser). Linear, no recursion.
  *
  * @example
  * nestsDeeperThan('[[1]]', 1); // true
@@ -31,18 +33,16 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 /** Outcome of {@link parseJsonBody}. */
 export type ParsedBody = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly type: 'parse-error' | 'too-deep'; readonly message: string };
 
-/** Decodes and parses a request body with a depth limit. */
+/**
+ * Decodes and parses a request body with a depth limit. `too-deep` when it
+ * nests past `maxDepth`; every other refusal of the strict parser (invalid
+ * UTF-8, a BOM, a duplicate key, a lone surrogate, trailing data, a syntax
+ * error) is a `parse-error` whose message names it.
+ */
 export function parseJsonBody(bytes: Uint8Array, maxDepth: number): ParsedBody {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return { ok: false, type: 'parse-error', message: 'the body is not valid UTF-8' };
-  }
-  if (nestsDeeperThan(text, maxDepth)) return { ok: false, type: 'too-deep', message: `the JSON nests deeper than ${maxDepth} levels` };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { ok: false, type: 'parse-error', message: `the body is not JSON: ${(e as Error).message}` };
-  }
+  const r = parseStrictJson(bytes, { maxDepth });
+  if (r.ok) return { ok: true, value: r.value };
+  if (r.code === 'too-deep') return { ok: false, type: 'too-deep', message: `the JSON nests deeper than ${maxDepth} levels` };
+  if (r.code === 'invalid-utf8') return { ok: false, type: 'parse-error', message: 'the body is not valid UTF-8' };
+  return { ok: false, type: 'parse-error', message: `the body is not strict JSON (${r.code}): ${r.message}` };
 }

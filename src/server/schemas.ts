@@ -5,7 +5,7 @@
  * `malformed-entry` refusal carrying the zod issues.
  */
 import { z } from 'zod';
-import { FAILURE_CLASSES, LIMITS, fromBase64, type SessionMessageKind } from '../protocol/index.js';
+import { FAILURE_CLASSES, LIMITS, fromBase64, hasLoneSurrogate, type SessionMessageKind } from '../protocol/index.js';
 import type { WireFailure } from './vocabulary.js';
 
 const hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters');
@@ -33,7 +33,11 @@ const authored = z
   .strictObject({
     kind: z.literal('authored'),
     bytes: base64.optional().describe('The authored bytes, standard padded base64.'),
-    text: z.string().optional().describe('Convenience: the authored bytes as UTF-8 text (exactly one of bytes or text).'),
+    text: z
+      .string()
+      .refine((t) => !hasLoneSurrogate(t), 'lone-surrogate: body.text holds an unpaired UTF-16 surrogate, which has no UTF-8 encoding (it is refused, never replaced by U+FFFD); send body.bytes instead')
+      .optional()
+      .describe('Convenience: the authored bytes as UTF-8 text (exactly one of bytes or text); a lone surrogate is refused.'),
     hash: z.string().optional().describe('Declared authored hash (checked against the bytes).'),
   })
   .refine((b) => (b.bytes === undefined) !== (b.text === undefined), { message: 'give exactly one of body.bytes (base64) or body.text (UTF-8)' });

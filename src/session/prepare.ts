@@ -44,7 +44,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function prepareSpec(spec: unknown): { ok: true; spec: SessionSpec } | Rejection {
   const problem = checkSpec(spec);
   if (problem) return malformed(problem);
-  const c = tryCanonicalJson(spec);
+  const c = tryCanonicalJson(spec, { level: 2 });
   if (!c.ok) return malformed(`spec is not canonical JSON: ${c.problem.code} at ${c.problem.path || '/'}`);
   if (c.text.length > LIMITS.specBytes) return malformed(`spec exceeds ${LIMITS.specBytes} bytes`);
   return { ok: true, spec: JSON.parse(c.text) as SessionSpec };
@@ -69,7 +69,7 @@ export function prepareFrame(input: unknown): { ok: true; frame: PreparedFrame }
   if (!isFrameTime(time)) return malformed('time must be a non-negative safe integer of epoch milliseconds');
   if (parentHash !== undefined && !isDigestHex(parentHash)) return malformed('parentHash must be 64 lowercase hex');
   if (data !== undefined) {
-    const c = tryCanonicalJson(data);
+    const c = tryCanonicalJson(data, { level: 2 });
     if (!c.ok) return malformed(`frame data is not canonical JSON: ${c.problem.code} at ${c.problem.path || '/'}`);
     if (c.text.length > LIMITS.entryBytes / 2) return malformed(`frame data exceeds ${LIMITS.entryBytes / 2} bytes`);
   }
@@ -169,7 +169,7 @@ export function computeClaimHash(t: TurnEntry): string {
 export function prepareArtifacts(artifacts: unknown): { ok: true; artifacts: CanonicalObject | undefined; text: string } | Rejection {
   if (artifacts === undefined) return { ok: true, artifacts: undefined, text: '{}' };
   if (!isObject(artifacts)) return malformed('artifacts must be an object');
-  const c = tryCanonicalJson(artifacts);
+  const c = tryCanonicalJson(artifacts, { level: 2 });
   if (!c.ok) return malformed(`artifacts are not canonical JSON: ${c.problem.code} at ${c.problem.path || '/'}`);
   if (c.text.length > LIMITS.entryBytes / 2) return malformed(`artifacts exceed ${LIMITS.entryBytes / 2} bytes`);
   // An empty object and no artifacts are the same seal: both omit the member.

@@ -13,8 +13,9 @@ H = lambda *parts: hashlib.sha256(b''.join(parts)).digest()
 tagged = lambda tag, data: H(tag.encode('utf-8'), b'\x00', data)
 
 def canon(v, depth=0):
-    """Canonical JSON (section 2): sorted by UTF-16 code units, no whitespace, no null/floats."""
-    if depth > 64: raise ValueError('too deep')
+    """Canonical JSON (section 2): sorted by UTF-16 code units, no whitespace, no null/floats.
+    `depth` counts the containers around v: the entry object is level 1 (section 2.1), at most 64."""
+    if isinstance(v, (list, dict)) and depth >= 64: raise ValueError('too deep')
     if v is None: raise ValueError('null')
     if isinstance(v, bool): return 'true' if v else 'false'
     if isinstance(v, int):
@@ -60,10 +61,12 @@ def verify(data):
     for i, raw in enumerate(lines):
         def fail(msg): return {'ok': False, 'index': i, 'error': msg}
         if sealed: return fail('entry after the seal')
+        if len(raw) > 1048576: return fail('too-large')
         try:
-            text = raw.decode('utf-8')
+            text = raw.decode('utf-8')  # strict, and keeps a BOM (json.loads then refuses it)
             e = json.loads(text, object_pairs_hook=no_dupes, parse_float=lambda s: float(s), parse_constant=lambda s: float(s))
-            if canon(e) != text: return fail('not canonical')
+            # Section 2.1: the RAW bytes must be the UTF-8 of the canonical encoding.
+            if canon(e).encode('utf-8') != raw: return fail('not canonical')
         except (ValueError, UnicodeDecodeError) as err:
             return fail('unreadable: %s' % err)
         if not isinstance(e, dict) or e.get('kind') not in KEYS: return fail('unknown kind')

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeBundle } from '../../src/codec/index.js';
 import { runDay } from '../helpers/day.js';
+import { relink } from '../helpers/relink.js';
 import { carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
 import { TALLY, TOKENS, cleanup, startServer, tempDir } from '../server/helpers.js';
 
@@ -102,6 +104,17 @@ describe('tally mcp (stdio)', () => {
       expect(sc(r)).toMatchObject({ valid: false });
     }
     expect(sc(await call('verify', { bundle: text.slice(0, -1) }))).toMatchObject({ valid: false, code: 'missing-newline' });
+  });
+
+  it('verify refuses a re-linked bundle with a BOM on its genesis line, and bundle text with a lone surrogate (issue #11)', async () => {
+    const { lines } = await runDay({ wakes: 2 });
+    const forged = new TextDecoder('utf-8', { ignoreBOM: true }).decode(encodeBundle(relink(lines, 0, Uint8Array.from([0xef, 0xbb, 0xbf, ...lines[0]!]))));
+    expect(forged.startsWith('\uFEFF')).toBe(true);
+    expect(sc(await call('verify', { bundle: forged }))).toMatchObject({ valid: false, index: 0, code: 'not-json' });
+    const text = new TextDecoder().decode(encodeBundle(lines));
+    const lone = await call('verify', { bundle: text.replace('"name":"test-day"', '"name":"test-day\ud800"') });
+    expect(lone.isError).toBe(true);
+    expect(JSON.stringify(sc(lone))).toContain('lone-surrogate');
   });
 
   it('arguments that fail the schema come back as isError with structured issues, never as protocol errors', async () => {

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainVerifier, canonicalJson, type CanonicalValue, type ChainError, type ChainSummary } from '../../src/protocol/index.js';
+import { ChainVerifier, LIMITS, canonicalJson, type CanonicalValue, type ChainError, type ChainSummary } from '../../src/protocol/index.js';
 import { sha256, splitLines } from '../../src/codec/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
@@ -176,7 +176,10 @@ function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
 async function legacyVerify(chunks: Uint8Array[], requireSealed: boolean): Promise<ChainSummary | ChainError> {
   const v = new ChainVerifier(sha256);
   for await (const { line, terminated } of splitLines(chunks)) {
-    if (!terminated) return v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+    if (!terminated) {
+      if (line.length > LIMITS.entryBytes) return v.reject('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
+      return v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+    }
     const r = v.push(line);
     if (!r.ok) return r;
   }

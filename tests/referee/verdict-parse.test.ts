@@ -46,6 +46,15 @@ describe('reading a judge response: exactly the schema, else DENY', () => {
     ['an unknown certainty', wrap({ assessments: [row(0), row(1, 'PASS', 'high')] })],
     ['an extra entry key', wrap({ assessments: [row(0), { ...row(1), note: 'x' }] })],
     ['an extra root key', wrap({ assessments: [row(0), row(1)], verdict: 'ALLOW' })],
+    // Issue #11: one strict parser; the schema is exact, including its key order.
+    ['a duplicate verdict (DENY then ALLOW)', wrap(`{"reason":"x","verdict":"DENY","verdict":"ALLOW","action":${JSON.stringify(ACTION)}}`)],
+    ['a duplicate reason', wrap(`{"reason":"x","reason":"y","verdict":"ALLOW","action":${JSON.stringify(ACTION)}}`)],
+    ['a duplicate key in the envelope', enc.encode(`{"choices":[],"choices":[{"message":{"content":${JSON.stringify(JSON.stringify(good))}}}]}`)],
+    ['a duplicate key in a matrix row', wrap('{"assessments":[{"index":0,"outcome":"PASS","certainty":"solid"},{"index":1,"index":1,"outcome":"PASS","certainty":"solid"}]}')],
+    ['the keys in another order', wrap({ verdict: 'ALLOW', reason: 'fine', action: ACTION })],
+    ['the keys in another order (action first)', wrap({ action: ACTION, reason: 'fine', verdict: 'ALLOW' })],
+    ['a lone surrogate in the reason', wrap(`{"reason":"a\\ud800","verdict":"ALLOW","action":${JSON.stringify(ACTION)}}`)],
+    ['a BOM before the response', Uint8Array.from([0xef, 0xbb, 0xbf, ...wrap(good)])],
   ])('%s is unparsable', (_name, bytes) => {
     expect(parseJudgeResponse(bytes, 2).ok).toBe(false);
   });

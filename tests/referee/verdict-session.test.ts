@@ -73,8 +73,10 @@ describe('referee: judge verdicts', () => {
     const cases: Array<[string, string, string]> = [
       ['ALLOW', 'judge_unparsable', 'not JSON'],
       ['{"verdict":"ALLOW","reason":"ok"}', 'judge_unparsable', 'exactly reason, verdict and action'],
-      ['{"verdict":"allow","reason":"ok","action":"x"}', 'judge_unparsable', 'ALLOW'],
-      ['{"verdict":"ALLOW","reason":"ok","action":"TALLY_ACTION_V1|other"}', 'judge_action_mismatch', 'another action'],
+      ['{"reason":"ok","verdict":"allow","action":"x"}', 'judge_unparsable', 'ALLOW'],
+      ['{"reason":"ok","verdict":"ALLOW","action":"TALLY_ACTION_V1|other"}', 'judge_action_mismatch', 'another action'],
+      ['{"verdict":"ALLOW","reason":"ok","action":"TALLY_ACTION_V1|other"}', 'judge_unparsable', 'in that order'],
+      ['{"reason":"ok","verdict":"DENY","verdict":"ALLOW","action":"x"}', 'judge_unparsable', 'duplicate-key'],
     ];
     for (const [content, code, message] of cases) {
       const desk = await Desk.open(refereeSpec(`bad-${content}`, judgedMandate()), { judge: scripted(content) });
@@ -131,10 +133,12 @@ describe('referee: judge verdicts', () => {
     expect(ruling(await desk.answer(p.bytes)).verdict).toMatchObject({ source: 'judged', code: 'judge_unavailable' });
   });
 
-  it('free text from outside is made safe for the transcript: lone surrogates in a reason or an error become U+FFFD', async () => {
-    const lone = localJudge({ script: (q) => `{"reason":"bad \\ud800 char","verdict":"DENY","action":${JSON.stringify(q.request.action)}}` });
+  it('a lone surrogate in a judge reply is refused (judge_unparsable, never repaired); in a thrown error it becomes U+FFFD', async () => {
+    const lone = localJudge({ script: (q) => `{"reason":"bad \\ud800 char","verdict":"ALLOW","action":${JSON.stringify(q.request.action)}}` });
     const desk = await Desk.open(refereeSpec('surrogate', judgedMandate()), { judge: lone });
-    expect(ruling(await desk.answer((await propose(desk)).bytes)).verdict).toMatchObject({ code: 'judge_denied', message: 'bad \uFFFD char' });
+    const v = ruling(await desk.answer((await propose(desk)).bytes)).verdict;
+    expect(v).toMatchObject({ code: 'judge_unparsable' });
+    expect(JSON.stringify(v)).toContain('lone-surrogate');
     const throwing: Judge = { model: 'broken', ask: async () => Promise.reject(new Error('x\udc00y')) };
     const d2 = await Desk.open(refereeSpec('surrogate-2', judgedMandate()), { judge: throwing });
     expect(ruling(await d2.answer((await propose(d2)).bytes)).verdict).toMatchObject({ code: 'judge_unavailable', message: 'the judge threw: x\uFFFDy' });

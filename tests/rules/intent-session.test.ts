@@ -117,3 +117,24 @@ describe('intents inside the session', () => {
     expect(await engine.open({ name: 'x', agents: { a: '0x' + '1'.repeat(40) }, intent: { bogus: 1 } })).toMatchObject({ ok: false });
   });
 });
+
+describe('authored intent bytes are read by the one strict parser (issue #11)', () => {
+  it('a duplicate key, a lone surrogate or a BOM in intent bytes is ruled invalid_schema and burns nothing; the same intent written once is admitted', async () => {
+    const day = await Day.open();
+    const intent = await signed(openIntent({ nonce: 77, ttl: iso(frameTime(-1) + 3_600_000) }));
+    const good = JSON.stringify({ intent });
+    const forms: Array<[string, string]> = [
+      ['duplicate-key', good.replace('{"intent":', `{"intent":{"agent_id":"beta"},"intent":`)],
+      ['duplicate-key', good.replace('"nonce":', '"nonce":"999","nonce":')],
+      ['lone-surrogate', good.replace('{"intent":', '{"note":"\\ud800","intent":')],
+      ['bom', `\uFEFF${good}`],
+    ];
+    for (const [code, text] of forms) {
+      const t = await day.answer(enc.encode(text));
+      expect(ruling(t), text).toMatchObject({ admitted: false, stage: 'schema', code: 'invalid_schema' });
+      expect(String(ruling(t)['message'])).toContain(code);
+    }
+    expect(await day.engine.store.nonceOwner('alpha', '77')).toBeUndefined();
+    expect(ruling(await day.answer(enc.encode(good)))).toMatchObject({ admitted: true, nonce: '77' });
+  });
+});

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { TallyError, canonicalJson, tryCanonicalJson, type CanonicalObject } from '../../protocol/index.js';
+import { TallyError, canonicalJson, parseStrictJson, tryCanonicalJson, type CanonicalObject } from '../../protocol/index.js';
 import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
@@ -74,12 +74,9 @@ transcript), 2 usage error, 3 I/O error.`,
       const g = str(values, 'grade');
       if (g === undefined) throw new CliError('--grade <json|@file> is required (a JSON object)');
       const source = g.trimStart().startsWith('@') ? readTextFile(g.trimStart().slice(1), io, 'the grade payload') : g;
-      let payload: unknown;
-      try {
-        payload = JSON.parse(source);
-      } catch (e) {
-        throw new CliError(`--grade is not valid JSON: ${(e as Error).message}`);
-      }
+      const strict = parseStrictJson(source);
+      if (!strict.ok) throw new CliError(`--grade is not valid JSON (${strict.code}): ${strict.message}`);
+      const payload = strict.value;
       if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new CliError('--grade must be a JSON object');
       const c = tryCanonicalJson(payload);
       if (!c.ok) throw new CliError(`--grade is outside canonical JSON (${c.problem.code} at ${c.problem.path || '/'}): no null, no fractions, safe integers only`);

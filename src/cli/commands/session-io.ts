@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { isDigestHex } from '../../protocol/index.js';
+import { isDigestHex, parseStrictJson } from '../../protocol/index.js';
 import type { Engine, Rejection, TurnRuler } from '../../session/index.js';
 import type { TranscriptStore } from '../../store/index.js';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
@@ -98,26 +98,26 @@ async function cliRuler(store: TranscriptStore): Promise<TurnRuler> {
 
 /**
  * A JSON argument: inline JSON, `@file` (a JSON file), or — when `pathOk` — a
- * bare file path. Usage error for unparsable JSON, I/O error for a missing file.
+ * bare file path. Read by the one strict parser (raw file bytes: no BOM, no
+ * invalid UTF-8, no duplicate key, no lone surrogate, at most 64 levels):
+ * usage error (exit 2) naming the refusal, I/O error for a missing file.
  */
 export function jsonArgument(value: string, io: CommandIO, what: string, pathOk = false): unknown {
   const t = value.trimStart();
-  let text = value;
+  let text: string | Uint8Array = value;
   let source = 'the argument';
   if (t.startsWith('@') || (pathOk && !t.startsWith('{') && !t.startsWith('['))) {
     const p = resolve(io.cwd, t.startsWith('@') ? t.slice(1) : value);
     source = p;
     try {
-      text = readFileSync(p, 'utf8');
+      text = readFileSync(p);
     } catch (e) {
       throw new CliError(`cannot read ${what} from ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
     }
   }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new CliError(`${what} in ${source} is not valid JSON: ${(e as Error).message}`);
-  }
+  const r = parseStrictJson(text);
+  if (!r.ok) throw new CliError(`${what} in ${source} is not valid JSON (${r.code}): ${r.message}`);
+  return r.value;
 }
 
 /** Prints a refusal: the diagnostic name on stderr (and the result as JSON on stdout with --json); returns exit 1. */

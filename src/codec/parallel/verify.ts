@@ -11,7 +11,7 @@
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
-import { LineSplitter } from '../bundle.js';
+import { LineSplitter, unterminatedProblem } from '../bundle.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
@@ -92,7 +92,7 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
   };
 
   const splitter = new LineSplitter();
-  let unterminated = false;
+  let unterminated: Uint8Array | undefined;
   chunkLoop: for await (const chunk of chunks) {
     const { lines, overflow } = splitter.push(chunk);
     for (const line of lines) {
@@ -106,14 +106,17 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
       ends.push(used);
     }
     if (overflow) {
-      unterminated = true;
+      unterminated = overflow;
       break chunkLoop;
     }
   }
-  if (!unterminated && splitter.end()) unterminated = true;
+  unterminated ??= splitter.end();
   dispatch();
   while (inFlight.length > 0) if (!(await applyOldest())) return seq.error!;
-  if (unterminated) return seq.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+  if (unterminated) {
+    const p = unterminatedProblem(unterminated);
+    return seq.reject(p.code, p.message);
+  }
   return seq.finish({
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { sha256 } from '../../codec/sha256.js';
-import { splitLines } from '../../codec/bundle.js';
+import { splitLines, unterminatedProblem } from '../../codec/bundle.js';
 import {
   ChainVerifier,
   Frontier,
@@ -43,7 +43,10 @@ export async function streamVerifiedEntries(
 ): Promise<ChainSummary | ChainError> {
   const v = new ChainVerifier(sha256);
   for await (const { line, terminated } of splitLines(chunks)) {
-    if (!terminated) return v.reject('missing-newline', 'the last line has no terminating newline (truncated?)');
+    if (!terminated) {
+      const p = unterminatedProblem(line);
+      return v.reject(p.code, p.message);
+    }
     const r = v.push(line);
     if (!r.ok) return r;
     const p = visit(r, line, v);

@@ -1,5 +1,6 @@
 import { sha256 } from '../../codec/sha256.js';
-import { LIMITS, authoredHash, frameRoot, fromBase64, parseEntry, toHex, tryCanonicalJson, type Entry } from '../../protocol/index.js';
+import { LIMITS, authoredHash, frameRoot, fromBase64, toHex, type Entry } from '../../protocol/index.js';
+import { inspectLine } from '../../protocol/chain.js';
 
 /** Every reason {@link checkEntryBytes} rejects bytes (the entry-local rules of PROTOCOL.md §5 steps 1, 2 and 5). */
 export const ENTRY_CHECK_CODES = ['too-large', 'not-utf8', 'not-json', 'not-canonical', 'bad-structure', 'bad-frame-root', 'bad-authored-bytes', 'bad-authored-hash'] as const;
@@ -8,8 +9,6 @@ export type EntryCheckCode = (typeof ENTRY_CHECK_CODES)[number];
 
 /** Outcome of {@link checkEntryBytes}. */
 export type CheckEntryResult = { readonly ok: true; readonly entry: Entry } | { readonly ok: false; readonly code: EntryCheckCode; readonly message: string };
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Checks one entry on its own, without its neighbours: valid UTF-8, canonical
@@ -26,24 +25,10 @@ export function checkEntryBytes(bytes: Uint8Array): CheckEntryResult {
   const fail = (code: EntryCheckCode, message: string): CheckEntryResult => ({ ok: false, code, message });
   // isView first: it reads an internal slot, so a Proxy posing as bytes is refused without running its traps.
   if (!ArrayBuffer.isView(bytes) || !(bytes instanceof Uint8Array)) return fail('not-utf8', 'entry must be bytes');
-  if (bytes.length > LIMITS.entryBytes) return fail('too-large', `entry exceeds ${LIMITS.entryBytes} bytes`);
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return fail('not-utf8', 'entry is not valid UTF-8');
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return fail('not-json', 'entry is not JSON');
-  }
-  const canon = tryCanonicalJson(value);
-  if (!canon.ok || canon.text !== text) return fail('not-canonical', 'entry bytes are not the canonical encoding of their value');
-  const parsed = parseEntry(value);
-  if (!parsed.ok) return fail('bad-structure', parsed.reason);
-  const e = parsed.entry;
+  // The one line check of the chain verifier: raw bytes equal to the canonical encoding.
+  const seen = inspectLine(sha256, bytes);
+  if (!seen.ok) return fail(seen.code, seen.message);
+  const e = seen.entry;
   if (e.kind === 'frame') {
     const root = toHex(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
     if (root !== e.frameRoot) return fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);

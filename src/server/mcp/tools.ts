@@ -4,7 +4,7 @@
  * model: what to quote from where, and how to retry without ever writing twice.
  */
 import { z } from 'zod';
-import type { SessionMessageKind } from '../../protocol/index.js';
+import { hasLoneSurrogate, type SessionMessageKind } from '../../protocol/index.js';
 import { PARAMS_SCHEMAS } from '../schemas.js';
 
 /** MCP tool annotations (hints a host may show or act on). */
@@ -35,7 +35,12 @@ const hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex charact
 export const verifyParams = z
   .strictObject({
     sessionId: hex.optional().describe('Verify this session: its bundle is fetched and checked entry by entry.'),
-    bundle: z.string().max(64 * 1024 * 1024).optional().describe('Or verify this bundle text (JSONL, one entry per line, each line ending in a newline).'),
+    bundle: z
+      .string()
+      .max(64 * 1024 * 1024)
+      .refine((t) => !hasLoneSurrogate(t), 'lone-surrogate: the bundle text holds an unpaired UTF-16 surrogate, which has no UTF-8 encoding (refused, never replaced by U+FFFD)')
+      .optional()
+      .describe('Or verify this bundle text (JSONL, one entry per line, each line ending in a newline).'),
     receiptRoot: hex.optional().describe('Pin: the receipt root you trust (from a receipt you obtained independently); a different root fails.'),
     size: z.number().int().min(1).optional().describe('Pin: the number of entries the receipt names.'),
     unsealed: z.boolean().optional().describe('Accept a transcript that is not sealed yet (an in-progress session).'),
