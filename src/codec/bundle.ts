@@ -4,12 +4,8 @@
  * verification logic itself is the pure {@link ChainVerifier}.
  */
 import { createReadStream } from 'node:fs';
-<<<<<<< HEAD
-import { ChainVerifier, type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
-import { traceVerify } from '../telemetry/index.js';
-=======
 import { ChainVerifier, LIMITS, type ChainError, type ChainErrorCode, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
->>>>>>> bytes
+import { traceVerify } from '../telemetry/index.js';
 import { sha256 } from './sha256.js';
 
 const NEWLINE = 0x0a;
