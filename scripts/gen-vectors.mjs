@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createEngine } from '../dist/index.js';
 import { sha256, verifyBundle } from '../dist/codec/index.js';
+import { openSessionCheckpoint, parsePrivateKey, signNote, verifyTurnReceipt } from '../dist/receipt/index.js';
 import { canonicalJson, canonicalBytes, entryHash, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
@@ -270,4 +271,49 @@ for (const [code, name, bytes, index, options] of invalid) {
 }
 for (const c of CHAIN_ERROR_CODES) if (!bundleVectors.some((v) => v.expect.code === c)) throw new Error(`no bundle vector for ${c}`);
 write('bundles.json', { description: 'Whole bundles (PROTOCOL.md §5, §12). A bundle is the concatenation of its parts ({hex} bytes, or {repeat, times}: the UTF-8 of repeat, times times). options: requireSealed (default true) and pin. expect: a valid result, or the first error index and code (§5.1).', cases: bundleVectors });
+
+// ---------------------------------------------------------------- signed checkpoints and turn receipts (§11.2–§11.4)
+const rg = JSON.parse(readFileSync(new URL('../tests/receipt/golden/receipt.json', import.meta.url), 'utf8'));
+const key = parsePrivateKey(rg.engine.privateKey);
+const vkey = rg.engine.verifierKey;
+const cpText = rg.checkpoint.slice(0, rg.checkpoint.lastIndexOf('\n\n') + 1);
+const [origin, , rootB64] = cpText.split('\n');
+const sigLine = rg.checkpoint.slice(rg.checkpoint.lastIndexOf('\n\n') + 2);
+const keyIdBytes = Buffer.from(sigLine.trim().split(' ').pop(), 'base64').subarray(0, 4);
+const line = (name, payload) => `\u2014 ${name} ${Buffer.from(payload).toString('base64')}\n`;
+const noteCases = [
+  ['the golden receipt (engine name tally.example/golden contains "/": the origin splits at its last "/")', rg.checkpoint, { ok: true }],
+  ['an extension line with DEL (0x7F) and C1 U+0085: allowed and ignored', signNote(`${cpText}ext \u007f \u0085\n`, [key]), { ok: true }],
+  ['an extension line with 0x01: a control character', signNote(cpText, [key]).replace(cpText, `${cpText}ext\u0001\n`), { ok: false, code: 'malformed-note' }],
+  ['a second signature line of the pinned key with a wrong signature: skipped, not verified', rg.checkpoint + line('tally.example/golden', Buffer.concat([keyIdBytes, Buffer.alloc(64)])), { ok: true }],
+  ['the first signature line of the pinned key wrong, the second right: bad-signature', cpText + '\n' + line('tally.example/golden', Buffer.concat([keyIdBytes, Buffer.alloc(64)])) + sigLine, { ok: false, code: 'bad-signature' }],
+  ['an unknown key whose payload is 5 bytes (key ID and one byte): kept as unverified', rg.checkpoint + line('witness.example', [1, 2, 3, 4, 5]), { ok: true }],
+  ['an unknown key whose payload is 4 bytes: malformed', rg.checkpoint + line('witness.example', [1, 2, 3, 4]), { ok: false, code: 'malformed-note' }],
+  ['size 0 parses (it commits to no entry; matching it to a bundle is refused)', signNote(`${origin}\n0\n${Buffer.from(sha256(new Uint8Array(0))).toString('base64')}\n`, [key]), { ok: true }],
+  ['size with a leading zero', signNote(`${origin}\n010\n${rootB64}\n`, [key]), { ok: false, code: 'bad-size' }],
+  ['origin naming another engine than the signer', signNote(`other.example/${sid}\n1\n${rootB64}\n`, [key]), { ok: false, code: 'origin-not-signer' }],
+  ['no signature of a pinned key', signNote(cpText, [parsePrivateKey(rg.grader.privateKey)]), { ok: false, code: 'no-pinned-signature' }],
+].map(([name, note, want]) => {
+  const r = openSessionCheckpoint(note, [vkey]);
+  if (r.ok !== want.ok || (!r.ok && r.code !== want.code)) throw new Error(`checkpoint case ${name}: expected ${JSON.stringify(want)}, got ${JSON.stringify(r)}`);
+  return { name, note, expect: r.ok ? { ok: true, engineName: r.checkpoint.engineName, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size, root: r.checkpoint.root } : { ok: false, code: r.code } };
+});
+const tr = rg.turnReceipt4;
+const swap = (t) => { const ls = t.split('\n'); [ls[1], ls[2]] = [ls[2], ls[1]]; return ls.join('\n'); };
+const proofCases = [
+  ['the golden single-turn receipt of entry 4', tr, { ok: true }],
+  ['index with a leading zero', tr.replace('\nindex 4\n', '\nindex 04\n'), { ok: false, code: 'bad-index' }],
+  ['index line before the extra line', swap(tr), { ok: false }],
+  ['another index', tr.replace('\nindex 4\n', '\nindex 5\n'), { ok: false }],
+].map(([name, text, want]) => {
+  const r = verifyTurnReceipt(text, { verifiers: [vkey] });
+  if (r.ok !== want.ok || (want.code && r.code !== want.code)) throw new Error(`turn receipt case ${name}: expected ${JSON.stringify(want)}, got ${JSON.stringify(r)}`);
+  return { name, text, expect: r.ok ? { ok: true, index: r.index, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size } : { ok: false, stage: r.stage, code: r.code } };
+});
+write('receipts.json', {
+  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §12.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Cosignature, intent and referee files join in a later corpus version.',
+  verifierKeys: [vkey],
+  checkpoints: noteCases,
+  turnReceipts: proofCases,
+});
 console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle vectors`);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sha256, verifyBundle } from '../../src/codec/index.js';
 import { canonicalJson, entryHash, parseStrictJson, taggedHash, toHex, type CanonicalValue } from '../../src/protocol/index.js';
+import { openSessionCheckpoint, verifyTurnReceipt } from '../../src/receipt/index.js';
 import { VECTORS, bundleCases, loadVectors } from './corpus.js';
 import { RUNNERS, type Outcome } from './runners.js';
 
@@ -29,7 +30,7 @@ describe('the committed corpus', () => {
   });
 
   it('every file names the corpus version of protocol tally/1', () => {
-    for (const f of readdirSync(VECTORS).filter((n) => n.endsWith('.json'))) expect(loadVectors<{ version: string }>(f).version, f).toBe('tally/1-corpus/1');
+    for (const f of readdirSync(VECTORS).filter((n) => n.endsWith('.json') && n !== 'schema.json')) expect(loadVectors<{ version: string }>(f).version, f).toBe('tally/1-corpus/1');
   });
 });
 
@@ -90,4 +91,21 @@ describe('bundle vectors (§5): every verifier agrees with every expected result
       expect(cases.length - put.length).toBeLessThanOrEqual(3);
     });
   }
+});
+
+describe('signed checkpoint and single-turn receipt vectors (§11.2–§11.4)', () => {
+  interface Receipts {
+    verifierKeys: string[];
+    checkpoints: { name: string; note: string; expect: Record<string, unknown> }[];
+    turnReceipts: { name: string; text: string; expect: Record<string, unknown> }[];
+  }
+  const v = loadVectors<Receipts>('receipts.json');
+  it.each(v.checkpoints.map((c) => [c.name, c] as const))('openSessionCheckpoint: %s', (_n, c) => {
+    const r = openSessionCheckpoint(c.note, v.verifierKeys);
+    expect(r.ok ? { ok: true, engineName: r.checkpoint.engineName, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size, root: r.checkpoint.root } : { ok: false, code: r.code }).toEqual(c.expect);
+  });
+  it.each(v.turnReceipts.map((c) => [c.name, c] as const))('verifyTurnReceipt: %s', (_n, c) => {
+    const r = verifyTurnReceipt(c.text, { verifiers: v.verifierKeys });
+    expect(r.ok ? { ok: true, index: r.index, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size } : { ok: false, stage: r.stage, code: r.code }).toEqual(c.expect);
+  });
 });
