@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates the conformance corpus docs/vectors/ (PROTOCOL.md §12) from the
+// Generates the conformance corpus docs/vectors/ (PROTOCOL.md §14) from the
 // built engine. Deterministic: no clock, no RNG — the same engine gives the
 // same bytes. Run after `npm run build`:
 //   node scripts/gen-vectors.mjs [outDir]
@@ -81,7 +81,7 @@ const refuseCases = [
   ['raw control character in a string', '"a\u0001"', 'syntax'],
 ];
 const canonical = {
-  description: 'Canonical JSON (PROTOCOL.md §2, §2.1, §12). accept: byte strings that are their own canonical encoding. refuse: byte strings that must be refused; lineCode (normative) is what a bundle verifier reports for a line of these bytes (§5 step 1), parserCode (informative) the strict parser refusal code of the reference implementation, or not-canonical when the bytes parse but are not the canonical re-encoding.',
+  description: 'Canonical JSON (PROTOCOL.md §2, §2.1, §14). accept: byte strings that are their own canonical encoding. refuse: byte strings that must be refused; lineCode (normative) is what a bundle verifier reports for a line of these bytes (§5 step 1), parserCode (informative) the strict parser refusal code of the reference implementation, or not-canonical when the bytes parse but are not the canonical re-encoding.',
   accept: acceptCases.map(([name, text]) => {
     const bytes = enc.encode(text);
     const r = judgeCanonical(bytes);
@@ -270,7 +270,7 @@ for (const [code, name, bytes, index, options] of invalid) {
   bundleVectors.push({ name, parts, ...(options ? { options } : {}), expect: { ok: false, index, code } });
 }
 for (const c of CHAIN_ERROR_CODES) if (!bundleVectors.some((v) => v.expect.code === c)) throw new Error(`no bundle vector for ${c}`);
-write('bundles.json', { description: 'Whole bundles (PROTOCOL.md §5, §12). A bundle is the concatenation of its parts ({hex} bytes, or {repeat, times}: the UTF-8 of repeat, times times). options: requireSealed (default true) and pin. expect: a valid result, or the first error index and code (§5.1).', cases: bundleVectors });
+write('bundles.json', { description: 'Whole bundles (PROTOCOL.md §5, §14). A bundle is the concatenation of its parts ({hex} bytes, or {repeat, times}: the UTF-8 of repeat, times times). options: requireSealed (default true) and pin. expect: a valid result, or the first error index and code (§14.1, first error).', cases: bundleVectors });
 
 // ---------------------------------------------------------------- signed checkpoints and turn receipts (§11.2–§11.4)
 const rg = JSON.parse(readFileSync(new URL('../tests/receipt/golden/receipt.json', import.meta.url), 'utf8'));
@@ -311,7 +311,7 @@ const proofCases = [
   return { name, text, expect: r.ok ? { ok: true, index: r.index, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size } : { ok: false, stage: r.stage, code: r.code } };
 });
 write('receipts.json', {
-  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §12.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Cosignature, intent and referee files join in a later corpus version.',
+  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §14.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Cosignature, intent and referee files join in a later corpus version.',
   verifierKeys: [vkey],
   checkpoints: noteCases,
   turnReceipts: proofCases,

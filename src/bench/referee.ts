@@ -1,10 +1,12 @@
 /**
  * Referee benchmark: intent-carrying turns per second through the referee
- * ruler (policy, local judge with three rules, ticket), beside the same signed
- * Intents through the intent ruler alone, measured in the same run.
+ * ruler (policy, local judge with three rules, ticket), and through panels of
+ * 1 and 3 local judges in quorum, beside the same signed Intents through the
+ * intent ruler alone, measured in the same run.
  */
+import { privateKeyToAccount } from 'viem/accounts';
 import { signIntent, type Intent } from '../intent/index.js';
-import { createLocalJudge, createRefereeRuler } from '../referee/index.js';
+import { LOCAL_JUDGE_MODEL, createLocalJudge, createRefereeRuler } from '../referee/index.js';
 import { createIntentRuler } from '../rules/index.js';
 import { Engine, type TurnRuler } from '../session/index.js';
 import { MemoryStore } from '../store/memory.js';
@@ -62,6 +64,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
     caps: { size: '10', leverage: '10', slippage: '0.1' },
     quota: { cap: '1000000' },
     tx_cap: 1_000_000,
+    starts_at: T0,
     expires_at: T0 + 86_400_000,
     rules: ['Only long positions.', 'Never trade ETH-PERP.', 'The context must not mention "rumor".'],
     judges: [JUDGE],
@@ -70,8 +73,29 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
   const plain = await timeTurns(() => createIntentRuler(), base, intents);
   const judge = createLocalJudge({ key: JUDGE_KEY });
   const refereed = await timeTurns((store) => createRefereeRuler({ store, judge }), { ...base, mandate }, intents);
-  if (plain.admitted !== n || refereed.admitted !== n) throw new Error(`bench: admitted ${plain.admitted} / ${refereed.admitted} of ${n}`);
+  // Panels of 1 and 3 independent local judges (each its own key), quorum 1 and 2.
+  const panelKeys = [JUDGE_KEY, `0x${'0b'.repeat(32)}`, `0x${'0c'.repeat(32)}`] as const;
+  const panelRun = async (size: 1 | 3) => {
+    const keys = panelKeys.slice(0, size);
+    const { judges: _single, ...rest } = mandate;
+    const panel = { judges: keys.map((k) => ({ signer: privateKeyToAccount(k).address, model: LOCAL_JUDGE_MODEL })), quorum: size === 1 ? 1 : 2 };
+    const clients = keys.map((key) => createLocalJudge({ key }));
+    return timeTurns((store) => createRefereeRuler({ store, panel: clients }), { ...base, mandate: { ...rest, panel } }, intents);
+  };
+  const panel1 = await panelRun(1);
+  const panel3 = await panelRun(3);
+  for (const [name, r] of [['plain', plain], ['refereed', refereed], ['panel of 1', panel1], ['panel of 3', panel3]] as const) {
+    if (r.admitted !== n) throw new Error(`bench: ${name} admitted ${r.admitted} of ${n}`);
+  }
   const per = (ms: number) => Math.round((n / ms) * 1000);
+  const panelFigure = (size: number, r: { ms: number }): Figure => ({
+    name: `refereed intent turns, panel of ${size} local judge${size === 1 ? '' : 's'} (quorum ${size === 1 ? 1 : 2})`,
+    perSecond: per(r.ms),
+    baselineName: 'intent-ruled turns',
+    baselinePerSecond: per(plain.ms),
+    ratio: per(r.ms) / per(plain.ms),
+    note: `${n} turns; ${size} signed answer${size === 1 ? '' : 's'} per turn, asked in parallel`,
+  });
   return [
     {
       name: 'refereed intent turns (policy + local judge + ticket)',
@@ -81,5 +105,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
       ratio: per(refereed.ms) / per(plain.ms),
       note: `${n} turns; the local judge signs one verdict per turn`,
     },
+    panelFigure(1, panel1),
+    panelFigure(3, panel3),
   ];
 }

@@ -5,7 +5,8 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, referee, hostile, telemetry; default all). Sections whose module is missing or fails are
+ * wire, referee, hostile, telemetry, web, witness; default all); `TALLY_BENCH_WEB_ENTRIES` (entries of
+ * the day the browser verifies, default 100,000). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
 import { availableParallelism } from 'node:os';
@@ -60,6 +61,8 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['referee', './referee.js', 'benchReferee'],
   ['hostile', './hostile.js', 'benchHostile'],
   ['telemetry', './telemetry.js', 'benchTelemetry'],
+  ['web', './web.js', 'benchWeb'],
+  ['witness', './witness.js', 'benchWitness'],
 ];
 
 const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
@@ -93,6 +96,8 @@ for (const [section, file, fn] of OPTIONAL) {
   try {
     print(section, figuresOf(section, await (run as () => Promise<unknown>)()));
   } catch (e) {
-    process.stdout.write(`\n== ${section}: failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    const message = e instanceof Error ? e.message : String(e);
+    if (message.startsWith('skipped: ')) process.stdout.write(`\n== ${section}: ${message}\n`);
+    else process.stdout.write(`\n== ${section}: failed: ${message}\n`);
   }
 }

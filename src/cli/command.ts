@@ -3,6 +3,8 @@
  * print stack traces for user errors: they write to the given streams and
  * return an exit code (see {@link EXIT}).
  */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { TallyError } from '../protocol/index.js';
 
@@ -50,14 +52,81 @@ export class CliError extends TallyError {
   }
 }
 
-/** Parses argv for `cmd` strictly (unknown options are usage errors). */
+/** Edit distance between two short strings (for "did you mean"). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The closest of `known` to `word` when it is close enough to be a typo, else undefined. */
+export function didYouMean(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const k of known) {
+    const d = distance(word, k);
+    if (d < bestD) [best, bestD] = [k, d];
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(best.length / 3)) ? best : undefined;
+}
+
+/**
+ * Rewrites `--opt -1` (a string option followed by a negative integer) to
+ * `--opt=-1`: no option is spelled like a number, so the value is not ambiguous.
+ */
+function joinNegativeValues(cmd: Command, argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    if (a === '--') return [...out, ...argv.slice(i)];
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : undefined;
+    if (name !== undefined && cmd.options[name]?.type === 'string' && next !== undefined && /^-[0-9]+$/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else {
+      out.push(a);
+    }
+  }
+  return out;
+}
+
+/** Parses argv for `cmd` strictly (unknown options are usage errors, with a did-you-mean). */
 export function parseFor(cmd: Command, argv: string[]): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
+  const options = { ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
   try {
-    const r = parseArgs({ args: argv, options: { ...cmd.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true });
     return { values: r.values as Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: r.positionals };
   } catch (e) {
-    throw new CliError(`${(e as Error).message}\nRun 'tally ${cmd.name} --help' for usage.`);
+    const err = e as NodeJS.ErrnoException;
+    const help = `Run 'tally ${cmd.name} --help' for usage.`;
+    const unknown = /^Unknown option '(-{1,2}[^']*)'/.exec(err.message);
+    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+      const given = unknown[1]!;
+      const guess = didYouMean(given.replace(/^-+/, ''), Object.keys(options));
+      throw new CliError(`unknown option ${given}${guess === undefined ? '' : ` (did you mean --${guess}?)`}\n${help}`);
+    }
+    const ambiguous = /^Option '(--[^']+)' argument is ambiguous/.exec(err.message);
+    if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && ambiguous) {
+      throw new CliError(`${ambiguous[1]} needs a value; to give one that starts with '-', write ${ambiguous[1]}=<value>\n${help}`);
+    }
+    const missing = /^Option '(?:-\w, )?(--[^ ']+)(?: <value>)?' argument missing/.exec(err.message);
+    if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing) throw new CliError(`${missing[1]} needs a value\n${help}`);
+    throw new CliError(`${err.message}\n${help}`);
   }
+}
+
+/**
+ * How the person runs tally, for the commands a hint suggests: `npx tally`
+ * when npm started us (`npm start`, `npx tally …`, where `tally` alone is not on
+ * the PATH), else `tally`.
+ */
+export function invocation(io: CommandIO): string {
+  return io.env['npm_command'] !== undefined && io.env['npm_command'] !== '' ? 'npx tally' : 'tally';
 }
 
 /** Writes one line. */
@@ -69,4 +138,37 @@ export function println(stream: NodeJS.WritableStream, line = ''): void {
 export function str(values: Record<string, unknown>, key: string): string | undefined {
   const v = values[key];
   return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * The absolute path of an input file that must exist and be a regular file:
+ * an I/O error (exit 3) in words otherwise ("no such file", "is a directory").
+ */
+export function inputFile(path: string, io: CommandIO, what: string): string {
+  const p = resolve(io.cwd, path);
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(p);
+  } catch (e) {
+    throw new CliError(`cannot read ${what} ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+  if (!st.isFile()) throw new CliError(`cannot read ${what} ${p}: ${st.isDirectory() ? 'it is a directory, not a file' : 'not a regular file'}`, EXIT.io, 'TALLY_CLI_IO');
+  return p;
+}
+
+/** A file-system error in words. */
+export function ioProblem(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'it is a directory, not a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ENOTDIR':
+      return 'a parent of it is not a directory';
+    default:
+      return e.code ?? e.message;
+  }
 }

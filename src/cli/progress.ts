@@ -23,16 +23,30 @@ export function progressReporter(io: CommandIO, label: string): Progress {
       last = now;
       shown = true;
       const rate = Math.round(done / Math.max(0.001, (now - started) / 1000));
-      if (total !== undefined && total > 0) {
-        const width = 30;
-        const filled = Math.min(width, Math.round((done / total) * width));
-        io.stderr.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} (${rate}/s)   `);
-      } else {
-        io.stderr.write(`\r${label} ${done} (${rate}/s)   `);
-      }
+      io.stderr.write(`\r${progressLine(label, done, total, rate, columns(io))}\x1b[K`);
     },
     done() {
       if (tty && shown) io.stderr.write('\r\x1b[K');
     },
   };
+}
+
+/** The terminal's width (80 when unknown). */
+function columns(io: CommandIO): number {
+  const c = (io.stderr as { columns?: unknown }).columns;
+  return typeof c === 'number' && c > 0 ? c : 80;
+}
+
+/**
+ * One progress line that fits in `width - 1` columns (so it never wraps): the
+ * bar shrinks first (down to nothing), then the line is cut.
+ */
+export function progressLine(label: string, done: number, total: number | undefined, rate: number, width: number): string {
+  const room = Math.max(1, width - 1);
+  if (total === undefined || total <= 0) return `${label} ${done} (${rate}/s)`.slice(0, room);
+  const tail = ` ${done}/${total} (${rate}/s)`;
+  const barWidth = Math.min(30, room - label.length - tail.length - 3);
+  if (barWidth < 5) return `${label}${tail}`.slice(0, room);
+  const filled = Math.min(barWidth, Math.round((done / total) * barWidth));
+  return `${label} [${'#'.repeat(filled)}${'.'.repeat(barWidth - filled)}]${tail}`;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { TallyError } from '../protocol/index.js';
-import { CliError, EXIT, parseFor, println, type CommandIO } from './command.js';
+import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, type CommandIO } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 function version(): string {
@@ -38,7 +38,9 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   io.stdout.on?.('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') io.stderr.write(`tally: cannot write output: ${e.message}\n`);
   });
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  // `tally help <command>` is `tally <command> --help`.
+  if (name === 'help' && rest.length > 0) [name, rest] = [rest[0], ['--help']];
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     println(name === undefined ? io.stderr : io.stdout, usage());
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -49,7 +51,8 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
-    println(io.stderr, `tally: unknown command '${name}'. Run 'tally --help' for the list.`);
+    const guess = didYouMean(name, COMMANDS.map((c) => c.name));
+    println(io.stderr, `tally: unknown command '${name}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}. Run 'tally --help' for the list.`);
     return EXIT.usage;
   }
   const cmd = await entry.load();
@@ -72,7 +75,8 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     }
     const err = e as NodeJS.ErrnoException;
     if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
-      println(io.stderr, `tally ${cmd.name}: ${err.message}`);
+      const path = typeof err.path === 'string' ? `${err.path}: ` : '';
+      println(io.stderr, `tally ${cmd.name}: cannot read or write ${path}${ioProblem(err)}${path === '' && err.code === 'EISDIR' ? ' (a path given is a directory)' : ''}`);
       return EXIT.io;
     }
     println(io.stderr, `tally ${cmd.name}: internal error: ${(e as Error)?.message ?? String(e)}`);

@@ -14,6 +14,11 @@ export interface TimelineFilter {
   readonly ruling?: string;
 }
 
+/** `n` and the noun, singular for exactly 1 ("1 turn", "2 turns", "1 entry", "3 entries"). */
+export function counted(n: number, singular: string, plural = singular.endsWith('y') ? `${singular.slice(0, -1)}ies` : `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
 function list(m: Readonly<Record<string, number>>): string {
   const entries = Object.entries(m).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   return entries.length === 0 ? 'none' : entries.map(([k, v]) => `${k} ${v}`).join(', ');
@@ -27,8 +32,8 @@ function ms(n: number): string {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`;
 }
 
-/** The demo summary, as printed by `tally demo`. */
-export function formatReport(r: DemoReport): string[] {
+/** The demo summary, as printed by `tally demo`; `tally` is how the hints spell the command (`npx tally` under npm). */
+export function formatReport(r: DemoReport, tally = 'tally'): string[] {
   const c = r.counts;
   const diagnostics = Object.fromEntries(Object.entries(r.diagnostics).filter(([k]) => k !== 'duplicate'));
   const mode = r.mode === 'new' ? 'recorded now' : r.mode === 'resumed' ? 'an interrupted day, finished now' : 'already sealed in this store: reused, nothing written';
@@ -37,8 +42,8 @@ export function formatReport(r: DemoReport): string[] {
     `tally demo: seed ${r.seed}, ${r.wakes} wakes, ${r.store} (${mode})`,
     '',
     `  session       ${r.sessionId}`,
-    `  entries       ${c.entries} (${c.frames} frames, ${c.turns} turns, sealed)`,
-    `  turns         ${c.intents} intents: ${c.admitted} admitted, ${c.rejected} rejected; ${c.notes} notes; ${sum(c.standDowns)} stand-downs`,
+    `  entries       ${c.entries} (${counted(c.frames, 'frame')}, ${counted(c.turns, 'turn')}, sealed)`,
+    `  turns         ${counted(c.intents, 'intent')}: ${c.admitted} admitted, ${c.rejected} rejected; ${counted(c.notes, 'note')}; ${counted(sum(c.standDowns), 'stand-down')}`,
     `  admitted      ${list(c.admittedByAction)}`,
     `  rejected      ${list(c.rejectedByCode)}`,
     `  stand-downs   ${list(c.standDowns)}`,
@@ -46,7 +51,7 @@ export function formatReport(r: DemoReport): string[] {
     `  duplicates    ${r.diagnostics['duplicate'] ?? 0} (retries and redeliveries, answered idempotently)`,
     `  referee       mandate ${r.referee.instance}: quota ${r.referee.quota.used} used + ${r.referee.quota.locked} locked of ${r.referee.quota.cap} (${r.referee.quota.free} free), ${r.referee.quota.used_txs + r.referee.quota.locked_txs} of ${r.referee.quota.tx_cap} transactions`,
     `  tickets       ${list(r.referee.tickets)}; transitions ${list(r.referee.transitions)}`,
-    `  judge         ${r.referee.verdicts.judged} verdicts, ${r.referee.verdicts.allowed} allowed`,
+    `  judge         ${counted(r.referee.verdicts.judged, 'verdict')}, ${r.referee.verdicts.allowed} allowed`,
     `  receipt root  ${r.receipt.receiptRoot}`,
     '',
     `  ${check('bundle', r.checks.bundle)}`,
@@ -60,10 +65,10 @@ export function formatReport(r: DemoReport): string[] {
       .map((f) => f.slice(r.files.dir.length).replace(/^[\\/]/, ''))
       .join(', ')}`,
     '',
-    `  next          tally inspect ${r.files.bundle} --ruling rejected`,
-    `                tally verify ${r.files.bundle} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
-    `                tally verify-proof ${r.files.proof} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
-    `                tally replay ${r.files.bundle}`,
+    `  next          ${tally} inspect ${r.files.bundle} --ruling rejected`,
+    `                ${tally} verify ${r.files.bundle} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify-proof ${r.files.proof} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} replay ${r.files.bundle}`,
   ];
   return lines;
 }
@@ -158,7 +163,7 @@ export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter =
         lines.push(turnLine(r), ...transitionLines(r));
         break;
       case 'seal':
-        if (!hasFilter(f)) lines.push(`seal         commits to the ${r.size} entries before it (root ${r.root})`);
+        if (!hasFilter(f)) lines.push(`seal         commits to the ${counted(r.size, 'entry', 'entries')} before it (root ${r.root})`);
         for (const n of r.notices ?? []) lines.push(noticeLine(n));
         break;
     }
@@ -169,7 +174,7 @@ export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter =
 /** Lines of counts for the end of a timeline. */
 export function formatCounts(c: DayCounts): string[] {
   const lines = [
-    `${c.turns} turns: ${c.intents} intents (${c.admitted} admitted, ${c.rejected} rejected), ${c.notes} notes, ${sum(c.standDowns)} stand-downs`,
+    `${counted(c.turns, 'turn')}: ${counted(c.intents, 'intent')} (${c.admitted} admitted, ${c.rejected} rejected), ${counted(c.notes, 'note')}, ${counted(sum(c.standDowns), 'stand-down')}`,
     `rejected by code: ${list(c.rejectedByCode)}`,
     `runtime notices: ${list(c.notices)}`,
   ];

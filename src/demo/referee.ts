@@ -4,7 +4,7 @@
  * rules, and the ruler that applies both.
  */
 import type { CanonicalObject } from '../protocol/index.js';
-import { createLocalJudge, createRefereeRuler, type Judge, type RefereeRuler } from '../referee/index.js';
+import { MANDATE_LIMITS, createLocalJudge, createRefereeRuler, type Judge, type RefereeRuler } from '../referee/index.js';
 import type { TranscriptStore } from '../store/index.js';
 import { JUDGE_GLITCH } from './agent.js';
 import { ANVIL_KEY_6, DEMO_PARTIES, TREASURY_ADDRESS } from './keys.js';
@@ -30,8 +30,9 @@ export function demoMandate(seed: number, wakes: number, start: number, stepMs: 
     caps: { size: '5000', leverage: '5', slippage: '0.02' },
     quota: { cap: String(50 + 2 * wakes), weights: { modify: '0', close: '0', transfer: '0.01' } },
     tx_cap: Math.min(1_000_000, 50 + wakes),
-    // The day's last wake plus a day: the mandate outlives the day.
-    expires_at: start + (wakes + 1) * stepMs + 86_400_000,
+    // The day's last wake plus a day (the mandate outlives the day), within the longest lifetime a mandate may have.
+    starts_at: start,
+    expires_at: start + Math.min((wakes + 1) * stepMs + 86_400_000, MANDATE_LIMITS.maxLifetimeMs),
     ticket_ttl_ms: 2 * 3_600_000,
     rules: [...DEMO_RULES],
     judges: [DEMO_PARTIES.judge.address],

@@ -31,6 +31,7 @@ import { MAX_DEMO_WAKES } from './limits.js';
 import { demoMandate, demoRuler } from './referee.js';
 import { planDay } from './script.js';
 import { readTimeline, type DayCounts, type Notice } from './timeline.js';
+import { counted } from './format.js';
 
 export { MAX_DEMO_WAKES };
 
@@ -222,7 +223,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     else if (!timeline.verdict.ok) receiptCheck = { ok: false, detail: 'the bundle did not verify' };
     else if (opened2.checkpoint.size !== timeline.verdict.size || opened2.checkpoint.root !== timeline.verdict.receiptRoot) {
       receiptCheck = { ok: false, detail: `the signed checkpoint (${opened2.checkpoint.size}, ${opened2.checkpoint.root}) is not the bundle's (${timeline.verdict.size}, ${timeline.verdict.receiptRoot})` };
-    } else receiptCheck = { ok: true, detail: `signed by ${opened2.checkpoint.signedBy.map((x) => x.name).join(', ')} over all ${opened2.checkpoint.size} entries` };
+    } else receiptCheck = { ok: true, detail: `signed by ${opened2.checkpoint.signedBy.map((x) => x.name).join(', ')} over all ${counted(opened2.checkpoint.size, 'entry')}` };
     lap('receipt');
 
     // ── replay every ruling from the bundle alone (fresh engine, referee without a judge) ──
@@ -232,7 +233,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       onEntry: (i) => progress('replay', i + 1, receipt.size),
     });
     const replayCheck: Check = replayed.ok
-      ? { ok: true, detail: `${replayed.size} entries re-derived, ${replayed.rulings} rulings identical${replayed.externalFacts.length > 0 ? `, ${replayed.externalFacts.length} external facts` : ''}` }
+      ? { ok: true, detail: `${counted(replayed.size, 'entry')} re-derived, ${counted(replayed.rulings, 'ruling')} identical${replayed.externalFacts.length > 0 ? `, ${counted(replayed.externalFacts.length, 'external fact')}` : ''}` }
       : replayed.stage === 'chain'
         ? { ok: false, detail: `entry ${replayed.index}: ${replayed.code}: ${replayed.message}` }
         : { ok: false, detail: `entry ${replayed.divergences[0]?.index}: ${replayed.divergences[0]?.kind}: ${replayed.divergences[0]?.message}` };
@@ -249,7 +250,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         await writeFile(files.proof, tr.text);
         const v = verifyTurnReceipt(tr.text, { verifiers: [key.verifierKey], pin: { sessionId, size: receipt.size, receiptRoot: receipt.receiptRoot } });
         proofCheck = v.ok
-          ? { ok: true, detail: `entry ${v.index} (a ${v.entry.kind}) is in the signed tree of ${v.checkpoint.size} entries`, ...proofTarget }
+          ? { ok: true, detail: `entry ${v.index} (a ${v.entry.kind}) is in the signed tree of ${counted(v.checkpoint.size, 'entry')}`, ...proofTarget }
           : { ok: false, detail: `${v.stage}: ${v.code}: ${v.message}`, ...proofTarget };
       }
     }
@@ -344,7 +345,7 @@ function isAdmittedTransfer(ruling: CanonicalObject | undefined): boolean {
 }
 
 function verdictText(v: ChainSummary): string {
-  return `${v.size} entries (${v.frames} frames, ${v.turns} turns)${v.sealed ? ', sealed' : ''}`;
+  return `${counted(v.size, 'entry')} (${counted(v.frames, 'frame')}, ${counted(v.turns, 'turn')})${v.sealed ? ', sealed' : ''}`;
 }
 
 function chainErrorText(e: ChainError): string {

@@ -11,6 +11,7 @@ import { authoredHash, entryHash, frameRoot, type Digest } from './bytes.js';
 import { parseEntry, type AuthoredBody, type Entry, type FinalizeEntry, type FrameEntry, type TurnEntry } from './entries.js';
 import { toHex } from './hex.js';
 import { LIMITS } from './limits.js';
+import { isoTime } from './time.js';
 import { Frontier } from './merkle/frontier.js';
 import { rfc6962Hasher } from './merkle/hasher.js';
 import { parseStrictJson } from './strict-json.js';
@@ -350,7 +351,7 @@ export class ChainVerifier {
     } else {
       if (e.kind === 'genesis') return this.fail('unexpected-entry', 'genesis may only be the first entry');
       if (e.session !== this.sessionId) return this.fail('wrong-session', `entry names session ${e.session}, expected ${this.sessionId}`);
-      if (e.parent !== this.head) return this.fail('broken-link', `parent ${e.parent} is not the previous entry's hash ${this.head}`);
+      if (e.parent !== this.head) return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${e.parent} is not the hash of entry ${this.index - 1}, ${this.head} (one of the two was changed: look at both)`);
       const bad = this.checkTransition(e);
       if (bad) return bad;
     }
@@ -366,7 +367,7 @@ export class ChainVerifier {
       case 'frame': {
         if (this.pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pending.ordinal} is unanswered`);
         if (e.ordinal !== this.expectOrdinal) return this.fail('bad-ordinal', `frame ordinal ${e.ordinal}, expected ${this.expectOrdinal}`);
-        if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${e.time} is before the previous frame's ${this.lastTime}`);
+        if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${isoTime(e.time)} is before the previous frame's ${isoTime(this.lastTime)}`);
         const root = frameRootHex(this.digest, e);
         if (root !== e.frameRoot) return this.fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
         this.pending = { ordinal: e.ordinal, frameRoot: root };

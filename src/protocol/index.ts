@@ -35,6 +35,7 @@ export {
 } from './bytes.js';
 export type { Digest, FrameContent } from './bytes.js';
 export { LIMITS } from './limits.js';
+export { isoTime } from './time.js';
 export { parseEntry, checkSpec, checkBody, isOrdinal, isFrameTime, turnClaimOf } from './entries.js';
 export type {
   Hex32,
@@ -53,6 +54,8 @@ export { reconcileTurn, reconcileFrame, phaseGate } from './reconcile.js';
 export type { TurnClaim, SlotPrior, FrameClaim, FrameSlotPrior, ReconcileResult, WriteVerb } from './reconcile.js';
 export { ChainVerifier, CHAIN_ERROR_CODES } from './chain.js';
 export type { ChainError, ChainErrorCode, ChainSummary, VerifiedEntry, ChainPin, FinishOptions } from './chain.js';
+export { LineSplitter, splitLines, verifyChunks } from './stream.js';
+export type { VerifyChunksOptions } from './stream.js';
 export {
   MERKLE_HASH_LENGTH,
   rfc6962Hasher,

@@ -49,18 +49,7 @@ export function sessionCheckpointText(engineName: string, sessionId: string, siz
   return formatCheckpoint({ origin: checkpointOrigin(engineName, sessionId), size, root });
 }
 
-/**
- * Splits a checkpoint origin into the engine name and the session id, or
- * `undefined` when it is not `<name>/<64 lowercase hex>`.
- */
-export function splitSessionOrigin(origin: string): { engineName: string; sessionId: string } | undefined {
-  if (typeof origin !== 'string') return undefined;
-  const slash = origin.lastIndexOf('/');
-  if (slash <= 0) return undefined;
-  const sessionId = origin.slice(slash + 1);
-  if (!isDigestHex(sessionId)) return undefined;
-  return { engineName: origin.slice(0, slash), sessionId };
-}
+export { splitSessionOrigin } from './checkpoint/origin.js';
 
 /**
  * A value for an error message that never runs caller code: numbers and

@@ -25,7 +25,8 @@ export type {
   ParsedVerifierKey,
   ParseVerifierKeyResult,
 } from './note/index.js';
-export { keyId, formatVerifierKey, parseVerifierKey, signNote, assertNoteText, openNote, isValidKeyName, encodeBase64, decodeBase64Strict } from './note/index.js';
+export { keyId, formatVerifierKey, parseVerifierKey, signNote, assertNoteText, openNote, openPinnedNote, decodeVerifierKey, isValidKeyName, encodeBase64, decodeBase64Strict } from './note/index.js';
+export type { DecodedVerifierKey, DecodeVerifierKeyResult } from './note/index.js';
 export { ALG_ED25519, MAX_SIGNATURES, PRIVATE_KEY_PREFIX, SIGNATURE_LINE_PREFIX, formatKeyId } from './note/index.js';
 
 // Engine keys.
@@ -68,7 +69,7 @@ export { SigningLog, SigningRefusedError, SIGN_REFUSAL_CODES } from './signing/l
 export type { SignRefusalCode, SigningLogOptions, SigningLogResult, SigningLogRefusal, CheckpointToSign, ConsistencySource } from './signing/log.js';
 export { PackedMerkleTree } from './session/packed-tree.js';
 export type { SessionTreesOptions } from './session/trees.js';
-export { openSessionCheckpoint } from './session/open-checkpoint.js';
+export { openSessionCheckpoint, sessionCheckpointFromNote } from './session/open-checkpoint.js';
 export type { SessionCheckpoint, OpenSessionCheckpointResult, OpenSessionCheckpointFailure } from './session/open-checkpoint.js';
 
 // Proofs: single-turn receipts, consistency, bundles.
@@ -79,6 +80,8 @@ export type { EntryCheckCode, CheckEntryResult } from './proof/entry-check.js';
 export { formatConsistencyProof, parseConsistencyProof, verifyCheckpointConsistency } from './proof/consistency.js';
 export type { ConsistencyProof, ParseConsistencyProofResult, VerifyConsistencyResult } from './proof/consistency.js';
 export { bundleFileChunks, streamVerifiedEntries, indexBundle, verifyBundleCheckpoint } from './proof/bundle.js';
+export { verifyChunksAgainstCheckpoint } from './proof/bundle-checkpoint.js';
+export type { CheckpointMatchResult, CheckpointMatchOptions } from './proof/bundle-checkpoint.js';
 export type { BundleChunks, StreamOptions, IndexedBundle, VerifyBundleCheckpointResult } from './proof/bundle.js';
 export { peekSessionCheckpoint, turnReceiptFromBundle } from './proof/prove-bundle.js';
 export type { TurnReceiptFromBundleResult } from './proof/prove-bundle.js';

@@ -36,6 +36,12 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
   },
   {
     stage: 'policy',
+    code: 'mandate_not_started',
+    when: 'The frame time is before mandate.starts_at: the mandate is not yet in force.',
+    fix: 'Propose from mandate.starts_at on.',
+  },
+  {
+    stage: 'policy',
     code: 'mandate_expired',
     when: 'The frame time is at or after mandate.expires_at.',
     fix: 'Nothing more is admitted under this mandate; the principal must issue a new one.',
@@ -79,14 +85,14 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
   {
     stage: 'verdict',
     code: 'judge_rate_limited',
-    when: 'The agent already had judge_rate.max judgments (default 30) in the last judge_rate.window_ms of frame time (default one hour). The judge was not asked.',
-    fix: 'Propose less often; a stored verdict for the same intent never counts.',
+    when: 'The judge was not asked: the agent already had judge_rate.max judge calls (default 30) in this window of judge_rate.window_ms frame time (default one hour) across every session of the store (`limit.scope` "agent"), or the store already had judge_rate.daily_max judge calls this UTC day across every agent (`limit.scope` "all"). `limit.held` names the call that took the last slot.',
+    fix: 'Propose less often; sign a new intent (this one burned its nonce) once the window has passed.',
   },
   {
     stage: 'verdict',
     code: 'judge_unavailable',
     when: 'The judge gave no usable answer: timeout, HTTP error status, network error, response over 16 KiB, no signature, no judge configured, or the judge threw. `failure` names the class.',
-    fix: 'Re-propose later (a failure is not stored as a verdict); fix the judge configuration.',
+    fix: 'Sign a new intent later (a failure counts as DENY and burns the nonce); fix the judge configuration.',
   },
   {
     stage: 'verdict',
@@ -116,7 +122,13 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
     stage: 'verdict',
     code: 'judge_denied',
     when: 'The judge answered DENY (or a matrix with any rule not PASS and solid); the message is its reason.',
-    fix: 'Change the proposal; the same intent always gets the same stored verdict.',
+    fix: 'Change the proposal and sign it with a new nonce; the denied intent burned its nonce.',
+  },
+  {
+    stage: 'verdict',
+    code: 'judge_quorum_not_met',
+    when: "The mandate's panel was asked: fewer than panel.quorum judges gave a valid ALLOW signed by their own named key (a DENY, a bad or foreign signature, an unparsable answer, a failure or a time-out all count as DENY). `panel` records every answer.",
+    fix: 'Change the proposal so the panel agrees, or fix the judges that failed; sign it with a new nonce.',
   },
   {
     stage: 'ticket',

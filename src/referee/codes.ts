@@ -14,6 +14,7 @@ export type RefereeStage = 'policy' | 'verdict' | 'ticket';
 export interface RefereeCodeStages {
   mandate_invalid: 'policy';
   mandate_terminated: 'policy';
+  mandate_not_started: 'policy';
   mandate_expired: 'policy';
   action_not_allowed: 'policy';
   market_not_allowed: 'policy';
@@ -28,6 +29,7 @@ export interface RefereeCodeStages {
   judge_unparsable: 'verdict';
   judge_action_mismatch: 'verdict';
   judge_denied: 'verdict';
+  judge_quorum_not_met: 'verdict';
   transition_malformed: 'ticket';
   ticket_unknown: 'ticket';
   bad_transition_signature: 'ticket';
@@ -54,6 +56,7 @@ export const REFEREE_STAGES = Object.freeze(['policy', 'verdict', 'ticket'] as c
 export const REFEREE_CODE_STAGE = Object.freeze({
   mandate_invalid: 'policy',
   mandate_terminated: 'policy',
+  mandate_not_started: 'policy',
   mandate_expired: 'policy',
   action_not_allowed: 'policy',
   market_not_allowed: 'policy',
@@ -68,6 +71,7 @@ export const REFEREE_CODE_STAGE = Object.freeze({
   judge_unparsable: 'verdict',
   judge_action_mismatch: 'verdict',
   judge_denied: 'verdict',
+  judge_quorum_not_met: 'verdict',
   transition_malformed: 'ticket',
   ticket_unknown: 'ticket',
   bad_transition_signature: 'ticket',

@@ -11,6 +11,10 @@ export interface RefereeEngineOptions {
   readonly store?: TranscriptStore;
   /** The judge for mandates with semantic rules. */
   readonly judge?: Judge;
+  /** Judge clients for mandates with a panel (see `RefereeRulerOptions.panel`). */
+  readonly panel?: readonly Judge[];
+  /** Each panel judge's own timeout in ms. */
+  readonly judgeTimeoutMs?: number;
 }
 
 /**
@@ -22,6 +26,11 @@ export interface RefereeEngineOptions {
  */
 export function createRefereeEngine(options: RefereeEngineOptions = {}): { engine: Engine; ruler: RefereeRuler } {
   const store = options.store ?? new MemoryStore();
-  const ruler = createRefereeRuler({ store, ...(options.judge === undefined ? {} : { judge: options.judge }) });
+  const ruler = createRefereeRuler({
+    store,
+    ...(options.judge === undefined ? {} : { judge: options.judge }),
+    ...(options.panel === undefined ? {} : { panel: options.panel }),
+    ...(options.judgeTimeoutMs === undefined ? {} : { judgeTimeoutMs: options.judgeTimeoutMs }),
+  });
   return { engine: new Engine({ store, ruler }), ruler };
 }

@@ -62,7 +62,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Folds one turn: an admission locks a ticket; a judgment enters the index and the rate window. */
+/** Folds one turn: an admission locks a ticket; a judgment enters the verdict index. */
 function foldTurn(c: Cached, sessionId: string, index: number, e: TurnEntry): void {
   const r = e.ruling;
   if (!isObject(r) || !isObject(r['intent'])) return;
@@ -77,11 +77,7 @@ function foldTurn(c: Cached, sessionId: string, index: number, e: TurnEntry): vo
   }
   const v = r['verdict'];
   const hash = ir['intent_hash'];
-  const agent = ir['agent_id'];
-  if (isObject(v) && v['source'] === 'judged' && typeof hash === 'string' && typeof agent === 'string') {
-    const times = c.fold.judgments.get(agent) ?? [];
-    times.push(time);
-    c.fold.judgments.set(agent, times);
+  if (isObject(v) && v['source'] === 'judged' && typeof hash === 'string') {
     if (v['code'] !== 'judge_unavailable' && !c.fold.verdicts.has(hash)) {
       c.fold.verdicts.set(hash, {
         ordinal: e.ordinal,

@@ -34,6 +34,10 @@ export type JudgeAnswer =
 export interface Judge {
   /** The model id written into the request and the signed verdict text (1–128 printable ASCII, no spaces). */
   readonly model: string;
+  /** The address its verdicts recover to, when the client knows it (a panel member is matched on model and signer). */
+  readonly signer?: string;
+  /** `operator`: the operator holds the signing key (an adapter signing a model's reply itself); rulings label its answers so. */
+  readonly signedBy?: 'operator';
   /** Asks once; never throws for provider failures. */
   ask(query: JudgeQuery): Promise<JudgeAnswer>;
 }

@@ -129,6 +129,16 @@ export function localJudgeContent(req: JudgeRequestInput, format: 'verdict' | 'm
   return JSON.stringify({ reason: clip(reason, 280), verdict, action: req.action });
 }
 
+/** The chat-completion bytes the local judge answers with (canonical JSON). */
+export function localCompletion(model: string, requestSha256: string, content: string): Uint8Array {
+  return canonicalBytes({
+    id: `local-${requestSha256.slice(0, 24)}`,
+    object: 'chat.completion',
+    model,
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+  });
+}
+
 /**
  * Creates the deterministic local judge.
  *
@@ -143,16 +153,12 @@ export function createLocalJudge(options: LocalJudgeOptions): Judge {
   const account = accountOf(options.key);
   return {
     model,
+    signer: account.address.toLowerCase(),
     async ask(query: JudgeQuery): Promise<JudgeAnswer> {
       const natural = localJudgeContent(query.request, format);
       const content = options.script?.(query, natural) ?? natural;
       const requestSha = sha256Hex(query.requestBytes);
-      const response = canonicalBytes({
-        id: `local-${requestSha.slice(0, 24)}`,
-        object: 'chat.completion',
-        model,
-        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-      });
+      const response = localCompletion(model, requestSha, content);
       const signature = await signText(account, verdictMessage(model, requestSha, sha256Hex(response)));
       return { ok: true, response, signature };
     },

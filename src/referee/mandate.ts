@@ -11,15 +11,17 @@
  *   "actions": ["open", "close"], "markets": ["BTC-PERP"],
  *   "caps": { "size": "2", "leverage": "5", "slippage": "0.01" },
  *   "quota": { "cap": "10", "weights": { "close": "0" } },
- *   "tx_cap": 20, "expires_at": 1893459600000, "ticket_ttl_ms": 3600000,
+ *   "tx_cap": 20, "starts_at": 1893456000000, "expires_at": 1893459600000, "ticket_ttl_ms": 3600000,
  *   "rules": ["Only trade with the trend described in the context."],
- *   "judges": ["0x…"], "judge_rate": { "max": 30, "window_ms": 3600000 }
+ *   "judges": ["0x…"], "judge_rate": { "max": 30, "window_ms": 3600000, "daily_max": 10000 }
  * }
  * ```
  */
 import { INTENT_ACTIONS, type IntentAction } from '../intent/index.js';
 import type { SessionSpec } from '../protocol/index.js';
 import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
+import { isModelId } from './judge.js';
+import type { Panel, PanelMember } from './panel.js';
 
 /** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
 export const MANDATE_LIMITS = Object.freeze({
@@ -40,9 +42,14 @@ export const MANDATE_LIMITS = Object.freeze({
   maxJudgeRate: 10_000,
   minJudgeWindowMs: 60_000,
   maxJudgeWindowMs: 86_400_000,
+  /** Judge calls per UTC day of frame time across every agent and session of the store. */
+  maxJudgeDaily: 1_000_000,
+  /** Mandate lifetime `expires_at − starts_at` (seed 003: 60 s – 30 days). */
+  minLifetimeMs: 60_000,
+  maxLifetimeMs: 2_592_000_000,
 });
 
-/** Judge rate limit: at most `max` judgments per agent in any `window_ms` of frame time. */
+/** Judge rate limit: at most `max` judge calls per agent (across every session of the store) per window of `window_ms` frame time. */
 export const DEFAULT_JUDGE_RATE = Object.freeze({ max: 30, window_ms: 3_600_000 });
 /** Ticket lifetime when the mandate names none (the seed's maximum, one day). */
 export const DEFAULT_TICKET_TTL_MS = 86_400_000;
@@ -62,12 +69,17 @@ export interface Mandate {
   /** Quota weight multiplier per action (default `"1"`): weight = size × multiplier. */
   readonly weights: Readonly<Record<IntentAction, string>>;
   readonly txCap: number;
+  /** Frame time from which the mandate is in force (its registration). */
+  readonly startsAt: number;
   readonly expiresAt: number;
   readonly ticketTtlMs: number;
   readonly rules: readonly string[];
-  /** Trusted judge signers (lowercase). */
+  /** Trusted judge signers (lowercase); for a panel, its members' signers. */
   readonly judges: readonly string[];
-  readonly judgeRate: { readonly max: number; readonly windowMs: number };
+  /** Independent judges in quorum (`undefined`: one judge, any signer in `judges`). */
+  readonly panel: Panel | undefined;
+  /** Per-agent limit across sessions, and the optional daily cap across every agent (`undefined` = none). */
+  readonly judgeRate: { readonly max: number; readonly windowMs: number; readonly dailyMax: number | undefined };
 }
 
 /** Result of {@link parseMandate}. */
@@ -76,9 +88,10 @@ export type ParseMandateResult = { readonly ok: true; readonly mandate: Mandate 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
+const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
-const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'judge_rate'];
-const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'expires_at'];
+const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate'];
+const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
 class Problem {
   constructor(readonly text: string) {}
@@ -193,29 +206,59 @@ function build(m: unknown): Mandate {
   }
 
   const txCap = intIn(o['tx_cap'], `${w}.tx_cap`, 1, MANDATE_LIMITS.maxTxCap);
+  const startsAt = intIn(o['starts_at'], `${w}.starts_at`, 0, Number.MAX_SAFE_INTEGER);
   const expiresAt = intIn(o['expires_at'], `${w}.expires_at`, 1, Number.MAX_SAFE_INTEGER);
+  const lifetime = expiresAt - startsAt;
+  if (lifetime < MANDATE_LIMITS.minLifetimeMs || lifetime > MANDATE_LIMITS.maxLifetimeMs) {
+    fail(`${w}: lifetime expires_at − starts_at = ${lifetime} ms must be from ${MANDATE_LIMITS.minLifetimeMs} ms (60 s) to ${MANDATE_LIMITS.maxLifetimeMs} ms (30 days)`);
+  }
   const ticketTtlMs = o['ticket_ttl_ms'] === undefined ? DEFAULT_TICKET_TTL_MS : intIn(o['ticket_ttl_ms'], `${w}.ticket_ttl_ms`, MANDATE_LIMITS.minTicketTtlMs, MANDATE_LIMITS.maxTicketTtlMs);
 
   let rules: string[] = [];
   let judges: string[] = [];
   if (o['rules'] !== undefined) {
     rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
-    if (o['judges'] === undefined) fail(`${w}.judges is required when the mandate has rules (the judge signers it trusts)`);
+    if (o['judges'] === undefined && o['panel'] === undefined) fail(`${w}.judges or ${w}.panel is required when the mandate has rules (the judge signers it trusts)`);
+  }
+  let panel: Panel | undefined;
+  if (o['panel'] !== undefined) {
+    if (rules.length === 0) fail(`${w}.panel needs ${w}.rules (there is nothing to judge)`);
+    if (o['judges'] !== undefined) fail(`${w}.judges and ${w}.panel are exclusive (a panel names its judges)`);
+    const p = o['panel'];
+    if (!isObject(p)) fail(`${w}.panel must be an object { judges, quorum }`);
+    const pp = p as Record<string, unknown>;
+    exactKeys(pp, `${w}.panel`, ['judges', 'quorum'], ['judges', 'quorum']);
+    const members = list(pp['judges'], `${w}.panel.judges`, 1, MANDATE_LIMITS.maxJudges).map((j, i): PanelMember => {
+      const where = `${w}.panel.judges[${i}]`;
+      if (!isObject(j)) fail(`${where} must be an object { signer, model, endpoint? }`);
+      const jj = j as Record<string, unknown>;
+      exactKeys(jj, where, ['signer', 'model', 'endpoint'], ['signer', 'model']);
+      const signer = address(jj['signer'], `${where}.signer`);
+      if (!isModelId(jj['model'])) fail(`${where}.model must be 1–128 printable ASCII characters without spaces`);
+      const endpoint = jj['endpoint'];
+      if (endpoint !== undefined && (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint))) fail(`${where}.endpoint must be an http(s) URL of at most 200 printable ASCII characters`);
+      return { signer, model: jj['model'] as string, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
+    });
+    unique(members.map((x) => x.signer), `${w}.panel.judges (signers)`);
+    const quorum = intIn(pp['quorum'], `${w}.panel.quorum`, 1, members.length);
+    panel = { members, quorum };
+    judges = members.map((x) => x.signer);
   }
   if (o['judges'] !== undefined) {
     if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
     judges = list(o['judges'], `${w}.judges`, 1, MANDATE_LIMITS.maxJudges).map((x, i) => address(x, `${w}.judges[${i}]`));
     unique(judges, `${w}.judges`);
   }
-  let judgeRate: { max: number; windowMs: number } = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms };
+  let judgeRate: Mandate['judgeRate'] = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined };
   if (o['judge_rate'] !== undefined) {
     const r = o['judge_rate'];
-    if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms }`);
+    if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms, daily_max? }`);
     const rr = r as Record<string, unknown>;
-    exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms'], ['max', 'window_ms']);
+    exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms', 'daily_max'], ['max', 'window_ms']);
     judgeRate = {
       max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
       windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
+      dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
     };
   }
   return {
@@ -230,10 +273,12 @@ function build(m: unknown): Mandate {
     quotaCap,
     weights,
     txCap,
+    startsAt,
     expiresAt,
     ticketTtlMs,
     rules,
     judges,
+    panel,
     judgeRate,
   };
 }

@@ -98,6 +98,8 @@ export function createOpenAiJudge(options: OpenAiJudgeOptions): Judge {
 
   return {
     model,
+    // With { key } the adapter, not the model's provider, signs: its answers are labelled signed_by "operator".
+    ...(account === undefined ? {} : { signer: account.address.toLowerCase(), signedBy: 'operator' as const }),
     async ask(query: JudgeQuery): Promise<JudgeAnswer> {
       const signal = AbortSignal.timeout(timeoutMs);
       let res: Response;

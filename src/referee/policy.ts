@@ -1,7 +1,7 @@
 /**
  * The mechanical policy checks of an authentic intent against the mandate, in
  * a fixed order so the first failure is always the reported one:
- * terminated → expired → action → market → target → caps (size, leverage,
+ * terminated → not started → expired → action → market → target → caps (size, leverage,
  * slippage) → quota → transaction cap.
  */
 import type { Intent } from '../intent/index.js';
@@ -28,6 +28,7 @@ const no = (code: PolicyCode, message: string): PolicyResult => ({ ok: false, co
  */
 export function checkPolicy(m: Mandate, f: RefereeFold, intent: Intent, now: number): PolicyResult {
   if (f.terminated) return no('mandate_terminated', `the principal terminated the mandate at frame ${f.terminated.ordinal}`);
+  if (now < m.startsAt) return no('mandate_not_started', `the mandate is in force from ${m.startsAt} (frame time ${now})`);
   if (now >= m.expiresAt) return no('mandate_expired', `the mandate expired at ${m.expiresAt} (frame time ${now})`);
   if (!m.actions.includes(intent.action)) return no('action_not_allowed', `action ${intent.action} is not allowed (allowed: ${m.actions.join(', ')})`);
   if (intent.action !== 'transfer' && !m.markets.includes(intent.market)) return no('market_not_allowed', `market ${intent.market} is not allowed`);

@@ -16,16 +16,19 @@ import { canonicalPayload, createSignerCache, type Intent, type SignerCache } fr
 import { fromBase64, toBase64, type CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { intentOfAuthored, ruleIntent, checkIntentSpec, type IntentRuling } from '../rules/index.js';
-import type { RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
+import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
+import type { NonceClaim } from '../store/types.js';
 import { actionLine, contextText, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
 import { decAdd } from './decimal.js';
 import { RefereeHistory, type EntrySource } from './history.js';
 import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
+import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { assessVerdict, cleanText } from './verdict.js';
 import { traceJudge } from '../telemetry/index.js';
+import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer, type QuorumFigures } from './panel.js';
 
 /** The `policy` member of a ruling. */
 export type PolicyRuling =
@@ -50,6 +53,14 @@ export type VerdictRuling = {
   readonly decision?: 'ALLOW' | 'DENY';
   readonly format?: 'verdict' | 'matrix';
   readonly failure?: JudgeFailure;
+  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
+  readonly signed_by?: 'operator';
+  /** A panel verdict: k, n and how many valid signed ALLOWs. */
+  readonly quorum?: QuorumFigures;
+  /** A panel verdict: every judge's answer, in the mandate's order. */
+  readonly panel?: readonly PanelAnswer[];
+  /** On `source: 'limited'`: the full window and who took its last slot. */
+  readonly limit?: RateLimitRuling;
 };
 
 /** The `ticket` member of a ruling: the reservation an admission creates. */
@@ -79,6 +90,10 @@ export interface RefereeRulerOptions {
   readonly store: EntrySource;
   /** Signer key cache shared with other rulers (default: a new one). */
   readonly signerCache?: SignerCache;
+  /** Judge clients for mandates with a `panel` (matched to members by model and signer; default: `[judge]`). */
+  readonly panel?: readonly Judge[];
+  /** Each panel judge's own timeout in ms (default 20 000): a late judge counts as DENY for that turn. */
+  readonly judgeTimeoutMs?: number;
 }
 
 /** The referee ruler: a {@link TurnRuler} that can also rule on stand-down turns when the engine asks. */
@@ -126,6 +141,10 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   const judge = options.judge;
   if (judge !== undefined && (!isModelId(judge.model) || typeof judge.ask !== 'function')) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judge must have a model id and an ask function.');
   const signerCache = options.signerCache ?? createSignerCache();
+  const clients: readonly Judge[] = options.panel ?? (judge === undefined ? [] : [judge]);
+  for (const c of clients) if (!isModelId(c.model) || typeof c.ask !== 'function') throw new TallyError('TALLY_REFEREE_OPTIONS', 'every panel judge must have a model id and an ask function.');
+  const judgeTimeoutMs = options.judgeTimeoutMs ?? 20_000;
+  if (!Number.isSafeInteger(judgeTimeoutMs) || judgeTimeoutMs < 1) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judgeTimeoutMs must be a positive integer.');
   const history = new RefereeHistory(options.store);
 
   async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
@@ -136,23 +155,26 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     return { mandate: view.mandate, fold: view.fold, transitions: last.outcomes };
   }
 
-  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
+  /** The verdict, and the judge-rate slots a judge call reserves (with the turn, like its nonce). */
+  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; slots: NonceClaim[] }> {
     const stored = fold.verdicts.get(intentHash);
     if (stored) {
-      return { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message };
+      return { verdict: { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message }, slots: [] };
     }
-    const times = fold.judgments.get(intent.agent_id) ?? [];
-    const since = ctx.frameTime - m.judgeRate.windowMs;
-    const recent = times.filter((t) => t > since).length;
-    if (recent >= m.judgeRate.max) {
-      return { stage: 'verdict', source: 'limited', admitted: false, code: 'judge_rate_limited', message: `agent ${intent.agent_id} had ${recent} judgments in the last ${m.judgeRate.windowMs} ms (limit ${m.judgeRate.max})` };
-    }
+    const rate = await rateSlots(m, intent.agent_id, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token));
+    if (!rate.ok) return { verdict: rate.limited, slots: [] };
+    const slots = rate.slots.map((c) => ({ ...c, intentHash }));
+    return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), slots };
+  }
+
+  async function judged(ctx: RuleContext, m: Mandate, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
     const base = {
       rules: m.rules,
       action: actionLine({ instance: m.instance, session: ctx.sessionId, action: intent.action, market: intent.action === 'transfer' ? undefined : intent.market, size: intent.size, intentHash }),
       intent: JSON.parse(canonicalPayload(intent)) as CanonicalObject,
       context: hasContext ? contextText(context) : undefined,
     };
+    if (m.panel) return panelVerdict(ctx, m, m.panel, base);
     const request = (model: string): JudgeRequestInput => ({ model, ...base });
     const unavailable = (model: string, requestSha256: string, failure: JudgeFailure, message: string): VerdictRuling => ({
       stage: 'verdict',
@@ -164,7 +186,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       model,
       request_sha256: requestSha256,
     });
-    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string): VerdictRuling => {
+    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string, operator: boolean): VerdictRuling => {
       const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length });
       return {
         stage: 'verdict',
@@ -179,6 +201,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
         ...(a.signer === undefined ? {} : { signer: a.signer }),
         ...(a.decision === undefined ? {} : { decision: a.decision }),
         ...(a.format === undefined ? {} : { format: a.format }),
+        ...(operator ? { signed_by: 'operator' as const } : {}),
       };
     };
 
@@ -197,7 +220,8 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       }
       const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
       if (!response || typeof ev['signature'] !== 'string') return invalid('the recorded verdict lacks its response bytes or signature');
-      return assessed(model, requestSha256, response, ev['signature']);
+      if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return invalid('signed_by must be "operator" when present');
+      return assessed(model, requestSha256, response, ev['signature'], ev['signed_by'] === 'operator');
     }
 
     if (!judge) {
@@ -214,7 +238,21 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     }
     if (!answer.ok) return unavailable(judge.model, requestSha256, answer.failure, answer.message);
     if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return unavailable(judge.model, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
-    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature);
+    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature, judge.signedBy === 'operator');
+  }
+
+  /** A panel's verdict: every judge asked (or, on replay, every recorded answer re-verified), then the k-of-n rule. */
+  async function panelVerdict(ctx: RuleContext, m: Mandate, panel: Panel, base: Omit<JudgeRequestInput, 'model'>): Promise<VerdictRuling> {
+    let answers: PanelAnswer[] | string;
+    if (ctx.recorded !== undefined) {
+      const ev = ctx.recorded['verdict'];
+      answers = isObject(ev) && ev['source'] === 'judged' ? reverifyPanel(panel, base, ev['panel'], m.rules.length) : 'the recorded ruling holds no judged panel verdict for this proposal';
+    } else {
+      answers = await askPanel(panel, base, clients, judgeTimeoutMs, m.rules.length);
+    }
+    if (typeof answers === 'string') return { stage: 'verdict', source: 'judged', admitted: false, code: 'judge_evidence_invalid', message: answers };
+    const q = quorumOf(panel, answers);
+    return { stage: 'verdict', source: 'judged', admitted: q.admitted, ...(q.admitted ? {} : { code: 'judge_quorum_not_met' }), message: cleanText(Array.from(q.message).slice(0, 2 * MESSAGE_MAX).join('')), quorum: q.figures, panel: answers };
   }
 
   async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
@@ -223,8 +261,9 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     if (sealed.kind !== 'mandate') {
       if (!carried) return undefined;
       const r = await ruleIntent(ctx, carried.intent, signerCache);
-      if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, r.nonce ? [r.nonce] : []);
-      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: cleanText(Array.from(sealed.problem).slice(0, MESSAGE_MAX).join('')) } });
+      const burned = r.nonce ? [r.nonce] : [];
+      if (sealed.kind === 'none' || !r.ruling.admitted) return outcome({ intent: r.ruling }, burned);
+      return outcome({ intent: r.ruling, policy: { admitted: false, stage: 'policy', code: 'mandate_invalid', message: cleanText(Array.from(sealed.problem).slice(0, MESSAGE_MAX).join('')) } }, burned);
     }
     const before = await foldBefore(ctx);
     if (!before) return undefined;
@@ -234,10 +273,14 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const r = await ruleIntent(ctx, carried.intent, signerCache);
     const ir = r.ruling;
     if (!ir.admitted) return outcome({ intent: ir, ...extra, quota: quotaOf(m, fold) });
+    // The intent contract authenticated it: from here every refusal (policy or
+    // verdict) consumes its nonce too (seed 003: a DENIED intent burns its nonce).
+    const burned = r.nonce ? [r.nonce] : [];
+    const reserved: NonceClaim[] = [...burned];
     const intent = parseAnchoredIntent(carried.intent);
     if (!intent) throw new TallyError('TALLY_REFEREE_INTERNAL', 'An admitted intent did not parse again.');
     const p = checkPolicy(m, fold, intent, ctx.frameTime);
-    if (!p.ok) return outcome({ intent: ir, policy: { admitted: false, stage: 'policy', code: p.code, message: p.message }, ...extra, quota: quotaOf(m, fold) });
+    if (!p.ok) return outcome({ intent: ir, policy: { admitted: false, stage: 'policy', code: p.code, message: p.message }, ...extra, quota: quotaOf(m, fold) }, burned);
     const policy: PolicyRuling = { admitted: true, stage: 'policy', weight: p.weight };
     // Everything read from the fold is taken before the judge is awaited.
     const ticket = makeTicket(m, ctx.sessionId, fold, intent, ir.intent_hash, ctx.ordinal, ctx.frameTime);
@@ -245,17 +288,22 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const after = quotaOf(m, { used: fold.used, locked: decAdd(fold.locked, ticket.weight), usedTxs: fold.usedTxs, lockedTxs: fold.lockedTxs + 1 });
     let verdict: VerdictRuling | undefined;
     if (m.rules.length > 0) {
-      verdict = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
-      if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now });
+      const v = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
+      verdict = v.verdict;
+      reserved.push(...v.slots);
+      if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now }, reserved);
     }
     const t: TicketRuling = { id: ticket.id, state: 'ACTIVE', weight: ticket.weight, expires_at: ticket.expiresAt, proof_hash: ticket.proofHash };
-    return outcome({ intent: ir, policy, ...(verdict === undefined ? {} : { verdict }), ticket: t, ...extra, quota: after }, r.nonce ? [r.nonce] : []);
+    return outcome({ intent: ir, policy, ...(verdict === undefined ? {} : { verdict }), ticket: t, ...extra, quota: after }, reserved);
   }
 
   return {
     history,
     checkSpec: checkRefereeSpec,
     rule,
+    recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
+      return recordedRateFacts(recorded);
+    },
     async ruleStandDown(ctx) {
       if (mandateOf(ctx.spec).kind !== 'mandate') return undefined;
       const before = await foldBefore(ctx);

@@ -1,6 +1,6 @@
 /**
- * The referee's picture of one session — quota, tickets, termination, the
- * verdict index and the judge-rate window — as a deterministic fold over the
+ * The referee's picture of one session — quota, tickets, termination and the
+ * verdict index — as a deterministic fold over the
  * transcript: frames bring ticket transitions, turns bring admissions and
  * verdicts. Nothing here reads a clock or calls a judge, so replaying the
  * same entries always yields the same state.
@@ -57,8 +57,6 @@ export interface RefereeFold {
   terminated: { readonly ordinal: number; readonly time: number } | undefined;
   /** intent_hash → the verdict first given on it. */
   readonly verdicts: Map<string, StoredVerdict>;
-  /** agent_id → frame times at which the judge was asked for that agent. */
-  readonly judgments: Map<string, number[]>;
   /** The last frame folded and the outcomes of its transitions (undefined when it carried none). */
   lastFrame: { readonly ordinal: number; readonly time: number; readonly outcomes: readonly TransitionOutcome[] | undefined } | undefined;
   /** Every transition outcome so far, with the frame it came in. */
@@ -67,7 +65,7 @@ export interface RefereeFold {
 
 /** A fresh fold (nothing used, locked or judged). */
 export function emptyFold(): RefereeFold {
-  return { used: '0', locked: '0', usedTxs: 0, lockedTxs: 0, tickets: [], terminated: undefined, verdicts: new Map(), judgments: new Map(), lastFrame: undefined, log: [] };
+  return { used: '0', locked: '0', usedTxs: 0, lockedTxs: 0, tickets: [], terminated: undefined, verdicts: new Map(), lastFrame: undefined, log: [] };
 }
 
 /** Quota figures as recorded in rulings and shown by `describe`. */

@@ -12,6 +12,7 @@
  * admitted); `intent` holds the validation options. Both are optional; a
  * session without `agents` records authored turns without intent rulings.
  */
+import { AGENT_ID_PATTERN, MAX_TOKEN_LENGTH } from '../intent/fields.js';
 import type { SessionSpec } from '../protocol/index.js';
 
 /** Intent validation options as sealed in the spec. */
@@ -25,6 +26,7 @@ export interface IntentSpecOptions {
 export const MAX_AGENTS = 1000;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const AGENT_ID = new RegExp(AGENT_ID_PATTERN);
 const ZERO = /^0x0{40}$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -44,7 +46,8 @@ export function checkIntentSpec(spec: SessionSpec): string | undefined {
     if (ids.length === 0) return 'spec.agents must register at least one agent';
     if (ids.length > MAX_AGENTS) return `spec.agents registers more than ${MAX_AGENTS} agents`;
     for (const id of ids) {
-      if (id.length === 0 || id.length > 128 || id.trim() !== id) return `spec.agents: agent id ${JSON.stringify(id.slice(0, 40))} must be 1–128 characters without surrounding spaces`;
+      // The Intent's own agent_id rule: an id no Intent can carry could never be admitted.
+      if (id.length > MAX_TOKEN_LENGTH || !AGENT_ID.test(id)) return `spec.agents: agent id ${JSON.stringify(id.slice(0, 40))} must be 1–${MAX_TOKEN_LENGTH} printable ASCII characters without spaces (the Intent's agent_id)`;
       const a = agents[id];
       if (typeof a !== 'string' || !ADDRESS.test(a)) return `spec.agents.${id} must be a 0x-prefixed 20-byte hex address`;
       if (ZERO.test(a)) return `spec.agents.${id} must not be the zero address`;

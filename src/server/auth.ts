@@ -90,10 +90,19 @@ export function generateToken(): string {
  * if (!r.ok) throw new Error(r.problem);
  */
 export function parseAuthConfig(doc: unknown): { ok: true; config: AuthConfig } | { ok: false; problem: string } {
+  // One entry alone (the line `tally serve --new-token` prints) is a file of one token.
+  const obj = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+  if (obj !== undefined && !('tokens' in obj) && ('role' in obj || 'sha256' in obj)) doc = [obj];
+  else if (!Array.isArray(doc) && !(obj !== undefined && 'tokens' in obj)) {
+    return { ok: false, problem: `expected {"tokens": [<token entry>, …]}, an array of token entries, or one token entry (the line 'tally serve --new-token' prints); got ${obj !== undefined ? `an object with the keys ${Object.keys(obj).join(', ') || '(none)'}` : doc === null ? 'null' : typeof doc}` };
+  }
   const r = authConfigSchema.safeParse(doc);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    return { ok: false, problem: `${i.path.join('.') || '(root)'}: ${i.message}` };
+    // Union errors: name the branch the document took (its shape decided above).
+    const inner = i.code === 'invalid_union' ? (i.errors[Array.isArray(doc) ? 1 : 0]?.[0] ?? i) : i;
+    const path = [...i.path, ...(inner === i ? [] : inner.path)].map((k) => (typeof k === 'number' ? `[${k}]` : `.${String(k)}`)).join('').replace(/^\./, '');
+    return { ok: false, problem: `${path === '' ? 'the document' : path}: ${inner.message}` };
   }
   const tokens = Array.isArray(r.data) ? r.data : r.data.tokens;
   const names = new Set<string>();
@@ -105,6 +114,25 @@ export function parseAuthConfig(doc: unknown): { ok: true; config: AuthConfig } 
     hashes.add(t.sha256);
   }
   return { ok: true, config: { tokens } };
+}
+
+/**
+ * The auth text as JSON: one JSON document, or JSON lines of token entries (one
+ * per line, as `tally serve --new-token >> tokens.json` leaves them).
+ */
+function parseAuthText(text: string, where: string): unknown {
+  const whole = parseStrictJson(text);
+  if (whole.ok) return whole.value;
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  // JSON lines (what `>>` leaves after several --new-token runs); any other defect is refused as it is.
+  if (lines.length < 2 || (whole.code !== 'trailing-data' && whole.code !== 'syntax')) {
+    throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration (${where}) is not JSON (${whole.code}): ${whole.message}.`);
+  }
+  return lines.map((l, n) => {
+    const one = parseStrictJson(l);
+    if (!one.ok) throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration (${where}) is neither one JSON document nor JSON lines: line ${n + 1} (${one.code}): ${one.message}.`);
+    return one.value;
+  });
 }
 
 /** Where {@link loadAuthConfig} found the configuration. */
@@ -132,9 +160,7 @@ export function loadAuthConfig(file: string | undefined, env: Readonly<Record<st
   } else {
     throw new TallyError('TALLY_AUTH_CONFIG', 'No tokens are configured: pass --auth <file>, or set TALLY_AUTH_FILE or TALLY_TOKENS.');
   }
-  const parsed = parseStrictJson(text);
-  if (!parsed.ok) throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration (${source.kind === 'file' ? source.path : source.variable}) is not JSON (${parsed.code}).`, { details: parsed.message });
-  const doc = parsed.value;
+  const doc = parseAuthText(text, source.kind === 'file' ? source.path : source.variable);
   const r = parseAuthConfig(doc);
   if (!r.ok) throw new TallyError('TALLY_AUTH_CONFIG', `The auth configuration is invalid.`, { details: r.problem });
   if (r.config.tokens.length === 0) throw new TallyError('TALLY_AUTH_CONFIG', 'The auth configuration lists no tokens.');

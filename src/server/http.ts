@@ -41,6 +41,12 @@ export interface WireServerOptions {
   readonly metrics?: MetricsRenderer;
   /** The checks of `GET /readyz` (default: {@link checkReadiness} of the engine's store). */
   readonly readiness?: () => Promise<ReadyReport>;
+  /**
+   * A static page served at `GET /` without a token (the grader's desk:
+   * src/web), with its Content-Security-Policy header. The page holds no
+   * data; everything it shows it fetches with the grader's own token.
+   */
+  readonly page?: { readonly html: string; readonly csp: string };
 }
 
 /** Where a listening server is. */
@@ -61,6 +67,7 @@ export class WireServer {
   readonly service: WireService;
   readonly limits: WireServerLimits;
   private readonly auth: Authenticator;
+  private readonly page: { readonly html: Buffer; readonly csp: string } | undefined;
   private readonly log: Logger;
   private readonly limiter: RateLimiter;
   private readonly shutdown = new AbortController();
@@ -75,6 +82,7 @@ export class WireServer {
     this.probes = { readiness: options.readiness ?? (() => checkReadiness({ store: options.engine.store })), ...(options.metrics ? { metrics: options.metrics } : {}) };
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.auth = options.auth;
+    this.page = options.page === undefined ? undefined : { html: Buffer.from(options.page.html, 'utf8'), csp: options.page.csp };
     this.log = options.logger ?? createLogger();
     this.limiter = new RateLimiter(this.limits.rate, options.clock);
     this.service = new WireService(options.engine, {
@@ -189,6 +197,21 @@ export class WireServer {
       return;
     }
     if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) return this.ready(req, res);
+    if (path === '/' && this.page && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': String(this.page.html.length),
+        'content-security-policy': `${this.page.csp}; frame-ancestors 'none'`,
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-opener-policy': 'same-origin',
+        ...(this.draining ? { connection: 'close' } : {}),
+      });
+      res.end(req.method === 'HEAD' ? undefined : this.page.html);
+      this.log.info({ method: `${req.method} /`, status: 200, ms: ms(t0) }, 'page');
+      return;
+    }
     if (this.draining) {
       this.drainBody(req);
       this.sendError(req, res, { type: 'unavailable', message: 'the server is shutting down; retry on another instance' }, { 'retry-after': '1' });

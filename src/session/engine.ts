@@ -10,6 +10,7 @@
 import {
   canonicalBytes,
   entryHash,
+  isoTime,
   parseEntry,
   phaseGate,
   reconcileFrame,
@@ -82,10 +83,18 @@ function stored(index: number, entry: Entry, bytes: Uint8Array = canonicalBytes(
   return { s, leaf };
 }
 
+/** A stored row as an entry; a row that is not bytes, not its hash, or not an entry is {@link StoreCorruptionError}. */
 function decode(e: StoredEntry, sessionId: string): Entry {
-  const r = parseEntry(JSON.parse(new TextDecoder().decode(e.bytes)));
-  if (!r.ok) throw new StoreCorruptionError(sessionId, e.index, r.reason);
+  if (!((e.bytes as unknown) instanceof Uint8Array)) throw new StoreCorruptionError(sessionId, e.index, 'stored bytes are not a byte string');
   if (toHex(entryHash(sha256, e.bytes)) !== e.hash) throw new StoreCorruptionError(sessionId, e.index, 'stored hash is not the hash of the stored bytes');
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(e.bytes));
+  } catch {
+    throw new StoreCorruptionError(sessionId, e.index, 'not-json: entry is not JSON');
+  }
+  const r = parseEntry(value);
+  if (!r.ok) throw new StoreCorruptionError(sessionId, e.index, r.reason);
   return r.entry;
 }
 
@@ -150,7 +159,7 @@ export class Engine {
         { sessionId: f.sessionId, ordinal: f.ordinal, frameRoot: f.frameRoot, ...(f.parentHash === undefined ? {} : { parentHash: f.parentHash }) },
       );
       if (!r.ok) return reject(r.diagnostic, `the next frame must have ordinal ${st.nextOrdinal} and parent ${st.head}`);
-      if (st.lastFrameTime !== undefined && f.time < st.lastFrameTime) return malformed(`frame time ${f.time} is before the previous frame's ${st.lastFrameTime}`);
+      if (st.lastFrameTime !== undefined && f.time < st.lastFrameTime) return malformed(`frame time ${isoTime(f.time)} is before the previous frame's ${isoTime(st.lastFrameTime)}`);
       const entry: FrameEntry = {
         kind: 'frame',
         session: st.sessionId,

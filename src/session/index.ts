@@ -21,4 +21,5 @@ export type {
   RuleContext,
   RuleOutcome,
   TurnRuler,
+  RecordedReservation,
 } from './types.js';

@@ -157,6 +157,20 @@ export interface RuleOutcome {
 }
 
 /**
+ * A store reservation a recorded ruling names as the fact it relied on, which
+ * replay (holding only one session) may not re-derive: replay answers lookups
+ * of exactly this key from it when its own store does not know the key, and
+ * lists it as an external fact (trusted, not verified).
+ */
+export interface RecordedReservation {
+  /** What the reservation is, for the listing (e.g. `judge-slot`). */
+  readonly kind: string;
+  readonly agentId: string;
+  readonly nonce: string;
+  readonly owner: NonceOwner;
+}
+
+/**
  * Rules on authored turns (the intent contract plugs in here). A ruler MUST be
  * deterministic in its context, so replaying a transcript reaches the same
  * rulings.
@@ -171,4 +185,9 @@ export interface TurnRuler {
    * carried, such as ticket transitions); absent or `undefined` = no ruling.
    */
   ruleStandDown?(context: Omit<RuleContext, 'authored'>): Promise<RuleOutcome | undefined> | RuleOutcome | undefined;
+  /**
+   * Replay only: the reservations (other than the intent's own nonce owner)
+   * this ruler's recorded ruling names as facts from the store.
+   */
+  recordedReservations?(recorded: CanonicalObject, sessionId: string): readonly RecordedReservation[];
 }

@@ -30,7 +30,7 @@ describe('tally inspect (from outside)', () => {
     expect(r.stdout).toMatch(/! ticket #\d+: redeem refused: ticket_not_active/);
     expect(r.stdout).toMatch(/tickets: #\d+ released/);
     expect(r.stdout).toMatch(/^seal +commits to the \d+ entries before it/m);
-    expect(r.stdout).toContain(`valid: ${report.receipt.size} entries, sealed; receipt root ${report.receipt.receiptRoot}`);
+    expect(r.stdout).toContain(`valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint): ${report.receipt.size} entries, sealed; receipt root ${report.receipt.receiptRoot}`);
     expect(r.stdout).toMatch(/^quota: [0-9.]+ used \+ [0-9.]+ locked of \d+/m);
   });
 
@@ -50,7 +50,7 @@ describe('tally inspect (from outside)', () => {
     expect(turnLines(['--agent', 'mallory', '--ruling', 'unknown_signer'])).toHaveLength(1);
     const conflict = tally(['inspect', bundle, '--ruling', 'turn-conflict']).stdout;
     expect(conflict).toMatch(/! slot \d+: resubmission → turn-conflict/);
-    expect(conflict).toContain('1 rows match');
+    expect(conflict).toContain('1 row matches');
   });
 
   it('--json prints {verdict, counts, rows} that parse, filters included', () => {

@@ -113,7 +113,8 @@ describe('driving a session from the shell (from outside)', () => {
       [['open', '--spec', '{not json', '--db', db], 2, /not valid JSON/],
       [['open', '--spec', join(dir, 'missing.json'), '--db', db], 3, /cannot read the spec/],
       [['open', '--spec', '{"nom":"x"}', '--db', db], 1, /malformed-entry: spec.name/],
-      [['frame', '--session', sid, '--ordinal', '-1', '--time', '1', '--db', db], 2, /ambiguous|--ordinal=-1/],
+      // `--ordinal -1` is the OPEN frame (no option is spelled like a number); the session is unknown.
+      [['frame', '--session', sid, '--ordinal', '-1', '--time', '1', '--db', db], 1, /wrong-session/],
       [['frame', '--session', 'xyz', '--ordinal', '0', '--time', '1', '--db', db], 2, /--session must be 64/],
       [['frame', '--session', sid, '--ordinal', '0', '--time', 'yesterday', '--db', db], 2, /--time must be/],
       [['frame', '--session', sid, '--ordinal', '0', '--time', '1', '--db', join(dir, 'nope.db')], 3, /no database at/],
@@ -125,6 +126,7 @@ describe('driving a session from the shell (from outside)', () => {
       [['events', '--session', sid, '--limit', '0', '--db', db], 2, /--limit must be/],
       [['finalize', '--session', sid, '--artifacts', '[1]', '--db', db], 1, /malformed-entry|wrong-session/],
       [['describe', '--session', sid, '--db', db], 1, /wrong-session/],
+      [['frame', '--session', sid, '--ordinal', '--time', '1', '--db', db], 2, /--ordinal needs a value; to give one that starts with '-', write --ordinal=<value>/],
     ];
     // The dispatcher in process (the same code path as the binary, without 16 process start-ups).
     for (const [args, code, message] of cases) {

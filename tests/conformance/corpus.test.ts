@@ -1,5 +1,5 @@
 /**
- * The conformance corpus (docs/vectors/, PROTOCOL.md §12): it is exactly what
+ * The conformance corpus (docs/vectors/, PROTOCOL.md §14): it is exactly what
  * the generator makes from the engine today, and every verifier in the
  * project — library (sequential and parallel), CLI (plain and --parallel),
  * MCP `verify`, the Python verifier — gives each case its expected result.

@@ -1,5 +1,5 @@
 /**
- * The conformance corpus docs/vectors/ (PROTOCOL.md §12) as typed values: the
+ * The conformance corpus docs/vectors/ (PROTOCOL.md §14) as typed values: the
  * loader every runner shares, and the bytes of a bundle case.
  */
 import { readFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, expectTypeOf, it, test } from 'vitest';
 import * as referee from '../../src/referee/index.js';
 import { REFEREE_CODES, REFEREE_CODE_STAGE, REFEREE_RULING_CATALOGUE, REFEREE_STAGES, createLocalJudge, signRedemption, signRelease, signTermination, type Judge, type RefereeCode, type RefereeStage } from '../../src/referee/index.js';
@@ -47,6 +48,7 @@ describe('referee ruling vocabulary', () => {
         "REFEREE_TAGS",
         "RefereeHistory",
         "actionLine",
+        "askPanel",
         "assessVerdict",
         "checkRefereeSpec",
         "contextText",
@@ -66,8 +68,10 @@ describe('referee ruling vocabulary', () => {
         "mandateOf",
         "parseJudgeResponse",
         "parseMandate",
+        "quorumOf",
         "recoverText",
         "refereeState",
+        "reverifyPanel",
         "sha256Hex",
         "signRedemption",
         "signRelease",
@@ -170,8 +174,16 @@ describe('every referee code appears in a transcript', () => {
     const c = await Desk.attach(store, o.sessionId, -1);
     await c.answer((await propose(c)).bytes);
 
+    // A mandate not yet in force.
+    const early = await Desk.open(refereeSpec('codes-early', mandate({ starts_at: frameTime(5), expires_at: frameTime(9) })), { store });
+    await early.answer((await propose(early)).bytes);
+
+    // A panel that does not reach its quorum.
+    const panel = await Desk.open(refereeSpec('codes-panel', mandate({ rules: ['Only long positions.'], panel: { judges: [{ signer: privateKeyToAccount(KEY_JUDGE).address, model: local.model }], quorum: 1 } })), { store, panel: [local] });
+    await panel.answer((await propose(panel, { side: 'short' })).bytes);
+
     let text = '';
-    for (const sid of [b.sid, a.sid, c.sid]) for await (const line of b.engine.exportEntries(sid)) text += new TextDecoder().decode(line) + '\n';
+    for (const sid of [b.sid, a.sid, c.sid, early.sid, panel.sid]) for await (const line of b.engine.exportEntries(sid)) text += new TextDecoder().decode(line) + '\n';
     const seen = new Set([...text.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1]));
     const missing = REFEREE_CODES.filter((code) => !seen.has(code));
     expect(missing).toEqual([]);

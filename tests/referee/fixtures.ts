@@ -19,7 +19,8 @@ export const other = privateKeyToAccount(KEY_OTHER);
 
 export const INSTANCE = 'desk-test/1';
 /** The mandate ends one day after the first frame. */
-export const MANDATE_END = frameTime(-1) + 86_400_000;
+export const MANDATE_START = frameTime(-1);
+export const MANDATE_END = MANDATE_START + 86_400_000;
 export const DEAD = '0x000000000000000000000000000000000000dead';
 
 /** A mandate with every member set; `over` replaces members (undefined removes one). */
@@ -35,6 +36,7 @@ export function mandate(over: Record<string, unknown> = {}): Record<string, unkn
     caps: { size: '5', leverage: '10', slippage: '0.05' },
     quota: { cap: '10', weights: { close: '0.5' } },
     tx_cap: 6,
+    starts_at: MANDATE_START,
     expires_at: MANDATE_END,
     ...over,
   };
@@ -65,8 +67,13 @@ export class Desk {
     readonly sid: string,
   ) {}
 
-  static async open(spec: Record<string, unknown>, opts: { judge?: Judge; store?: TranscriptStore } = {}): Promise<Desk> {
-    const { engine, ruler } = createRefereeEngine({ ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.store ? { store: opts.store } : {}) });
+  static async open(spec: Record<string, unknown>, opts: { judge?: Judge; store?: TranscriptStore; panel?: readonly Judge[]; judgeTimeoutMs?: number } = {}): Promise<Desk> {
+    const { engine, ruler } = createRefereeEngine({
+      ...(opts.judge ? { judge: opts.judge } : {}),
+      ...(opts.store ? { store: opts.store } : {}),
+      ...(opts.panel ? { panel: opts.panel } : {}),
+      ...(opts.judgeTimeoutMs ? { judgeTimeoutMs: opts.judgeTimeoutMs } : {}),
+    });
     const o = await engine.open(spec);
     if (!o.ok) throw new Error(o.message);
     return new Desk(engine, ruler, o.sessionId);

@@ -13,7 +13,7 @@ describe('mandate checks (at open)', () => {
     if (!r.ok || !r.mandate) throw new Error('no mandate');
     expect(r.mandate.judges).toEqual([judgeAccount.address.toLowerCase()]);
     expect(r.mandate.weights).toEqual({ open: '1', modify: '1', close: '0.5', transfer: '1' });
-    expect(r.mandate.judgeRate).toEqual({ max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms });
+    expect(r.mandate.judgeRate).toEqual({ max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined });
     expect(r.mandate.ticketTtlMs).toBe(86_400_000);
     expect(parseMandate({ name: 'none' })).toEqual({ ok: true, mandate: undefined });
   });
@@ -50,11 +50,16 @@ describe('mandate checks (at open)', () => {
     ['tx_cap 0', { tx_cap: 0 }, 'spec.mandate.tx_cap must be an integer from 1 to 1000000'],
     ['tx_cap above the bound', { tx_cap: 1_000_001 }, 'spec.mandate.tx_cap must be an integer from 1 to 1000000'],
     ['expires_at 0', { expires_at: 0 }, 'spec.mandate.expires_at must be an integer'],
+    ['no starts_at', { starts_at: undefined }, 'spec.mandate.starts_at is required'],
+    ['a lifetime of 59.999 s (seed 003: at least 60 s)', { starts_at: 1_000_000, expires_at: 1_059_999 }, 'spec.mandate: lifetime expires_at − starts_at = 59999 ms must be from 60000 ms (60 s) to 2592000000 ms (30 days)'],
+    ['a lifetime of 30 days and 1 ms', { starts_at: 1_000_000, expires_at: 1_000_000 + 2_592_000_001 }, 'lifetime expires_at − starts_at = 2592000001 ms'],
+    ['an expiry before the start', { starts_at: 2_000_000, expires_at: 1_000_000 }, 'lifetime expires_at − starts_at = -1000000 ms'],
+    ['a daily cap of 0', { rules: ['x'], judges: [ADDR], judge_rate: { max: 1, window_ms: 60_000, daily_max: 0 } }, 'spec.mandate.judge_rate.daily_max must be an integer from 1 to 1000000'],
     ['a short ticket ttl', { ticket_ttl_ms: 29_999 }, 'spec.mandate.ticket_ttl_ms must be an integer from 30000 to 86400000'],
     ['seven rules', { rules: Array.from({ length: 7 }, (_, i) => `rule ${i}`), judges: [ADDR] }, 'spec.mandate.rules must be a list of 1–6 entries'],
     ['a blank rule', { rules: ['  '], judges: [ADDR] }, 'spec.mandate.rules[0] must be a non-blank string of at most 800 characters'],
     ['a rule of 801 characters', { rules: [long(801)], judges: [ADDR] }, 'at most 800 characters'],
-    ['rules without judges', { rules: ['Only long positions.'] }, 'spec.mandate.judges is required when the mandate has rules'],
+    ['rules without judges', { rules: ['Only long positions.'] }, 'spec.mandate.judges or spec.mandate.panel is required when the mandate has rules'],
     ['judges without rules', { judges: [ADDR] }, 'spec.mandate.judges needs spec.mandate.rules'],
     ['a duplicate judge', { rules: ['x'], judges: [ADDR, ADDR.toUpperCase().replace('0X', '0x')] }, 'spec.mandate.judges has a duplicate entry'],
     ['nine judges', { rules: ['x'], judges: Array.from({ length: 9 }, (_, i) => '0x' + String(i + 1).repeat(40).slice(0, 40)) }, 'spec.mandate.judges must be a list of 1–8 entries'],
@@ -64,6 +69,20 @@ describe('mandate checks (at open)', () => {
     const m = Object.hasOwn(over, '__replace') ? (over['__replace'] as Record<string, unknown>) : mandate(over);
     const problem = check(m);
     expect(problem).toContain(message);
+  });
+
+  it('accepts the lifetime bounds: exactly 60 s and exactly 30 days', () => {
+    expect(check(mandate({ starts_at: 1_000_000, expires_at: 1_060_000 }))).toBeUndefined();
+    expect(check(mandate({ starts_at: 1_000_000, expires_at: 1_000_000 + 2_592_000_000 }))).toBeUndefined();
+  });
+
+  it.each([['desk one'], [' alpha'], ['é'], ['x'.repeat(129)], ['tab\there']])('refuses agent id %j: it could never be an Intent agent_id', (id) => {
+    const spec = { name: 'ids', agents: { [id]: ADDR } };
+    expect(checkRefereeSpec(spec)).toMatch(/^spec\.agents: agent id .* must be 1–128 printable ASCII characters without spaces \(the Intent's agent_id\)$/);
+  });
+
+  it('accepts every agent id an Intent can carry', () => {
+    expect(checkRefereeSpec({ name: 'ids', agents: { 'desk-1': ADDR, '~!x': ADDR, ['a'.repeat(128)]: ADDR } })).toBeUndefined();
   });
 
   it('accepts the largest rule set: six rules of 800 characters', () => {

@@ -97,9 +97,11 @@ afterAll(async () => {
 });
 
 let n = 1;
+/** Only the modes that answer late get a short timeout: a prompt answer must not lose a race with a loaded machine. */
+const slowModes = new Set<string>(['slow', 'slow-body']);
 async function judgeOnce(mode: Mode | 'closed-port', over: Partial<OpenAiJudgeOptions> = {}, context = 'BTC trend up') {
   const baseUrl = mode === 'closed-port' ? `http://127.0.0.1:${closedPort}/v1` : `${base}/${mode}/v1`;
-  const judge = createOpenAiJudge({ baseUrl, model: 'gw-model', apiKey: 'test-key', signature: { key: KEY_JUDGE }, timeoutMs: 30_000, ...over });
+  const judge = createOpenAiJudge({ baseUrl, model: 'gw-model', apiKey: 'test-key', signature: { key: KEY_JUDGE }, timeoutMs: slowModes.has(mode) ? 300 : 30_000, ...over });
   const desk = await Desk.open(refereeSpec(`openai-${mode}-${n}`, judgedMandate()), { judge });
   const intent = await signed(openIntent({ nonce: `o${n++}`, ttl: iso(frameTime(-1) + 1_800_000) }));
   return ruling(await desk.answer(carry(intent, context)));
@@ -110,6 +112,8 @@ describe('OpenAI-compatible judge adapter (loopback HTTP)', () => {
     const before = received.length;
     const r = await judgeOnce('allow');
     expect(r.verdict).toMatchObject({ admitted: true, decision: 'ALLOW', model: 'gw-model', signer: judgeAccount.address.toLowerCase(), source: 'judged' });
+    // The adapter, holding the operator's key, signed the model's reply: the ruling says so.
+    expect(r.verdict!.signed_by).toBe('operator');
     expect(r.ticket).toMatchObject({ id: 1 });
     const got = received[before]!;
     expect(got.path).toBe('/allow/v1/chat/completions');
@@ -154,6 +158,7 @@ describe('OpenAI-compatible judge adapter (loopback HTTP)', () => {
   it('a signature returned by the endpoint itself (header) is accepted when the mandate trusts its signer', async () => {
     const r = await judgeOnce('header-sign', { signature: { header: 'x-verdict-signature' } });
     expect(r.verdict).toMatchObject({ admitted: true, signer: judgeAccount.address.toLowerCase() });
+    expect(r.verdict!.signed_by).toBeUndefined();
   });
 
   it('rejects bad configuration as misuse', () => {

@@ -72,7 +72,7 @@ beforeAll(async () => {
   const denied = await propose({ side: 'short' }, 'fine');
   mark('deny', await desk.answer(denied.bytes));
   mark('garbled', await desk.answer((await propose({}, 'GARBLE')).bytes));
-  mark('stored', await desk.answer(carry(denied.intent, 'second try, new context')));
+  mark('burned', await desk.answer(carry(denied.intent, 'second try, new context')));
   const b = await propose({}, 'calm');
   const tb = await desk.answer(b.bytes, { data: { referee: { redemptions: [await signRedemption(KEY_EXECUTOR, sref(ruling(ta).ticket!), a.intent)] } } });
   mark('redeem+allow', tb);
@@ -114,7 +114,8 @@ describe('referee replay (offline, no judge)', () => {
     expect(verdictOf(turnAt('allow'))).toMatchObject({ admitted: true, source: 'judged' });
     expect(verdictOf(turnAt('deny'))).toMatchObject({ code: 'judge_denied' });
     expect(verdictOf(turnAt('garbled'))).toMatchObject({ code: 'judge_unparsable' });
-    expect(verdictOf(turnAt('stored'))).toMatchObject({ source: 'stored' });
+    expect(turnAt('burned').ruling).toMatchObject({ intent: { admitted: false, code: 'replayed_nonce', first: { index: at['deny'] } } });
+    expect(verdictOf(turnAt('burned'))).toBeUndefined();
     expect(turnAt('redeem+allow').ruling).toMatchObject({ transitions: [{ op: 'redeem', ok: true }], ticket: { id: 2 } });
     const sd = turnAt('stand-down');
     expect(sd.body.kind).toBe('stand-down');
@@ -142,7 +143,7 @@ describe('referee replay (offline, no judge)', () => {
     ['the reason of a verdict', 'deny', (r) => ({ ...r, verdict: { ...(r['verdict'] as Rec), message: 'all fine' } }), { verdict: { code: 'judge_denied' } }],
     ['the request hash', 'allow', (r) => ({ ...r, verdict: { ...(r['verdict'] as Rec), request_sha256: '0'.repeat(64) } }), { verdict: { code: 'judge_evidence_invalid' } }],
     ['the verdict removed', 'allow', (r) => ({ ...r, verdict: undefined }), { verdict: { code: 'judge_evidence_invalid' } }],
-    ['a stored verdict turned into a fresh one', 'stored', (r) => ({ ...r, verdict: verdictOf(turnAt('deny')) }), { verdict: { source: 'stored' } }],
+    ['a burned nonce turned into an admission', 'burned', (r) => ({ ...r, intent: (turnAt('deny').ruling as Rec)['intent'], verdict: verdictOf(turnAt('deny')) }), { intent: { code: 'replayed_nonce' } }],
     ['a quota figure', 'allow', (r) => ({ ...r, quota: { ...(r['quota'] as Rec), locked: '0', free: '10' } }), { quota: { locked: '2' } }],
     ['a ticket weight', 'redeem+allow', (r) => ({ ...r, ticket: { ...(r['ticket'] as Rec), weight: '0.1' } }), { ticket: { weight: '1' } }],
     ['a transition outcome', 'redeem+allow', (r) => ({ ...r, transitions: [{ op: 'redeem', ticket: 1, ok: false, code: 'ticket_expired', message: 'x' }] }), { transitions: [{ ok: true }] }],

@@ -51,16 +51,17 @@ describe('referee: mandates and tickets inside the session', () => {
     ['cap_exceeded', {}, { leverage: '10.5' }, /^leverage/],
     ['cap_exceeded', {}, { max_slippage: '0.06' }, /^max_slippage/],
     ['quota_exhausted', { quota: { cap: '1.5' } }, { size: '2' }, /used 0 \+ locked 0 \+ 2 = 2 > cap 1.5/],
-  ])('denies at stage policy with %s, and the nonce stays free', async (code, m, over, message) => {
+  ])('denies at stage policy with %s, and the authenticated intent burns its nonce', async (code, m, over, message) => {
     const desk = await Desk.open(refereeSpec(`policy-${code}-${String(message)}`, mandate(m)));
     const p = await propose(desk, over);
-    const r = ruling(await desk.answer(p.bytes));
+    const t = await desk.answer(p.bytes);
+    const r = ruling(t);
     expect(r.intent).toMatchObject({ admitted: true });
     expect(r.policy).toMatchObject({ admitted: false, stage: 'policy', code });
     expect((r.policy as { message: string }).message).toMatch(message);
     expect(r.ticket).toBeUndefined();
     expect(r.quota).toMatchObject({ locked: '0', locked_txs: 0 });
-    expect(await desk.engine.store.nonceOwner('alpha', p.intent.nonce)).toBeUndefined();
+    expect(await desk.engine.store.nonceOwner('alpha', p.intent.nonce)).toEqual({ intentHash: r.intent!.intent_hash, sessionId: desk.sid, index: t.index });
   });
 
   it('checks in a fixed order (the first failure is reported) and counts transactions against tx_cap', async () => {
@@ -78,16 +79,30 @@ describe('referee: mandates and tickets inside the session', () => {
     expect(ruling(await desk.answer((await propose(desk)).bytes)).policy).toMatchObject({ code: 'mandate_expired' });
   });
 
-  it('a denied intent can be proposed again: after a release frees quota the same bytes are admitted', async () => {
+  it('a denied intent keeps its record and burns its nonce: re-sent byte for byte after quota frees, it is a replayed_nonce naming the first use', async () => {
     const desk = await Desk.open(refereeSpec('again', mandate({ quota: { cap: '2' } })));
     const first = ruling(await desk.answer((await propose(desk, { size: '2' })).bytes));
     const x = await propose(desk, { size: '1' });
-    expect(ruling(await desk.answer(x.bytes)).policy).toMatchObject({ code: 'quota_exhausted' });
+    const denied = await desk.answer(x.bytes);
+    const d = ruling(denied);
+    expect(d.policy).toMatchObject({ code: 'quota_exhausted' });
     const release = await signRelease(KEY_OPERATOR, 'operator', ref(desk, first.ticket!));
     const again = ruling(await desk.answer(x.bytes, { data: { referee: { releases: [release] } } }));
     expect(again.transitions).toEqual([{ op: 'release', ticket: 1, ok: true, by: 'operator' }]);
-    expect(again.ticket).toMatchObject({ id: 2, weight: '1' });
-    expect(again.quota).toMatchObject({ used: '0', locked: '1', free: '1', locked_txs: 1 });
+    expect(again.intent).toMatchObject({ admitted: false, stage: 'nonce', code: 'replayed_nonce', first: { intent_hash: d.intent!.intent_hash, session: desk.sid, index: denied.index } });
+    expect(again.ticket).toBeUndefined();
+    expect(again.quota).toMatchObject({ used: '0', locked: '0', free: '2', locked_txs: 0 });
+  });
+
+  it('a refusal before authentication burns nothing: a forged signature over the victim\'s nonce leaves it free', async () => {
+    const desk = await Desk.open(refereeSpec('forged', mandate({ quota: { cap: '2' } })));
+    const u = openIntent({ nonce: 'victim-1', ttl: iso(frameTime(desk.ordinal) + 1_800_000), size: '9' });
+    const forged = await signed(u, KEY_OTHER);
+    const r = ruling(await desk.answer(carry(forged)));
+    expect(r.intent).toMatchObject({ admitted: false, stage: 'signature' });
+    expect(await desk.engine.store.nonceOwner('alpha', 'victim-1')).toBeUndefined();
+    const genuine = await signed(openIntent({ nonce: 'victim-1', ttl: iso(frameTime(desk.ordinal) + 1_800_000), size: '1' }));
+    expect(ruling(await desk.answer(carry(genuine))).ticket).toMatchObject({ id: 1 });
   });
 
   it('a redemption signed by the executor with the exact intent moves locked to used', async () => {
@@ -241,5 +256,16 @@ describe('referee: mandates and tickets inside the session', () => {
     expect(await engine.open(refereeSpec('bad', mandate({ executor: '0x' + '0'.repeat(40) })))).toMatchObject({ ok: false, diagnostic: 'malformed-entry', message: 'spec.mandate.executor must not be the zero address' });
     expect(await engine.open({ name: 'no-agents', mandate: mandate() })).toMatchObject({ ok: false, message: expect.stringContaining('needs spec.agents') });
     expect(await engine.open(refereeSpec('key', mandate({ operator: KEY_OTHER })))).toMatchObject({ ok: false, message: expect.stringContaining('operator') });
+    // Seed 003: a mandate lives 60 s to 30 days; an agent id no Intent can carry is refused (it could never be admitted).
+    expect(await engine.open(refereeSpec('short', mandate({ expires_at: frameTime(-1) + 59_999 })))).toMatchObject({ ok: false, diagnostic: 'malformed-entry', message: expect.stringContaining('lifetime expires_at − starts_at = 59999 ms') });
+    expect(await engine.open({ ...refereeSpec('spaced'), agents: { 'desk one': KEY_OTHER.slice(0, 42) } })).toMatchObject({ ok: false, diagnostic: 'malformed-entry', message: expect.stringContaining('spec.agents: agent id "desk one"') });
+  });
+
+  it('nothing is admitted before the mandate starts (frame time < starts_at), and the nonce is burned', async () => {
+    const desk = await Desk.open(refereeSpec('early', mandate({ starts_at: frameTime(0), expires_at: frameTime(0) + 86_400_000 })));
+    const p = await propose(desk);
+    const t = await desk.answer(p.bytes);
+    expect(ruling(t).policy).toMatchObject({ admitted: false, code: 'mandate_not_started', message: `the mandate is in force from ${frameTime(0)} (frame time ${frameTime(-1)})` });
+    expect(ruling(await desk.answer((await propose(desk)).bytes)).ticket).toMatchObject({ id: 1 });
   });
 });

@@ -2,9 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { createEngine } from '../../engine.js';
 import { TallyError } from '../../protocol/index.js';
-import { DEFAULT_ENGINE_NAME, DEFAULT_KEY_PATH, createNotary, loadEngineKey, resolveVerifierKeys, type EngineKey, type ParsedVerifierKey } from '../../receipt/index.js';
+import { DEFAULT_ENGINE_NAME, DEFAULT_KEY_PATH, createNotary, loadEngineKey, resolveVerifierKeys, type EngineKey, type Notary, type ParsedVerifierKey } from '../../receipt/index.js';
+import type { WitnessedNotary } from '../../witness/index.js';
 import { defaultStoreLocation, openStore } from '../../store/index.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, inputFile, ioProblem, println, str, type Command, type CommandIO } from '../command.js';
+import { counted } from '../../demo/format.js';
 
 type Values = Record<string, unknown>;
 
@@ -17,7 +19,7 @@ export function countOption(values: Values, key: string, min = 1): number | unde
 }
 
 /** The store location of `--db`, else `$TALLY_DB`, else .tally/tally.db (relative paths against the working directory). */
-function storeLocation(values: Values, io: CommandIO): string {
+export function storeLocation(values: Values, io: CommandIO): string {
   const loc = str(values, 'db') ?? defaultStoreLocation(io.env);
   if (loc === '') throw new CliError('--db must not be empty');
   if (loc === 'memory:' || /^postgres(ql)?:\/\//i.test(loc)) return loc;
@@ -55,6 +57,11 @@ export async function verifierKeysFor(values: Values, io: CommandIO, option = 'k
     return await resolveVerifierKeys(arg, io.cwd);
   } catch (e) {
     if (!(e instanceof TallyError)) throw e;
+    if (e.code === 'TALLY_VERIFIER_KEY_IO' && !existsSync(resolve(io.cwd, arg.trim()))) {
+      // Neither a key nor a file: a malformed value (usage), not a missing file (I/O).
+      throw new CliError(`--${option}: '${arg}' is neither a verifier key (<name>+<8 hex keyid>+<base64>) nor an existing file of keys`, EXIT.usage, 'TALLY_VERIFIER_KEY_INVALID');
+    }
+    if (e.code === 'TALLY_VERIFIER_KEY_IO') inputFile(arg.trim(), io, `the --${option} file`);
     throw new CliError(`--${option}: ${e.shortMessage}${e.code === 'TALLY_VERIFIER_KEY_IO' && e.details ? ` (${e.details})` : ''}`, e.code === 'TALLY_VERIFIER_KEY_IO' ? EXIT.io : EXIT.usage, e.code);
   }
 }
@@ -65,7 +72,7 @@ export function readTextFile(path: string, io: CommandIO, what: string): string 
   try {
     return readFileSync(p, 'utf8');
   } catch (e) {
-    throw new CliError(`cannot read ${what} ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    throw new CliError(`cannot read ${what} ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
   }
 }
 
@@ -75,7 +82,7 @@ export function writeTextFile(path: string, text: string, io: CommandIO, what: s
   try {
     writeFileSync(p, text, { encoding: 'utf8', mode: 0o644 });
   } catch (e) {
-    throw new CliError(`cannot write ${what} to ${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    throw new CliError(`cannot write ${what} to ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
   }
   return p;
 }
@@ -83,7 +90,7 @@ export function writeTextFile(path: string, text: string, io: CommandIO, what: s
 export const checkpointCommand: Command = {
   name: 'checkpoint',
   summary: "Sign a C2SP checkpoint of a session with the engine key, or print the engine's verifier key.",
-  help: `Usage: tally checkpoint [--session <id>] [--size <n>] [--out <file>] [--db <location>] [--key <path>] [--name <name>] [--json]
+  help: `Usage: tally checkpoint [--session <id>] [--size <n>] [--out <file>] [--db <location>] [--key <path>] [--name <name>] [--witness-policy <file>] [--json]
        tally checkpoint --print-key [--key <path>] [--name <name>] [--json]
 
 Signs a C2SP tlog-checkpoint (origin <engine name>/<session id>, tree size,
@@ -108,11 +115,16 @@ ${KEY_HELP}
   --db <location>   the store: a SQLite file path or postgres://…
                     (default: $TALLY_DB, else .tally/tally.db)
   --json            print the result as JSON
+  --witness-policy <file>  submit the signed checkpoint to every witness of the
+                    policy (Sigsum format) that has a URL and append the
+                    cosignatures they return; stderr says which witnesses
+                    cosigned and whether the quorum is met (a down witness
+                    only means a missing cosignature)
 
 Exit codes: 0 signed (or key printed), 1 refused (unknown session, size out of
 range, the signing log refuses), 2 usage error, 3 I/O error (database, key
 file, output file).`,
-  options: { session: { type: 'string' }, size: { type: 'string' }, out: { type: 'string' }, 'print-key': { type: 'boolean' }, key: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' } },
+  options: { session: { type: 'string' }, size: { type: 'string' }, out: { type: 'string' }, 'print-key': { type: 'boolean' }, key: { type: 'string' }, name: { type: 'string' }, db: { type: 'string' }, json: { type: 'boolean' }, 'witness-policy': { type: 'string' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError(`checkpoint takes no arguments (got '${positionals[0]}'). Run 'tally checkpoint --help'.`);
     const json = values['json'] === true;
@@ -138,16 +150,32 @@ file, output file).`,
         if (all.length !== 1) throw new CliError(all.length === 0 ? `the database ${location} holds no session` : `the database holds ${all.length} sessions; pass --session <id>`);
         sessionId = all[0]!;
       }
-      const r = await createNotary({ key }).issueCheckpoint(createEngine({ store }), sessionId, size);
+      const policyPath = str(values, 'witness-policy');
+      let notary: Notary = createNotary({ key });
+      let witnessed: WitnessedNotary | undefined;
+      if (policyPath !== undefined) {
+        const { parseWitnessPolicy, createWitnessedNotary } = await import('../../witness/index.js');
+        const parsed = parseWitnessPolicy(readTextFile(policyPath, io, 'the witness policy'));
+        if (!parsed.ok) throw new CliError(`--witness-policy ${policyPath}: ${parsed.message}`);
+        const witnesses = parsed.policy.witnesses.flatMap((w) => (w.url === undefined ? [] : [{ url: w.url, verifier: w.verifier }]));
+        if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
+        notary = witnessed = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
+      }
+      const r = await notary.issueCheckpoint(createEngine({ store }), sessionId, size);
       if (!r.ok) {
         if (json) println(io.stdout, JSON.stringify(r));
         println(io.stderr, `tally checkpoint: ${r.code}: ${r.message}`);
         return EXIT.invalid;
       }
+      const report = witnessed?.report(r.origin, r.size);
+      if (report !== undefined && !json) {
+        for (const o of report.outcomes) println(io.stderr, `witness ${o.witness}: ${o.status}${o.message === undefined ? '' : ` (${o.message})`}`);
+        println(io.stderr, `witness quorum ${report.quorum === true ? 'met' : 'NOT met'}: cosigned by ${report.cosignedBy.join(', ') || 'no witness'}`);
+      }
       const written = out === undefined ? undefined : writeTextFile(out, r.signedCheckpoint, io, 'the checkpoint');
-      if (json) println(io.stdout, JSON.stringify({ ...r, verifierKey: key.verifierKey, ...(written === undefined ? {} : { out: written }) }));
+      if (json) println(io.stdout, JSON.stringify({ ...r, verifierKey: key.verifierKey, ...(written === undefined ? {} : { out: written }), ...(report === undefined ? {} : { witnesses: report.outcomes, cosignedBy: report.cosignedBy, quorum: report.quorum }) }));
       else if (written === undefined) io.stdout.write(r.signedCheckpoint);
-      else println(io.stdout, `signed checkpoint of ${r.size} entries of session ${r.sessionId} written to ${written}`);
+      else println(io.stdout, `signed checkpoint of ${counted(r.size, 'entry')} of session ${r.sessionId} written to ${written}`);
       return EXIT.ok;
     } finally {
       await store.close();

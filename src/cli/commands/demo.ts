@@ -2,7 +2,7 @@ import { resolve, relative, isAbsolute } from 'node:path';
 import type { DemoPhase } from '../../demo/run.js';
 import { MAX_DEMO_WAKES } from '../../demo/limits.js';
 import { MAX_SEED } from '../../demo/prng.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, invocation, println, str, type Command } from '../command.js';
 import { progressReporter, type Progress } from '../progress.js';
 import { intOption } from './session-io.js';
 
@@ -85,7 +85,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or fi
     current?.done();
     const shown = { ...report, files: Object.fromEntries(Object.entries(report.files).map(([k, v]) => [k, display(io.cwd, v)])) } as typeof report;
     if (values['json'] === true) println(io.stdout, JSON.stringify(shown, null, 2));
-    else for (const line of formatReport(shown)) println(io.stdout, line);
+    else for (const line of formatReport(shown, invocation(io))) println(io.stdout, line);
     const ok = report.checks.bundle.ok && report.checks.receipt.ok && report.checks.replay.ok && report.checks.proof.ok;
     if (!ok) println(io.stderr, 'tally demo: a check failed (see the summary)');
     return ok ? EXIT.ok : EXIT.invalid;

@@ -1,5 +1,6 @@
-import { CliError, str, type Command } from '../command.js';
+import { CliError, invocation, str, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { counted } from '../../demo/format.js';
 
 export const describeCommand: Command = {
   name: 'describe',
@@ -31,7 +32,7 @@ Exit codes: 0 described, 1 refused (wrong-session), 2 usage, 3 I/O.`,
           if (d.ok) list.push({ sessionId: id, name: d.name, phase: d.phase, size: d.size });
         }
         return printed(io, json, { ok: true, sessions: list }, () =>
-          list.length === 0 ? ['no sessions'] : list.map((s) => `${s.sessionId}  ${s.phase.padEnd(14)}  ${String(s.size).padStart(8)} entries  ${s.name}`),
+          list.length === 0 ? ['no sessions'] : list.map((s) => `${s.sessionId}  ${s.phase.padEnd(14)}  ${counted(s.size, 'entry').padStart(13)}  ${s.name}`),
         );
       });
     }
@@ -49,7 +50,7 @@ Exit codes: 0 described, 1 refused (wrong-session), 2 usage, 3 I/O.`,
           `session       ${d.sessionId}`,
           `name          ${d.name}`,
           `phase         ${d.phase}`,
-          `entries       ${d.size} (${c.frames} frames, ${c.turns} turns: ${c.authored} authored, ${c.standDowns} stand-downs)`,
+          `entries       ${d.size} (${counted(c.frames, 'frame')}, ${counted(c.turns, 'turn')}: ${c.authored} authored, ${counted(c.standDowns, 'stand-down')})`,
           `head          ${d.head}`,
           `root          ${d.root}`,
         ];
@@ -58,11 +59,11 @@ Exit codes: 0 described, 1 refused (wrong-session), 2 usage, 3 I/O.`,
           lines.push(`pending       frame ${d.pending.ordinal} at ${new Date(d.pending.time).toISOString()}`);
           lines.push(`  parent      ${d.pending.entryHash}`);
           lines.push(`  frame root  ${d.pending.frameRoot}`);
-          lines.push(`next: tally turn --session ${d.sessionId} --auto (--text <s> | --file <path> | --stand-down <class>)`);
+          lines.push(`next: ${invocation(io)} turn --session ${d.sessionId} --auto (--text <s> | --file <path> | --stand-down <class>)`);
         } else if (d.phase !== 'sealed') {
           lines.push(`next          frame ${d.nextOrdinal}`);
         }
-        if (d.receipt) lines.push(`receipt root  ${d.receipt.receiptRoot} (${d.receipt.size} entries, sealed)`);
+        if (d.receipt) lines.push(`receipt root  ${d.receipt.receiptRoot} (${counted(d.receipt.size, 'entry')}, sealed)`);
         if (ref.ok) {
           const r = ref.referee;
           const q = r.quota;

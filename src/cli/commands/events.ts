@@ -1,4 +1,4 @@
-import { CliError, type Command } from '../command.js';
+import { CliError, invocation, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, intOption, printed, refused, sessionOption, withEngine } from './session-io.js';
 
 export const eventsCommand: Command = {
@@ -36,7 +36,7 @@ Exit codes: 0 listed, 1 refused (wrong-session), 2 usage, 3 I/O.`,
           if (e.entry.kind === 'frame') time = e.entry.time;
           for (const l of formatTimeline([rowOf(e.index, e.hash, e.entry, time)])) lines.push(`${String(e.index).padStart(6)}  ${l}`);
         }
-        lines.push(r.more ? `more: tally events --session ${sessionId} --after ${r.next}` : `end of the session so far (phase ${r.phase}, next --after ${r.next})`);
+        lines.push(r.more ? `more: ${invocation(io)} events --session ${sessionId} --after ${r.next}` : `end of the session so far (phase ${r.phase}, next --after ${r.next})`);
         return lines;
       });
     });

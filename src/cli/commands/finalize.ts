@@ -1,5 +1,6 @@
 import { CliError, str, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
+import { counted } from '../../demo/format.js';
 
 export const finalizeCommand: Command = {
   name: 'finalize',
@@ -31,7 +32,7 @@ diagnostic (not-pending, sealed, wrong-session, malformed-entry), 2 usage, 3 I/O
       if (!r.ok) return refused(io, 'finalize', json, r);
       const x = r.receipt;
       return printed(io, json, r, () => [
-        `sealed${r.duplicate ? ' (already, with the same artifacts)' : ''}: ${x.size} entries`,
+        `sealed${r.duplicate ? ' (already, with the same artifacts)' : ''}: ${counted(x.size, 'entry')}`,
         `receipt root  ${x.receiptRoot}`,
         `head          ${x.head}`,
       ]);

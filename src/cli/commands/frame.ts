@@ -1,5 +1,5 @@
 import type { CanonicalValue } from '../../protocol/index.js';
-import { CliError, str, type Command } from '../command.js';
+import { CliError, invocation, str, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, hashOption, jsonArgument, printed, refused, sessionOption, withEngine } from './session-io.js';
 import { ordinalOption, timeOption } from './time.js';
 
@@ -35,11 +35,19 @@ wrong-session, broken-chain, turn-conflict, not-pending, sealed, malformed-entry
     return withEngine(values, io, true, async (engine) => {
       const r = await engine.frame({ sessionId, ordinal, time, ...(data === undefined ? {} : { data }), ...(parentHash === undefined ? {} : { parentHash }) });
       if (!r.ok) return refused(io, 'frame', json, r);
+      // A redelivered frame may already be answered: hint only what will work now.
+      const d = r.duplicate ? await engine.describe(sessionId) : undefined;
+      const stillPending = d === undefined || (d.ok && d.pending?.ordinal === r.ordinal);
+      const next = stillPending
+        ? `next: ${invocation(io)} turn --session ${sessionId} --auto (--text <s> | --file <path> | --stand-down <class>)`
+        : d?.ok && d.phase === 'sealed'
+          ? 'its turn is already recorded; the session is sealed'
+          : `its turn is already recorded; next: ${invocation(io)} frame --session ${sessionId} --ordinal ${d?.ok ? d.nextOrdinal : r.ordinal + 1} --time <ms|iso>`;
       return printed(io, json, r, () => [
         `frame ${r.ordinal} ${r.duplicate ? 'already recorded (duplicate)' : 'recorded'} as entry ${r.index}`,
         `entry hash  ${r.entryHash}`,
         `frame root  ${r.frameRoot}`,
-        `next: tally turn --session ${sessionId} --auto (--text <s> | --file <path> | --stand-down <class>)`,
+        next,
       ]);
     });
   },

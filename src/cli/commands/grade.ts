@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TallyError, canonicalJson, parseStrictJson, tryCanonicalJson, type CanonicalObject } from '../../protocol/index.js';
-import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, openSessionCheckpoint, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
+import { CliError, EXIT, inputFile, println, str, type Command, type CommandIO } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 type Values = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ async function graderKey(values: Values, io: CommandIO): Promise<EngineKey> {
 function bundlePath(p: string | undefined, io: CommandIO): string {
   if (p === undefined) throw new CliError("a bundle path is required. Run 'tally grade --help'.");
   const file = resolve(io.cwd, p);
-  if (!existsSync(file)) throw new CliError(`cannot read ${file}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+  inputFile(file, io, 'the bundle');
   return file;
 }
 
@@ -32,7 +32,7 @@ export const gradeCommand: Command = {
   name: 'grade',
   summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.',
   help: `Usage: tally grade sign <bundle.jsonl> --grade <json|@file> --key <path> [--name <grader name>] [--out <file>] [--json]
-       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--json]
+       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>)] [--json]
        tally grade key --key <path> [--name <grader name>] [--json]
 
 A certified grade is the grader's C2SP signed note over the text
@@ -55,10 +55,16 @@ Options:
   --name <name>     the grader's key name (for a new key, or to require it)
   --out <file>      sign: write the signed grade to <file> instead of stdout
   --json            print the result as JSON
+  --checkpoint <f>  verify: the sealed checkpoint of the graded transcript; with
+                    a witness policy it is required, must open with
+                    --engine-key, pin the same session, size and root as the
+                    grade, and carry the witness quorum
+  --engine-key <v>  verify: the engine's verifier key (or a file of keys)
+${WITNESS_POLICY_HELP}
 
 Exit codes: 0 signed / valid, 1 invalid (bad bundle, bad signature, another
 transcript), 2 usage error, 3 I/O error.`,
-  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, checkpoint: { type: 'string' }, 'engine-key': { type: 'string' }, ...WITNESS_POLICY_OPTIONS },
   async run({ values, positionals }, io) {
     const [sub, ...args] = positionals;
     const json = values['json'] === true;
@@ -97,18 +103,49 @@ transcript), 2 usage error, 3 I/O error.`,
     if (sub === 'verify') {
       if (args.length !== 2) throw new CliError('grade verify takes a grade file and a bundle path');
       const verifiers = await verifierKeysFor(values, io);
+      const policy = await witnessPolicyFor(values, io);
+      const cpPath = str(values, 'checkpoint');
+      if (policy !== undefined && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('a witness policy needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the witnesses cosign the checkpoint, not the grade');
       const text = readTextFile(args[0]!, io, 'the grade');
       const file = bundlePath(args[1], io);
       const r = await verifyGradeForBundle(text, bundleFileChunks(file), { verifiers });
-      if (json) println(io.stdout, JSON.stringify(r));
       if (!r.ok) {
+        if (json) println(io.stdout, JSON.stringify(r));
         println(io.stderr, r.stage === 'chain' ? `invalid: bundle entry ${r.index}: ${r.code}: ${r.message}` : `invalid: ${r.stage}: ${r.code}: ${r.message}`);
         return EXIT.invalid;
       }
+      let cosignedBy: readonly string[] | undefined;
+      if (cpPath !== undefined) {
+        const engine = await verifierKeysFor(values, io, 'engine-key');
+        const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
+        const cp = openSessionCheckpoint(signedCheckpoint, engine);
+        const s = r.statement;
+        const fail = (stage: string, code: string, message: string): number => {
+          if (json) println(io.stdout, JSON.stringify({ ok: false, stage, code, message }));
+          println(io.stderr, `invalid: checkpoint ${cpPath}: ${stage}: ${code}: ${message}`);
+          return EXIT.invalid;
+        };
+        if (!cp.ok) return fail(cp.stage, cp.code, cp.message);
+        if (cp.checkpoint.sessionId !== s.sessionId || cp.checkpoint.size !== s.size || cp.checkpoint.root !== s.receiptRoot) {
+          return fail('transcript', 'other-transcript', `the checkpoint (session ${cp.checkpoint.sessionId}, ${cp.checkpoint.size} entries, root ${cp.checkpoint.root}) is not the graded transcript`);
+        }
+        if (policy !== undefined) {
+          const { checkWitnessPolicy } = await import('../../witness/index.js');
+          const w = checkWitnessPolicy(signedCheckpoint, engine, policy);
+          if (!w.ok) {
+            if (json) println(io.stdout, JSON.stringify({ ...w, stage: 'witnesses' }));
+            printWitnessFailure(io, `checkpoint ${cpPath}`, w);
+            return EXIT.invalid;
+          }
+          cosignedBy = w.signed;
+        }
+      }
+      if (json) println(io.stdout, JSON.stringify(cosignedBy === undefined ? r : { ...r, cosignedBy }));
       if (!json) {
         println(io.stdout, `valid: grade of session ${r.statement.sessionId} (${r.statement.size} entries, root ${r.statement.receiptRoot})`);
         println(io.stdout, `grade        ${canonicalJson(r.statement.grade)}`);
         println(io.stdout, `signed by    ${r.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
+        if (cosignedBy !== undefined) println(io.stdout, `cosigned by  ${cosignedBy.length === 0 ? '(none required)' : cosignedBy.join(', ')} (witness quorum met)`);
       }
       return EXIT.ok;
     }

@@ -1,8 +1,21 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { TimelineFilter } from '../../demo/format.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { INTENT_RULING_CATALOGUE } from '../../intent/catalogue.js';
+import { FAILURE_CLASSES, SESSION_DIAGNOSTICS } from '../../protocol/index.js';
+import { REFEREE_RULING_CATALOGUE } from '../../referee/catalogue.js';
+import { CliError, didYouMean, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
+import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
+
+/** What `--action` filters on. */
+const ACTIONS: readonly string[] = ['open', 'modify', 'close', 'transfer', 'note', 'stand-down'];
+
+/** Every value `--ruling` accepts: outcomes, every catalogued ruling code, stand-down classes, diagnostics. */
+function rulingValues(): string[] {
+  const codes = [...INTENT_RULING_CATALOGUE, ...REFEREE_RULING_CATALOGUE].map((r) => r.code);
+  return [...new Set(['admitted', 'rejected', 'stand-down', ...FAILURE_CLASSES, ...codes, ...SESSION_DIAGNOSTICS, 'duplicate'])];
+}
 
 export const inspectCommand: Command = {
   name: 'inspect',
@@ -29,11 +42,16 @@ Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("inspect takes exactly one bundle path. Run 'tally inspect --help'.");
     const full = resolve(io.cwd, path);
-    if (!existsSync(full)) throw new CliError(`cannot read ${path}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    inputFile(full, io, 'the bundle');
     const filter: { agent?: string; action?: string; ruling?: string } = {};
     for (const k of ['agent', 'action', 'ruling'] as const) {
       const v = str(values, k);
       if (v !== undefined) filter[k] = v;
+    }
+    if (filter.action !== undefined && !ACTIONS.includes(filter.action)) throw new CliError(`--action must be one of ${ACTIONS.join(', ')} (got '${filter.action}')`);
+    if (filter.ruling !== undefined && !rulingValues().includes(filter.ruling)) {
+      const guess = didYouMean(filter.ruling, rulingValues());
+      throw new CliError(`--ruling must be admitted, rejected, stand-down, duplicate, a ruling code, a stand-down class or a diagnostic (got '${filter.ruling}'${guess === undefined ? '' : `; did you mean ${guess}?`}); allowed: ${rulingValues().join(', ')}`);
     }
     const { readTimeline } = await import('../../demo/timeline.js');
     const { filterRows, formatCounts, formatTimeline } = await import('../../demo/format.js');
@@ -46,9 +64,9 @@ Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
     } else {
       for (const line of formatTimeline(t.rows, filter)) println(io.stdout, line);
       println(io.stdout, '');
-      if (Object.keys(filter).length > 0) println(io.stdout, `${rows.length} rows match`);
+      if (Object.keys(filter).length > 0) println(io.stdout, `${rows.length} ${rows.length === 1 ? 'row matches' : 'rows match'}`);
       for (const line of formatCounts(t.counts)) println(io.stdout, line);
-      if (t.verdict.ok) println(io.stdout, `valid: ${t.verdict.size} entries${t.verdict.sealed ? ', sealed' : ', NOT sealed'}; receipt root ${t.verdict.receiptRoot}`);
+      if (t.verdict.ok) println(io.stdout, `${verdictLine({})}: ${counted(t.verdict.size, 'entry')}${t.verdict.sealed ? ', sealed' : ', NOT sealed'}; receipt root ${t.verdict.receiptRoot}`);
     }
     if (!t.verdict.ok) {
       println(io.stderr, `invalid: entry ${t.verdict.index}: ${t.verdict.code}: ${t.verdict.message}`);

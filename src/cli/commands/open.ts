@@ -1,4 +1,4 @@
-import { str, CliError, type Command } from '../command.js';
+import { str, CliError, invocation, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, jsonArgument, printed, refused, storeLocation, withEngine } from './session-io.js';
 
 export const openCommand: Command = {
@@ -32,7 +32,7 @@ Exit codes: 0 opened, 1 the spec was refused (malformed-entry), 2 usage error, 3
       if (!r.ok) return refused(io, 'open', json, r);
       return printed(io, json, { ...r, db: storeLocation(values, io) }, () => [
         `session ${r.sessionId} (${r.created ? 'created' : 'already open'})`,
-        `next: tally frame --session ${r.sessionId} --ordinal=-1 --time <ms|iso> [--data <json>]`,
+        `next: ${invocation(io)} frame --session ${r.sessionId} --ordinal open --time <ms|iso> [--data <json>]`,
       ]);
     });
   },

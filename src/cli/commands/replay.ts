@@ -1,13 +1,15 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { canonicalJson, isDigestHex, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
 import { replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { createRefereeRuler } from '../../referee/index.js';
 import { createIntentRuler } from '../../rules/index.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
+import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
 
 const RULERS = ['auto', 'intent', 'referee', 'none'] as const;
 
@@ -90,7 +92,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     if (size !== undefined) pin.size = size;
     const max = countOption(values, 'max');
     const file = resolve(io.cwd, path);
-    if (!existsSync(file)) throw new CliError(`cannot read ${file}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    inputFile(file, io, 'the bundle');
     const useReferee = ruler === 'referee' || (ruler === 'auto' && (await hasMandate(file)));
     const rulerOption: ReplayOptions['ruler'] = ruler === 'none' ? null : useReferee ? (store) => createRefereeRuler({ store }) : createIntentRuler();
     const progress = progressReporter(io, 'replaying');
@@ -106,12 +108,14 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     if (json) println(io.stdout, JSON.stringify({ ...r, ruler: ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent' }));
     if (r.ok) {
       if (!json) {
-        println(io.stdout, `replayed: ${r.size} entries, ${r.turns} turns; all ${r.rulings} rulings re-derived${r.sealed ? '' : ' (NOT sealed)'}`);
+        println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
+        println(io.stdout, verdictLine(pin));
         println(io.stdout, `session      ${r.sessionId}`);
         println(io.stdout, `receipt root ${r.receiptRoot}`);
         println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);
         for (const f of r.externalFacts) {
-          println(io.stdout, `external     entry ${f.index}: nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
+          const what = f.kind === 'nonce-owner' ? `nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used` : `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)} reserved`;
+          println(io.stdout, `external     entry ${f.index}: ${what} in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
         }
       }
       return EXIT.ok;

@@ -67,7 +67,7 @@ async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promis
   const check = parseAuthConfig({ tokens: [entry] });
   if (!check.ok) throw new CliError(check.problem);
   if (values['new-token'] === true) {
-    println(io.stderr, 'New token (shown once; give it to the caller, keep only the line below in the auth file):');
+    println(io.stderr, 'New token (shown once; give it to the caller). The line after it is its auth entry: save it as tokens.json, or append it to one (one entry per line), then run tally serve --auth tokens.json');
     println(io.stdout, token);
   }
   println(io.stdout, JSON.stringify(entry));
@@ -83,8 +83,9 @@ export const serveCommand: Command = {
 
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
-GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders.
-Every route but GET /healthz and GET /readyz needs "Authorization: Bearer <token>".
+GET /sessions/<id>/{describe,events,bundle,receipt,proof} for graders, and the
+grader's desk (the audit page that verifies a day in the browser) at GET /.
+Every route but GET /healthz, GET /readyz and GET / needs "Authorization: Bearer <token>".
 Prints "tally serve: listening on http://<host>:<port>" on stdout when ready;
 logs JSON lines to stderr. SIGTERM or SIGINT finishes in-flight requests, then
 exits 0 (a second signal cuts open connections).
@@ -95,6 +96,11 @@ Signing (optional):
                          and /verifier-key are served (default: $TALLY_KEY when
                          set; a missing file is created, owner-only)
   --engine-name <name>   the key's name when it is created (default $TALLY_ENGINE_NAME or tally.local)
+  --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
+                         §12); every checkpoint the engine signs is submitted to
+                         each witness line with a URL, and the checkpoints, turn
+                         receipts and consistency proofs served carry the
+                         cosignatures collected (a down witness never blocks)
 Store:
   --db <location>        SQLite path (default $TALLY_DB or ${'.tally/tally.db'}),
                          postgres://… (several servers may share one database), or memory:
@@ -145,6 +151,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     grace: { type: 'string' },
     key: { type: 'string' },
     'engine-name': { type: 'string' },
+    'witness-policy': { type: 'string' },
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
@@ -198,8 +205,27 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       const name = str(values, 'engine-name');
       notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
     }
+    const policyPath = str(values, 'witness-policy');
+    if (policyPath !== undefined) {
+      if (notary === undefined) throw new CliError('--witness-policy needs --key: witnesses cosign the checkpoints the engine key signs');
+      const { readTextFile } = await import('./checkpoint.js');
+      const { parseWitnessPolicy, createWitnessedNotary } = await import('../../witness/index.js');
+      const parsed = parseWitnessPolicy(readTextFile(policyPath, io, 'the witness policy'));
+      if (!parsed.ok) throw new CliError(`--witness-policy ${policyPath}: ${parsed.message}`);
+      const witnesses = parsed.policy.witnesses.flatMap((w) => (w.url === undefined ? [] : [{ url: w.url, verifier: w.verifier }]));
+      if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
+      notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
+    }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const { checkReadiness } = await import('../../server/ready.js');
+    // The grader's desk at GET / (src/web): absent only when the package was not built.
+    const { loadAuditPage } = await import('../../web/index.js');
+    let page: { html: string; csp: string } | undefined;
+    try {
+      page = loadAuditPage();
+    } catch {
+      page = undefined;
+    }
     const server = createWireServer({
       engine: createEngine({ store }),
       auth,
@@ -209,6 +235,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       readiness: () => checkReadiness({ store, ...(keyPath === undefined ? {} : { keyPath }) }),
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
+      ...(page ? { page } : {}),
     });
     // Signal handlers go in BEFORE the "listening" line: a signal that arrives as soon as
     // a supervisor reads it must find them. First signal: drain and stop; any later: cut.

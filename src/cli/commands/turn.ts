@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { FAILURE_CLASSES, isMember, type CanonicalObject } from '../../protocol/index.js';
-import type { TurnBodyInput, TurnResult } from '../../session/index.js';
+import type { Engine, TurnBodyInput, TurnResult } from '../../session/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
 import { dbHelp, DB_OPTIONS, hashOption, printed, refused, sessionOption, withEngine } from './session-io.js';
 import { ordinalOption } from './time.js';
@@ -59,7 +59,15 @@ broken-chain, not-pending, sealed, wrong-session, malformed-entry), 2 usage, 3 I
       if (auto) {
         const d = await engine.describe(sessionId);
         if (!d.ok) return refused(io, 'turn', json, d);
-        if (!d.pending) return refused(io, 'turn', json, { ok: false, diagnostic: d.phase === 'sealed' ? 'sealed' : 'not-pending', message: d.phase === 'sealed' ? 'the session is sealed' : `no frame is pending (deliver frame ${d.nextOrdinal} first)` });
+        if (!d.pending) {
+          // Nothing pending: an identical re-run of the turn that answered the last frame is a duplicate.
+          const last = await lastTurn(engine, sessionId, d.size);
+          const nothing = { ok: false, diagnostic: d.phase === 'sealed' ? 'sealed' : 'not-pending', message: d.phase === 'sealed' ? 'the session is sealed' : `no frame is pending (deliver frame ${d.nextOrdinal} first)` } as const;
+          if (last === undefined || (ordinal !== undefined && ordinal !== last.ordinal)) return refused(io, 'turn', json, nothing);
+          const again = await engine.turn({ sessionId, ...last, body });
+          if (again.ok && again.duplicate) return printed(io, json, again, () => turnLines(again));
+          return refused(io, 'turn', json, { ...nothing, message: `${nothing.message}; frame ${last.ordinal} is already answered by a different turn` });
+        }
         if (ordinal !== undefined && ordinal !== d.pending.ordinal) throw new CliError(`--ordinal ${ordinal} is not the pending frame (${d.pending.ordinal})`);
         slot = { ordinal: d.pending.ordinal, parentHash: d.pending.entryHash, frameRoot: d.pending.frameRoot };
       } else {
@@ -71,6 +79,16 @@ broken-chain, not-pending, sealed, wrong-session, malformed-entry), 2 usage, 3 I
     });
   },
 };
+
+/** The slot of the last recorded turn (from the session's last two entries), or undefined when there is none. */
+async function lastTurn(engine: Engine, sessionId: string, size: number): Promise<{ ordinal: number; parentHash: string; frameRoot: string } | undefined> {
+  const r = await engine.events(sessionId, Math.max(-1, size - 3), 2);
+  if (!r.ok) return undefined;
+  for (const e of [...r.events].reverse()) {
+    if (e.entry.kind === 'turn') return { ordinal: e.entry.ordinal, parentHash: e.entry.parent, frameRoot: e.entry.frameRoot };
+  }
+  return undefined;
+}
 
 function bodyOf(values: Record<string, unknown>, cwd: string): TurnBodyInput {
   const text = str(values, 'text');

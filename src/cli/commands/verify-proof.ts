@@ -1,14 +1,18 @@
 import { resolve } from 'node:path';
-import { canonicalJson, isDigestHex, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
-import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ReceiptPin } from '../../receipt/index.js';
+import { canonicalJson, isDigestHex, isoTime, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
+import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ParsedVerifierKey, type ReceiptPin } from '../../receipt/index.js';
+import type { WitnessPolicy } from '../../witness/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
+import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
+import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
   summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
-  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--json]
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Checks one entry of a day from its receipt file and the engine's verifier key,
 with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint
@@ -29,14 +33,20 @@ Options:
   --size <n>           pin the checkpoint's tree size
   --root <hex>         pin the checkpoint's root (hex)
   --json               print the result as JSON
+${WITNESS_POLICY_HELP}
+
+With a witness policy, the receipt's checkpoint (and a --checkpoint pinned one)
+must also carry valid cosignatures meeting the quorum; otherwise it is invalid
+and the message names the witnesses that cosigned and those that did not.
 
 Exit codes: 0 valid, 1 invalid (the failing stage and code are printed), 2 usage
 error, 3 I/O error.`,
-  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' } },
+  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-proof takes exactly one receipt file. Run 'tally verify-proof --help'.");
     const verifiers = await verifierKeysFor(values, io);
+    const policy = await witnessPolicyFor(values, io);
     const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
     const session = str(values, 'session');
     if (session !== undefined) {
@@ -60,14 +70,25 @@ error, 3 I/O error.`,
         return EXIT.invalid;
       }
       Object.assign(pin, { sessionId: cp.checkpoint.sessionId, size: cp.checkpoint.size, receiptRoot: cp.checkpoint.root } satisfies ReceiptPin);
+      if (policy !== undefined) {
+        const { checkWitnessPolicy } = await import('../../witness/index.js');
+        const w = checkWitnessPolicy(cp.checkpoint.signedCheckpoint, verifiers, policy);
+        if (!w.ok) {
+          if (json) println(io.stdout, JSON.stringify({ ...w, stage: 'pinned-checkpoint-witnesses' }));
+          printWitnessFailure(io, `the pinned checkpoint ${cpPath}`, w);
+          return EXIT.invalid;
+        }
+      }
     }
     const text = readTextFile(path, io, 'the receipt');
-    const r = verifyTurnReceipt(text, { verifiers, ...(Object.keys(pin).length === 0 ? {} : { pin }) });
+    const opts = { verifiers, ...(Object.keys(pin).length === 0 ? {} : { pin }) };
+    const r = policy === undefined ? verifyTurnReceipt(text, opts) : (await import('../../witness/index.js')).verifyWitnessedTurnReceipt(text, { ...opts, policy });
     if (!r.ok) {
       if (json) println(io.stdout, JSON.stringify(r));
       println(io.stderr, `invalid: ${r.stage}: ${r.code}: ${r.message}`);
       return EXIT.invalid;
     }
+    if (!('entry' in r)) return EXIT.internal;
     const e = r.entry;
     const cp = r.checkpoint;
     if (json) {
@@ -78,19 +99,27 @@ error, 3 I/O error.`,
       e.kind === 'turn'
         ? `turn ${e.ordinal} (${e.body.kind === 'authored' ? `authored, ${Buffer.from(e.body.bytes, 'base64').length} bytes` : `stand-down: ${e.body.failureClass}`})`
         : e.kind === 'frame'
-          ? `frame ${e.ordinal} (time ${e.time})`
+          ? `frame ${e.ordinal} (time ${isoTime(e.time)})`
           : e.kind === 'finalize'
             ? `seal over ${e.size} entries`
             : `genesis of "${e.spec.name}"`;
-    println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${Object.keys(pin).length > 0 ? ' (pinned checkpoint)' : ''}`);
+    println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${cpPath !== undefined ? ' (pinned checkpoint)' : Object.keys(pin).length > 0 ? ` (${verdictLine(pin).replace('valid, ', '')})` : ' (unpinned: in some tree the key signed; pin the sealed one with --checkpoint)'}`);
     println(io.stdout, `entry        ${what}`);
     if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
     println(io.stdout, `entry hash   ${r.entryHash}`);
-    println(io.stdout, `checkpoint   ${cp.size} entries, root ${cp.root}`);
+    println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}, root ${cp.root}`);
     println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
+    if (policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(cp.signedCheckpoint, verifiers, policy)} (witness quorum met)`);
     return EXIT.ok;
   },
 };
+
+/** The names of the policy's witnesses that cosigned `signedCheckpoint` (already checked to meet the quorum). */
+async function cosignerNames(signedCheckpoint: string, verifiers: readonly ParsedVerifierKey[], policy: WitnessPolicy): Promise<string> {
+  const { checkWitnessPolicy } = await import('../../witness/index.js');
+  const w = checkWitnessPolicy(signedCheckpoint, verifiers, policy);
+  return w.ok ? (w.signed.length === 0 ? '(none required)' : w.signed.join(', ')) : '?';
+}
 
 /**
  * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
@@ -101,15 +130,13 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
   if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
   const verifiers = await verifierKeysFor(values, io);
+  const policy = await witnessPolicyFor(values, io);
   const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
   const json = values['json'] === true;
   const progress = progressReporter(io, 'verifying');
-  const r = await verifyBundleCheckpoint(bundleFileChunks(resolve(io.cwd, path)), {
-    signedCheckpoint,
-    verifiers,
-    requireSealed: values['unsealed'] !== true,
-    pin,
-  });
+  const opts = { signedCheckpoint, verifiers, requireSealed: values['unsealed'] !== true, pin };
+  const chunks = bundleFileChunks(resolve(io.cwd, path));
+  const r = policy === undefined ? await verifyBundleCheckpoint(chunks, opts) : await (await import('../../witness/index.js')).verifyWitnessedBundleCheckpoint(chunks, { ...opts, policy });
   progress.done();
   if (json) println(io.stdout, JSON.stringify(r.ok ? { ...r.summary, checkpoint: { origin: r.checkpoint.origin, size: r.checkpoint.size, root: r.checkpoint.root, signedBy: r.checkpoint.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll } } : r));
   if (!r.ok) {
@@ -117,14 +144,18 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
     else println(io.stderr, `invalid: checkpoint ${cpPath}: ${r.stage}: ${r.code}: ${r.message}`);
     return EXIT.invalid;
   }
+  if (!('summary' in r)) return EXIT.internal;
   if (!json) {
     const s = r.summary;
     const cp = r.checkpoint;
-    println(io.stdout, `valid: ${s.size} entries (${s.frames} frames, ${s.turns} turns)${s.sealed ? ', sealed' : ', NOT sealed'}`);
+    const signers = cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ');
+    println(io.stdout, verdictLine(pin, `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`));
+    println(io.stdout, `entries      ${s.size} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
     println(io.stdout, `session      ${s.sessionId}`);
     println(io.stdout, `receipt root ${s.receiptRoot}`);
     println(io.stdout, `head         ${s.head}`);
-    println(io.stdout, `checkpoint   ${cp.size} entries${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
+    println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
+    if (policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(signedCheckpoint, verifiers, policy)} (witness quorum met)`);
   }
   return EXIT.ok;
 }

@@ -1,13 +1,15 @@
-import { existsSync } from 'node:fs';
 import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
+import { counted } from '../../demo/format.js';
+import { verdictLine } from '../pins.js';
+import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS } from './witness-policy.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -26,6 +28,9 @@ Options:
                     session, and its root must be the root of the bundle's first
                     <size> entries (for the receipt: all of them)
   --json            print the result as JSON
+${WITNESS_POLICY_HELP}
+                    (with --checkpoint: it must carry the witness quorum; the
+                    cosignatures are checked before the bundle is read)
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
   options: {
@@ -37,11 +42,12 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     json: { type: 'boolean' },
     key: { type: 'string' },
     checkpoint: { type: 'string' },
+    ...WITNESS_POLICY_OPTIONS,
   },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify takes exactly one bundle path. Run 'tally verify --help'.");
-    if (!existsSync(path)) throw new CliError(`cannot read ${path}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    inputFile(path, io, 'the bundle');
     const pin: { sessionId?: string; receiptRoot?: string; size?: number } = {};
     const root = str(values, 'root');
     if (root !== undefined) {
@@ -59,7 +65,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined) {
+    if (values['key'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined) {
       // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
       const { verifyWithCheckpoint } = await import('./verify-proof.js');
       return verifyWithCheckpoint(path, pin as ChainPin, values, io);
@@ -73,7 +79,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     if (json) {
       println(io.stdout, JSON.stringify(result));
     } else if (result.ok) {
-      println(io.stdout, `valid: ${result.size} entries (${result.frames} frames, ${result.turns} turns)${result.sealed ? ', sealed' : ', NOT sealed'}`);
+      println(io.stdout, verdictLine(pin));
+      println(io.stdout, `entries      ${result.size} (${counted(result.frames, 'frame')}, ${counted(result.turns, 'turn')})${result.sealed ? ', sealed' : ', NOT sealed'}`);
       println(io.stdout, `session      ${result.sessionId}`);
       println(io.stdout, `receipt root ${result.receiptRoot}`);
       println(io.stdout, `head         ${result.head}`);

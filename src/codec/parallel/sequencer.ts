@@ -9,6 +9,7 @@
  */
 import { AUTHORED_MESSAGES, type ChainError, type ChainErrorCode, type ChainSummary, type FinishOptions } from '../../protocol/chain.js';
 import { toHex } from '../../protocol/hex.js';
+import { isoTime } from '../../protocol/time.js';
 import { Frontier } from '../../protocol/merkle/frontier.js';
 import { rfc6962Hasher } from '../../protocol/merkle/hasher.js';
 import { OPEN_ORDINAL } from '../../protocol/vocabulary.js';
@@ -76,7 +77,7 @@ export class Sequencer {
           return this.fail('wrong-session', `entry names session ${hexAt(rec, at + OFF.session)}, expected ${toHex(this.sessionId)}`);
         }
         if (!equal32(rec, at + OFF.parent, this.head, 0)) {
-          return this.fail('broken-link', `parent ${hexAt(rec, at + OFF.parent)} is not the previous entry's hash ${toHex(this.head)}`);
+          return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${hexAt(rec, at + OFF.parent)} is not the hash of entry ${this.index - 1}, ${toHex(this.head)} (one of the two was changed: look at both)`);
         }
         const bad = this.transition(kind!, rec, view, at);
         if (bad) return bad;
@@ -95,7 +96,7 @@ export class Sequencer {
       const time = view.getFloat64(at + OFF.timeOrSize);
       if (this.pending) return this.fail('unexpected-entry', `frame ${ordinal} arrives while frame ${this.pending.ordinal} is unanswered`);
       if (ordinal !== this.expectOrdinal) return this.fail('bad-ordinal', `frame ordinal ${ordinal}, expected ${this.expectOrdinal}`);
-      if (time < this.lastTime) return this.fail('time-regressed', `frame time ${time} is before the previous frame's ${this.lastTime}`);
+      if (time < this.lastTime) return this.fail('time-regressed', `frame time ${isoTime(time)} is before the previous frame's ${isoTime(this.lastTime)}`);
       if (!equal32(rec, at + OFF.computedRoot, rec, at + OFF.claimedRoot)) {
         return this.fail('bad-frame-root', `frameRoot ${hexAt(rec, at + OFF.claimedRoot)} does not match the frame content (${hexAt(rec, at + OFF.computedRoot)})`);
       }

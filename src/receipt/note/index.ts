@@ -13,6 +13,9 @@ export type {
 export { keyId, formatVerifierKey, parseVerifierKey } from './verifierKey.js';
 export { signNote, assertNoteText } from './sign.js';
 export { openNote } from './open.js';
+export { openPinnedNote } from './open-pinned.js';
+export { decodeVerifierKey } from './verifier-key-text.js';
+export type { DecodedVerifierKey, DecodeVerifierKeyResult } from './verifier-key-text.js';
 export { isValidKeyName } from './name.js';
 export { encodeBase64, decodeBase64Strict } from './base64.js';
 export {

@@ -10,7 +10,7 @@
  * - signature line  = "— " name " " base64( BE-uint32(keyID) ‖ ed25519sig64 ) "\n"
  *   ("—" is U+2014 EM DASH, UTF-8 E2 80 94)
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
 
 /** Signature type byte of plain Ed25519 note signatures (C2SP signed-note §Signature types). */
 export const ALG_ED25519 = 0x01;
@@ -34,11 +34,13 @@ const encoder = new TextEncoder();
 
 /** `SHA-256(utf8(name) ‖ 0x0A ‖ encodedKey)[0:4]` as a big-endian uint32, where `encodedKey = alg ‖ key`. */
 export function keyIdOfEncodedKey(name: string, encodedKey: Uint8Array): number {
-  const h = createHash('sha256');
-  h.update(encoder.encode(name));
-  h.update(Uint8Array.of(0x0a));
-  h.update(encodedKey);
-  return h.digest().readUInt32BE(0);
+  const n = encoder.encode(name);
+  const pre = new Uint8Array(n.length + 1 + encodedKey.length);
+  pre.set(n, 0);
+  pre[n.length] = 0x0a;
+  pre.set(encodedKey, n.length + 1);
+  const d = sha256(pre);
+  return new DataView(d.buffer, d.byteOffset, 4).getUint32(0, false);
 }
 
 /** `0x01 ‖ key` — the encoded form of an Ed25519 public key or seed. */

@@ -1,117 +1,29 @@
-import { decodeBase64Strict } from './base64.js';
-import { MAX_SIGNATURES, SIGNATURE_LINE_PREFIX, SIGNATURE_SEPARATOR, formatKeyId, signedMessage } from './layout.js';
-import { hasLoneSurrogate, isValidKeyName } from './name.js';
-import type { NoteSignature, NoteVerifier, OpenNoteCode, OpenNoteResult } from './types.js';
+import { openPinnedNote } from './open-pinned.js';
+import type { NoteVerifier, OpenNoteResult } from './types.js';
 import { chop, parseVerifierKey } from './verifierKey.js';
 
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN_CONTROL = /[\u0000-\u0009\u000b-\u001f]/;
-const utf8Fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-function fail(code: OpenNoteCode, message: string): OpenNoteResult {
-  return { ok: false, code, message };
-}
-
-function decodeNote(note: string | Uint8Array): string | undefined {
-  if (typeof note === 'string') return hasLoneSurrogate(note) ? undefined : note;
-  if (!(note instanceof Uint8Array)) return undefined;
-  try {
-    return utf8Fatal.decode(note);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * Opens a signed note and checks its signatures against the pinned verifiers,
- * following C2SP signed-note and Go's `sumdb/note.Open` rule for rule:
- *
- * - the note must be valid UTF-8 with no control character but `\n`;
- * - the text is everything up to and including the first `\n` of the LAST
- *   `\n\n` in the note; every line after that blank line must be a signature
- *   line `— <name> <base64(keyID ‖ sig)>` and the note must end in `\n`
- *   (so a signature line placed before the blank line is just text, and a
- *   note without a signature after its last blank line is malformed);
- * - names must be valid key names; the base64 must be canonical and carry at
- *   least 5 bytes; at most 100 signature lines;
- * - a line whose name and key ID match no pinned verifier is ignored and kept
- *   in `unverified` (identical lines once); one that matches a pinned verifier
- *   MUST verify (`bad-signature` otherwise); repeats by one key count once;
- * - at least one pinned signature must verify (`no-pinned-signature`).
- *
- * Verifiers may be given parsed or as verifier key strings. Never throws for
- * note content; returns a result.
+ * Opens a signed note and checks its signatures against the pinned verifiers
+ * by C2SP signed-note and Go's `sumdb/note.Open` rules ({@link openPinnedNote}
+ * is the rule). Verifiers may be given parsed or as verifier key strings
+ * (parsed first, with node:crypto Ed25519; a malformed one is
+ * `malformed-verifier-key`). Never throws for note content; returns a result.
  *
  * @example
  * const r = openNote(note, ['PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW']);
  * if (r.ok) r.verified[0]?.name;  // 'PeterNeumann'
  */
 export function openNote(note: string | Uint8Array, verifiers: readonly (NoteVerifier | string)[]): OpenNoteResult {
-  const known = new Map<string, NoteVerifier[]>();
+  const parsed: NoteVerifier[] = [];
   for (const v of verifiers) {
-    let verifier: NoteVerifier;
-    if (typeof v === 'string') {
-      const parsed = parseVerifierKey(v);
-      // Echo only the part before the first "+": a private key pasted here by mistake must not reach logs.
-      if (!parsed.ok) return fail('malformed-verifier-key', `verifier key ${JSON.stringify(chop(v, '+')[0])}+…: ${parsed.message}`);
-      verifier = parsed.verifier;
-    } else {
-      verifier = v;
-    }
-    const id = `${verifier.name}+${formatKeyId(verifier.keyId)}`;
-    const list = known.get(id);
-    if (list === undefined) known.set(id, [verifier]);
-    else list.push(verifier);
-  }
-
-  const msg = decodeNote(note);
-  if (msg === undefined) return fail('malformed-note', 'note is not well-formed UTF-8');
-  if (FORBIDDEN_CONTROL.test(msg)) return fail('malformed-note', 'note contains a control character other than newline');
-
-  const split = msg.lastIndexOf(SIGNATURE_SEPARATOR);
-  if (split < 0) return fail('malformed-note', 'note has no blank line before its signatures');
-  const text = msg.slice(0, split + 1);
-  const sigStart = split + 2;
-  if (sigStart >= msg.length || !msg.endsWith('\n')) return fail('malformed-note', 'note must end with signature lines, each ending in a newline');
-
-  const message = signedMessage(text);
-  const verified: NoteSignature[] = [];
-  const unverified: NoteSignature[] = [];
-  const seen = new Set<string>();
-  const seenUnverified = new Set<string>();
-  let count = 0;
-  for (let pos = sigStart; pos < msg.length; ) {
-    // The note ends in "\n", so indexOf always finds one.
-    const nl = msg.indexOf('\n', pos);
-    let line = msg.slice(pos, nl);
-    pos = nl + 1;
-    if (!line.startsWith(SIGNATURE_LINE_PREFIX)) return fail('malformed-note', 'a line after the blank line is not a signature line');
-    line = line.slice(SIGNATURE_LINE_PREFIX.length);
-    const [name, b64] = chop(line, ' ');
-    const raw = decodeBase64Strict(b64);
-    if (raw === undefined || !isValidKeyName(name) || b64 === '' || raw.length < 5) {
-      return fail('malformed-note', `malformed signature line for ${JSON.stringify(name)}`);
-    }
-    if (++count > MAX_SIGNATURES) return fail('too-many-signatures', `more than ${MAX_SIGNATURES} signature lines`);
-    const keyId = new DataView(raw.buffer, raw.byteOffset, 4).getUint32(0, false);
-    const id = `${name}+${formatKeyId(keyId)}`;
-    const candidates = known.get(id);
-    if (candidates === undefined) {
-      if (!seenUnverified.has(line)) {
-        seenUnverified.add(line);
-        unverified.push({ name, keyId, base64: b64 });
-      }
+    if (typeof v !== 'string') {
+      parsed.push(v);
       continue;
     }
-    if (candidates.length > 1) return fail('ambiguous-verifier', `more than one pinned verifier for ${id}`);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (!candidates[0]!.verify(message, raw.subarray(4))) return fail('bad-signature', `invalid signature for key ${id}`);
-    verified.push({ name, keyId, base64: b64 });
+    const r = parseVerifierKey(v);
+    // Echo only the part before the first "+": a private key pasted here by mistake must not reach logs.
+    if (!r.ok) return { ok: false, code: 'malformed-verifier-key', message: `verifier key ${JSON.stringify(chop(v, '+')[0])}+…: ${r.message}` };
+    parsed.push(r.verifier);
   }
-  if (verified.length === 0) {
-    const names = unverified.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ');
-    return fail('no-pinned-signature', `note has no signature from a pinned key (signed by: ${names})`);
-  }
-  return { ok: true, text, verified, unverified };
+  return openPinnedNote(note, parsed);
 }

@@ -1,8 +1,9 @@
-import { decodeBase64Strict, encodeBase64 } from './base64.js';
+import { encodeBase64 } from './base64.js';
 import { ed25519PublicKeyObject, ed25519Verify } from './ed25519.js';
-import { ALG_ED25519, ED25519_KEY_BYTES, encodeEd25519Key, formatKeyId, keyIdOfEncodedKey } from './layout.js';
+import { ED25519_KEY_BYTES, encodeEd25519Key, formatKeyId, keyIdOfEncodedKey } from './layout.js';
+import { decodeVerifierKey } from './verifier-key-text.js';
 import { isValidKeyName } from './name.js';
-import type { ParseVerifierKeyResult, VerifierKeyCode } from './types.js';
+import type { ParseVerifierKeyResult } from './types.js';
 import { TallyError } from '../../protocol/errors.js';
 
 function assertEd25519Name(name: string, publicKey: Uint8Array): void {
@@ -44,18 +45,11 @@ export function formatVerifierKey(name: string, publicKey: Uint8Array): string {
   return `${name}+${formatKeyId(keyIdOfEncodedKey(name, encoded))}+${encodeBase64(encoded)}`;
 }
 
-/** Splits at the first `sep` (Go's `chop`): `[s, '']` when absent. */
-export function chop(s: string, sep: string): [string, string] {
-  const i = s.indexOf(sep);
-  return i < 0 ? [s, ''] : [s.slice(0, i), s.slice(i + sep.length)];
-}
-
-function fail(code: VerifierKeyCode, message: string): ParseVerifierKeyResult {
-  return { ok: false, code, message };
-}
+export { chop } from './verifier-key-text.js';
 
 /**
- * Parses a verifier key `name+hex8+base64` exactly as Go's `note.NewVerifier`:
+ * Parses a verifier key `name+hex8+base64` exactly as Go's `note.NewVerifier`
+ * (the rules are {@link decodeVerifierKey}'s) and binds node:crypto Ed25519:
  * the string is split at the first two `+` only (so the base64 may contain
  * `+`), the name must be valid, the key ID 8 hex digits equal to the computed
  * one, and the key `0x01 ‖ 32 bytes`. Base64 must be canonical.
@@ -65,29 +59,12 @@ function fail(code: VerifierKeyCode, message: string): ParseVerifierKeyResult {
  * if (r.ok) r.verifier.verify(message, signature);
  */
 export function parseVerifierKey(vkey: string): ParseVerifierKeyResult {
-  if (typeof vkey !== 'string') return fail('malformed-verifier-key', 'verifier key must be a string');
-  const [name, rest] = chop(vkey, '+');
-  const [hash16, key64] = chop(rest, '+');
-  const key = decodeBase64Strict(key64);
-  if (!isValidKeyName(name) || !/^[0-9a-fA-F]{8}$/.test(hash16) || key === undefined || key.length === 0) {
-    return fail('malformed-verifier-key', 'verifier key must be name+<8 hex key ID>+<base64 key>');
-  }
-  const claimed = Number.parseInt(hash16, 16);
-  if (claimed !== keyIdOfEncodedKey(name, key)) {
-    return fail('key-id-mismatch', `key ID ${hash16} does not match the key`);
-  }
-  if (key[0] !== ALG_ED25519) return fail('unknown-key-algorithm', `unknown signature type 0x${formatKeyId(key[0]!).slice(6)}`);
-  const publicKey = key.slice(1);
-  if (publicKey.length !== ED25519_KEY_BYTES) return fail('malformed-verifier-key', `Ed25519 key must be ${ED25519_KEY_BYTES} bytes`);
+  const decoded = decodeVerifierKey(vkey);
+  if (!decoded.ok) return decoded;
+  const { name, keyId: id, publicKey, verifierKey } = decoded.key;
   const keyObject = ed25519PublicKeyObject(publicKey);
   return {
     ok: true,
-    verifier: {
-      name,
-      keyId: claimed,
-      publicKey,
-      verifierKey: `${name}+${formatKeyId(claimed)}+${key64}`,
-      verify: (message, signature) => keyObject !== undefined && ed25519Verify(keyObject, message, signature),
-    },
+    verifier: { name, keyId: id, publicKey, verifierKey, verify: (message, signature) => keyObject !== undefined && ed25519Verify(keyObject, message, signature) },
   };
 }

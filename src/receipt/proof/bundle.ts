@@ -1,18 +1,17 @@
 import { createReadStream } from 'node:fs';
 import { sha256 } from '../../codec/sha256.js';
-import { splitLines, unterminatedProblem } from '../../codec/bundle.js';
+import { verifyChunks } from '../../protocol/stream.js';
 import {
-  ChainVerifier,
-  Frontier,
   fromHex,
-  toHex,
+  type ChainVerifier,
   type ChainError,
   type ChainPin,
   type ChainSummary,
   type VerifiedEntry,
 } from '../../protocol/index.js';
 import type { NoteVerifier } from '../note/types.js';
-import { openSessionCheckpoint, type OpenSessionCheckpointFailure, type SessionCheckpoint } from '../session/open-checkpoint.js';
+import { openSessionCheckpoint, type OpenSessionCheckpointFailure } from '../session/open-checkpoint.js';
+import { verifyChunksAgainstCheckpoint, type CheckpointMatchResult } from './bundle-checkpoint.js';
 import { PackedMerkleTree } from '../session/packed-tree.js';
 import { receiptHasher } from '../session/trees.js';
 
@@ -41,18 +40,8 @@ export async function streamVerifiedEntries(
   visit: (entry: VerifiedEntry, line: Uint8Array, verifier: ChainVerifier) => void | Promise<void>,
   options: StreamOptions = {},
 ): Promise<ChainSummary | ChainError> {
-  const v = new ChainVerifier(sha256);
-  for await (const { line, terminated } of splitLines(chunks)) {
-    if (!terminated) {
-      const p = unterminatedProblem(line);
-      return v.reject(p.code, p.message);
-    }
-    const r = v.push(line);
-    if (!r.ok) return r;
-    const p = visit(r, line, v);
-    if (p !== undefined) await p;
-  }
-  return v.finish({
+  return verifyChunks(sha256, chunks, {
+    onEntry: visit,
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),
   });
@@ -95,18 +84,16 @@ export async function indexBundle(chunks: BundleChunks, options: StreamOptions &
 }
 
 /** Outcome of {@link verifyBundleCheckpoint}. */
-export type VerifyBundleCheckpointResult =
-  | { readonly ok: true; readonly summary: ChainSummary; readonly checkpoint: SessionCheckpoint; readonly coversAll: boolean }
-  | (ChainError & { readonly stage: 'chain' })
-  | OpenSessionCheckpointFailure
-  | { readonly ok: false; readonly stage: 'match'; readonly code: 'empty-checkpoint' | 'beyond-bundle' | 'root-mismatch'; readonly message: string };
+export type VerifyBundleCheckpointResult = CheckpointMatchResult | OpenSessionCheckpointFailure;
 
 /**
  * Verifies a bundle against a signed checkpoint: the checkpoint must open
  * with a pinned key and name the bundle's session; the bundle must verify;
  * and the RFC 6962 root of its first `checkpoint.size` entries must be the
- * checkpoint's root. For the sealed receipt (size = every entry) that pins
- * the whole day; for a mid-day checkpoint it proves the day extends it.
+ * checkpoint's root ({@link verifyChunksAgainstCheckpoint} is the rule, which
+ * the browser audit page runs too). For the sealed receipt (size = every
+ * entry) that pins the whole day; for a mid-day checkpoint it proves the day
+ * extends it.
  *
  * @example
  * const r = await verifyBundleCheckpoint(bundleFileChunks('day.jsonl'), { signedCheckpoint, verifiers: [vkey] });
@@ -117,20 +104,8 @@ export async function verifyBundleCheckpoint(
 ): Promise<VerifyBundleCheckpointResult> {
   const opened = openSessionCheckpoint(options.signedCheckpoint, options.verifiers);
   if (!opened.ok) return opened;
-  const cp = opened.checkpoint;
-  if (cp.size < 1) return { ok: false, stage: 'match', code: 'empty-checkpoint', message: 'the checkpoint commits to no entry (size 0)' };
-  let rootAt: string | undefined;
-  const r = await streamVerifiedEntries(
-    chunks,
-    (e, _line, v) => {
-      if (e.index + 1 === cp.size) rootAt = toHex(Frontier.fromHashes(receiptHasher, cp.size, v.frontierHashes()).root());
-    },
-    { ...options, pin: { ...options.pin, sessionId: cp.sessionId } },
-  );
-  if (!r.ok) return { ...r, stage: 'chain' };
-  if (rootAt === undefined) return { ok: false, stage: 'match', code: 'beyond-bundle', message: `the checkpoint covers ${cp.size} entries, the bundle has only ${r.size}` };
-  if (rootAt !== cp.root) {
-    return { ok: false, stage: 'match', code: 'root-mismatch', message: `the root of the bundle's first ${cp.size} entries is ${rootAt}, the signed checkpoint says ${cp.root}` };
-  }
-  return { ok: true, summary: r, checkpoint: cp, coversAll: cp.size === r.size };
+  return verifyChunksAgainstCheckpoint(sha256, chunks, opened.checkpoint, {
+    ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
+    ...(options.pin === undefined ? {} : { pin: options.pin }),
+  });
 }

@@ -42,6 +42,7 @@ function withExternalFacts(
   const seeded = new Map<string, NonceOwner>();
   const wrapContext = (ctx: RuleContext): RuleContext => {
     const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId);
+    const keyed = ctx.recorded === undefined ? [] : (inner.recordedReservations?.(ctx.recorded, ctx.sessionId) ?? []);
     return {
       ...ctx,
       nonceOwner: async (agentId: string, nonce: string) => {
@@ -50,6 +51,13 @@ function withExternalFacts(
         const key = JSON.stringify([agentId, nonce]);
         const known = seeded.get(key);
         if (known) return known;
+        // A reservation the recorded ruling names for exactly this key (e.g. a judge-rate slot).
+        const named = keyed.find((r) => r.agentId === agentId && r.nonce === nonce);
+        if (named) {
+          seeded.set(key, named.owner);
+          facts.push({ index: current.index, kind: named.kind, agentId, nonce, owner: named.owner });
+          return named.owner;
+        }
         if (!recordedFact) return undefined;
         seeded.set(key, recordedFact);
         facts.push({ index: current.index, kind: 'nonce-owner', agentId, nonce, owner: recordedFact });
@@ -97,9 +105,10 @@ function without(e: Entry, keys: readonly string[]): string {
  * only real differences are reported. A recorded ruling edited with every
  * hash and the seal recomputed therefore passes `verifyBundle` but fails here.
  *
- * What cannot be re-derived offline — a nonce first used in another session —
- * is taken from the recorded ruling and listed in `externalFacts` (trusted,
- * not verified). A chain failure wins over divergences (`stage: 'chain'`).
+ * What cannot be re-derived offline — a nonce first used in another session,
+ * or a reservation the ruler's `recordedReservations` names (a judge-rate
+ * slot) — is taken from the recorded ruling and listed in `externalFacts`
+ * (trusted, not verified). A chain failure wins over divergences (`stage: 'chain'`).
  *
  * @example
  * const r = await replay([bundleBytes]);

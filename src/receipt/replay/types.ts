@@ -24,14 +24,16 @@ export type ReplayDivergence =
 
 /**
  * A fact replay took from the transcript because it cannot be re-derived
- * offline: a nonce first used in ANOTHER session (the recorded
- * `replayed_nonce` ruling names it). Trusted, not verified: check it by
- * replaying that session too.
+ * offline: a nonce first used in ANOTHER session (`nonce-owner`: the recorded
+ * `replayed_nonce` ruling names it), or a reservation the ruler's
+ * `recordedReservations` names (`judge-slot`: the owner of the last slot of
+ * a full judge-rate window, `agentId` being the window's key). Trusted, not
+ * verified: check it by replaying the named session too.
  */
 export interface ExternalFact {
   /** Index of the turn whose ruling relied on the fact. */
   readonly index: number;
-  readonly kind: 'nonce-owner';
+  readonly kind: 'nonce-owner' | (string & {});
   readonly agentId: string;
   readonly nonce: string;
   readonly owner: NonceOwner;

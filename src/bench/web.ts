@@ -1,0 +1,102 @@
+/**
+ * The grader's desk benchmark: entries per second the audit page verifies a
+ * 100,000-entry day at, in Chromium (its web worker, SHA-256 from
+ * @noble/hashes, streaming the picked File), beside `verifyBundle` on this
+ * thread over the same bytes in the same run. Skipped when /usr/bin/chromium
+ * or the built page is absent. `TALLY_BENCH_WEB_ENTRIES` sets the size.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeBundle, verifyBundle } from '../codec/index.js';
+import { createEngine } from '../session/index.js';
+import { loadAuditPage } from '../web/index.js';
+import type { Figure } from './core.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+async function dayOf(entries: number): Promise<Uint8Array> {
+  const engine = createEngine();
+  const open = await engine.open({ name: 'web bench', entries });
+  if (!open.ok) throw new Error(open.message);
+  const sid = open.sessionId;
+  const enc = new TextEncoder();
+  const turns = Math.max(1, Math.floor((entries - 2) / 2));
+  for (let ord = -1; ord < turns - 1; ord++) {
+    const f = await engine.frame({ sessionId: sid, ordinal: ord, time: 1_000 + ord });
+    if (!f.ok) throw new Error(f.message);
+    const t = await engine.turn({ sessionId: sid, ordinal: ord, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: enc.encode(`{"action":"hold","i":${ord},"note":"unsigned bench turn"}`) } });
+    if (!t.ok) throw new Error(t.message);
+  }
+  const fin = await engine.finalize(sid);
+  if (!fin.ok) throw new Error(fin.message);
+  const lines: Uint8Array[] = [];
+  for await (const l of engine.exportEntries(sid)) lines.push(l);
+  return encodeBundle(lines);
+}
+
+/** The web section of `npm run bench`. */
+export async function benchWeb(): Promise<Figure[]> {
+  if (!existsSync(CHROMIUM)) throw new Error(`skipped: ${CHROMIUM} is absent`);
+  let page: { html: string };
+  try {
+    page = loadAuditPage();
+  } catch {
+    throw new Error('skipped: the page is not built (npm run build)');
+  }
+  const { chromium } = await import('playwright-core');
+  const entries = Number(process.env['TALLY_BENCH_WEB_ENTRIES'] ?? 100_000);
+  const bundle = await dayOf(entries);
+  const dir = mkdtempSync(join(tmpdir(), 'tally-bench-web-'));
+  try {
+    const file = join(dir, 'bundle.jsonl');
+    const html = join(dir, 'desk.html');
+    writeFileSync(file, bundle);
+    writeFileSync(html, page.html);
+    const chunks: Uint8Array[] = [];
+    for (let o = 0; o < bundle.length; o += 1 << 20) chunks.push(bundle.subarray(o, o + (1 << 20)));
+    let size = 0;
+    const node: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const r = await verifyBundle(chunks);
+      node.push(performance.now() - t0);
+      if (!r.ok) throw new Error(`bench bundle failed: ${r.code}`);
+      size = r.size;
+    }
+    const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, 'profile-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const web: number[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const tab = await ctx.newPage();
+        await tab.goto(`file://${html}`);
+        await tab.setInputFiles('#in-bundle', file);
+        await tab.click('#load-files');
+        await tab.waitForSelector('body[data-ready=true]', { timeout: 600_000 });
+        if ((await tab.getAttribute('#banner', 'data-state')) !== 'unpinned') throw new Error('the page did not verify the bench day');
+        web.push(Number(await tab.getAttribute('#banner', 'data-ms')));
+        await tab.close();
+      }
+    } finally {
+      await ctx.close();
+    }
+    const perSecond = Math.round((size / Math.min(...web)) * 1000);
+    const baseline = Math.round((size / Math.min(...node)) * 1000);
+    return [
+      {
+        name: `verify in the browser (Chromium worker, ${size} entries)`,
+        perSecond,
+        baselineName: 'verifyBundle (node, this thread)',
+        baselinePerSecond: baseline,
+        ratio: perSecond / baseline,
+        note: `${Math.round(bundle.length / 1048576)} MB; page time includes building the timeline rows`,
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,96 @@
+// The judge service loads only when `tally judge serve` runs.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+
+const KEY = /^0x[0-9a-fA-F]{64}$/;
+
+async function readKey(values: Record<string, unknown>, io: CommandIO): Promise<`0x${string}`> {
+  const path = str(values, 'key') ?? (io.env['TALLY_JUDGE_KEY_FILE'] || undefined);
+  if (path === undefined) throw new CliError('tally judge serve needs --key <file> (or $TALLY_JUDGE_KEY_FILE): a file holding the 0x-prefixed 32-byte hex secp256k1 key the service signs with');
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, path), 'utf8');
+  } catch (e) {
+    throw new CliError(`cannot read the judge key ${path}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+  const key = text.replace(/\r?\n$/, '');
+  if (!KEY.test(key)) throw new CliError(`${path} must hold exactly one 0x-prefixed 32-byte hex key (and an optional final newline)`);
+  return key as `0x${string}`;
+}
+
+export const judgeCommand: Command = {
+  name: 'judge',
+  summary: 'Run a judge service that signs its own verdicts (OpenAI-compatible, wrapping a model endpoint or the local rules model).',
+  help: `Usage: tally judge serve --key <file> [--port <n>] [--host <addr>] [--upstream <url>] [--format verdict|matrix]
+
+Serves POST /v1/chat/completions. Each Tally judge request is answered by the
+model — the OpenAI-compatible endpoint at --upstream (its bearer key from
+$TALLY_JUDGE_UPSTREAM_KEY), or without --upstream the deterministic local rules
+model — and the response carries the header
+  x-verdict-signature: EIP-191 signature over <model>:<sha256(request)>:<sha256(response)>
+made with the service's own key (PROTOCOL.md §10). Name the key's address in a
+mandate's judges or panel; point the referee at it with
+createOpenAiJudge({ baseUrl, model, signature: { header: 'x-verdict-signature' } }).
+
+Prints "tally judge: listening on http://<host>:<port> signer 0x…" when ready.
+SIGTERM or SIGINT stops it (exit 0).
+
+Options:
+  --key <file>       the service's secp256k1 key: 0x + 64 hex (else $TALLY_JUDGE_KEY_FILE)
+  --port <n>         port (default 8090; 0 picks a free one)
+  --host <addr>      address (default 127.0.0.1)
+  --upstream <url>   base URL of the model endpoint, e.g. http://127.0.0.1:8080/v1
+  --format <f>       the local model's answer: verdict (default) or matrix`,
+  options: {
+    key: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    upstream: { type: 'string' },
+    format: { type: 'string' },
+  },
+  async run({ values, positionals }, io) {
+    if (positionals.length !== 1 || positionals[0] !== 'serve') throw new CliError("usage: tally judge serve --key <file> (run 'tally judge --help')");
+    const port = str(values, 'port') ?? '8090';
+    if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) throw new CliError('--port must be an integer from 0 to 65535');
+    const host = str(values, 'host') ?? '127.0.0.1';
+    const format = str(values, 'format') ?? 'verdict';
+    if (format !== 'verdict' && format !== 'matrix') throw new CliError('--format must be verdict or matrix');
+    const upstream = str(values, 'upstream');
+    if (upstream !== undefined && !/^https?:\/\/[\x21-\x7e]+$/.test(upstream)) throw new CliError('--upstream must be an http(s) URL');
+    const key = await readKey(values, io);
+    const { createJudgeService } = await import('../../referee/judge-service.js');
+    const { privateKeyToAccount } = await import('viem/accounts');
+    const apiKey = io.env['TALLY_JUDGE_UPSTREAM_KEY'];
+    const server = createJudgeService({
+      key,
+      model: upstream === undefined ? { kind: 'local', format } : { kind: 'upstream', baseUrl: upstream, ...(apiKey === undefined ? {} : { apiKey }) },
+    });
+    let wake: () => void = () => {};
+    let signalled = false;
+    const onSignal = (): void => {
+      signalled = true;
+      wake();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    try {
+      await new Promise<void>((ok, fail) => {
+        server.once('error', fail);
+        server.listen(Number(port), host, () => ok());
+      }).catch((e: unknown) => {
+        throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+      });
+      const a = server.address();
+      const url = typeof a === 'object' && a !== null ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
+      println(io.stdout, `tally judge: listening on ${url} signer ${privateKeyToAccount(key).address.toLowerCase()}`);
+      if (!signalled) await new Promise<void>((r) => (wake = r));
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    } finally {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    return EXIT.ok;
+  },
+};

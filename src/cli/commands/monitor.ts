@@ -1,0 +1,97 @@
+import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+
+export const monitorCommand: Command = {
+  name: 'monitor',
+  summary: "Follow a serving engine's checkpoints, verify each consistency proof, report an equivocation with evidence.",
+  help: `Usage: tally monitor --url <http://host:port> --session <hex> --key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
+
+Asks a 'tally serve' engine (GET /sessions/<id>/checkpoint and
+/sessions/<id>/consistency?from=<n>) for its latest checkpoint of a session,
+round after round (a bounded loop), and verifies that each one extends the one
+held before: signed by --key, same session, sizes in order, and the RFC 9162
+consistency proof links the two roots. Start from a checkpoint you already hold
+(one a grader was given, another view of the log) with --checkpoint.
+
+A failing proof — another root at the held size, a proof that does not link —
+is an equivocation: both signed checkpoints and the served proof are printed
+(and written to --evidence) and the exit code is 1. An unreachable engine is
+reported and retried, never taken as evidence.
+
+Options:
+  --url <url>         the engine's HTTP base URL
+  --session <hex>     the session to follow (64 hex)
+  --key <vkey|file>   the engine's verifier key
+  --checkpoint <f>    a signed checkpoint to start from
+  --rounds <n>        rounds to run (default 10)
+  --interval <ms>     pause between rounds (default 1000)
+  --evidence <file>   write the evidence (JSON) there on equivocation
+  --json              one JSON line per round, and the result
+
+The bearer token comes from $TALLY_TOKEN.
+
+Exit codes: 0 consistent for every round, 1 equivocation or a bad checkpoint,
+2 usage error, 3 I/O error.`,
+  options: { url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    if (positionals.length > 0) throw new CliError('monitor takes no arguments');
+    const url = str(values, 'url');
+    if (url === undefined || !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url <http://host:port> is required');
+    const session = str(values, 'session');
+    if (session === undefined || !/^[0-9a-f]{64}$/.test(session)) throw new CliError('--session <64 hex> is required');
+    const verifiers = await verifierKeysFor(values, io);
+    const rounds = countOption(values, 'rounds') ?? 10;
+    const intervalMs = countOption(values, 'interval', 0) ?? 1000;
+    const cpPath = str(values, 'checkpoint');
+    const seed = cpPath === undefined ? undefined : readTextFile(cpPath, io, 'the checkpoint');
+    const json = values['json'] === true;
+    const token = io.env['TALLY_TOKEN'];
+    const base = `${url.replace(/\/+$/, '')}/sessions/${session}`;
+    const get = async (path: string) => {
+      try {
+        const res = await fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(10_000) });
+        const text = await res.text();
+        return res.ok ? ({ ok: true, text } as const) : ({ ok: false, message: `HTTP ${res.status}: ${text.slice(0, 200).trim()}` } as const);
+      } catch (e) {
+        return { ok: false, message: (e as Error).message } as const;
+      }
+    };
+    const { monitorCheckpoints } = await import('../../witness/index.js');
+    const r = await monitorCheckpoints({
+      source: { checkpoint: () => get('/checkpoint'), consistency: (from) => get(`/consistency?from=${from}`) },
+      verifiers,
+      rounds,
+      intervalMs,
+      ...(seed === undefined ? {} : { seed }),
+      onRound: (x) => {
+        if (json) println(io.stdout, JSON.stringify(x));
+        else if (x.kind === 'consistent') println(io.stdout, `round ${x.round}: consistent ${x.from} -> ${x.size} entries, root ${x.root}`);
+        else println(io.stderr, `round ${x.round}: unavailable: ${x.message}`);
+      },
+    });
+    if (r.ok) {
+      if (json) println(io.stdout, JSON.stringify({ ok: true, rounds: r.rounds, size: r.latest?.size ?? null, root: r.latest?.root ?? null }));
+      else println(io.stdout, `ok: ${r.rounds} rounds, no equivocation${r.latest ? ` (latest ${r.latest.size} entries)` : ''}`);
+      return EXIT.ok;
+    }
+    if (r.kind === 'bad-checkpoint') {
+      if (json) println(io.stdout, JSON.stringify(r));
+      println(io.stderr, `invalid: ${r.message}`);
+      return EXIT.invalid;
+    }
+    const ev = r.evidence;
+    const out = str(values, 'evidence');
+    if (out !== undefined) writeTextFile(out, `${JSON.stringify(ev, null, 2)}\n`, io, 'the evidence');
+    if (json) println(io.stdout, JSON.stringify(r));
+    println(io.stderr, `EQUIVOCATION: ${ev.code}: ${ev.message}`);
+    if (!json) {
+      println(io.stdout, '--- held checkpoint (signed) ---');
+      io.stdout.write(ev.older);
+      println(io.stdout, '--- served checkpoint (signed) ---');
+      io.stdout.write(ev.newer);
+      println(io.stdout, '--- served proof ---');
+      io.stdout.write(ev.proof);
+    }
+    return EXIT.invalid;
+  },
+};

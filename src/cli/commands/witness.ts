@@ -1,0 +1,182 @@
+import { isAbsolute, resolve } from 'node:path';
+import { TallyError } from '../../protocol/index.js';
+import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { countOption } from './checkpoint.js';
+
+type Values = Record<string, unknown>;
+
+/** Default witness key file and database, relative to the working directory. */
+const DEFAULT_WITNESS_KEY = '.tally/witness.key';
+const DEFAULT_WITNESS_DB = '.tally/witness.db';
+
+function pathOf(values: Values, key: string, fallback: string, io: CommandIO): string {
+  const p = str(values, key) ?? fallback;
+  if (p === '') throw new CliError(`--${key} must not be empty`);
+  if (key === 'db' && (p === 'memory:' || /^postgres(ql)?:\/\//i.test(p))) return p;
+  return isAbsolute(p) ? p : resolve(io.cwd, p);
+}
+
+async function witnessKey(values: Values, io: CommandIO, create: boolean) {
+  const { loadEngineKeyFile, loadOrCreateEngineKey } = await import('../../receipt/index.js');
+  const { cosignerKeyFrom } = await import('../../witness/index.js');
+  const path = pathOf(values, 'key', DEFAULT_WITNESS_KEY, io);
+  const name = str(values, 'name');
+  try {
+    if (create) {
+      if (name === undefined) throw new CliError('witness keygen needs --name <witness name> (e.g. witness.example/w1)');
+      return cosignerKeyFrom(await loadOrCreateEngineKey(path, name));
+    }
+    return cosignerKeyFrom(await loadEngineKeyFile(path, name));
+  } catch (e) {
+    if (!(e instanceof TallyError) || e instanceof CliError) throw e;
+    const hint = e.code === 'TALLY_KEY_FILE_NOT_FOUND' ? ' (create it with: tally witness keygen --name <name>)' : '';
+    throw new CliError(`witness key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}${hint}`, EXIT.io, e.code);
+  }
+}
+
+async function openState(values: Values, io: CommandIO) {
+  const { openWitnessStore } = await import('../../witness/index.js');
+  const loc = pathOf(values, 'db', DEFAULT_WITNESS_DB, io);
+  try {
+    if (loc !== 'memory:' && !/^postgres/i.test(loc)) {
+      const { mkdirSync } = await import('node:fs');
+      const { dirname } = await import('node:path');
+      mkdirSync(dirname(loc), { recursive: true, mode: 0o700 });
+    }
+    return await openWitnessStore(loc);
+  } catch (e) {
+    throw new CliError(`witness database: ${e instanceof TallyError ? `${e.shortMessage}${e.details ? ` (${e.details})` : ''}` : String(e)}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+}
+
+function logKeys(values: Values): string[] {
+  const v = values['log-key'];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [];
+}
+
+export const witnessCommand: Command = {
+  name: 'witness',
+  summary: 'Run a C2SP witness: cosign checkpoints only when consistent with what it cosigned before (keygen, trust, serve).',
+  help: `Usage: tally witness keygen --name <name> [--key <file>]
+       tally witness print-key [--key <file>] [--policy-line [--url <url>]]
+       tally witness trust <log vkey> [--db <loc>]
+       tally witness serve [--key <file>] [--db <loc>] [--log-key <vkey>]... [--host <h>] [--port <n>] [--prefix <p>]
+
+A witness cosigns a log's checkpoints (C2SP tlog-cosignature/v1, Ed25519) only
+after checking them against the latest checkpoint it cosigned for the same
+origin, so a log cannot show two graders two histories both cosigned by it.
+
+  keygen     create the witness key file (owner-only) if it does not exist and
+             print the witness's verifier key (name+keyid+base64 of 0x04||key)
+             — give this to graders (--witness) and to engines
+  print-key  print the verifier key of an existing witness key file; with
+             --policy-line, its line for a policy file instead:
+             "witness <name> <hex key> [<url>]" (Sigsum policy format)
+  trust      add a log (engine) verifier key the witness accepts checkpoints
+             from; an engine key named N covers the origins N/<64 hex session>
+  serve      serve POST <prefix>/add-checkpoint (C2SP tlog-witness); prints
+             "tally witness: listening on http://<host>:<port>" when ready and
+             one JSON line per request on stderr; SIGTERM/SIGINT stop it
+
+Options:
+  --key <file>      witness key file (default ${DEFAULT_WITNESS_KEY}); the same
+                    PRIVATE+KEY+… encoding as engine keys (the Ed25519 seed)
+  --name <name>     witness name (keygen; checked against the file otherwise)
+  --db <loc>        witness state: a SQLite file (default ${DEFAULT_WITNESS_DB}),
+                    postgres://… or memory:
+  --log-key <vkey>  (serve, repeatable) also trust this log key
+  --host <h>        listen address (default 127.0.0.1)
+  --port <n>        listen port (default 0: any free port)
+  --prefix <p>      submission prefix (default none)
+
+Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
+  options: {
+    key: { type: 'string' },
+    name: { type: 'string' },
+    db: { type: 'string' },
+    'log-key': { type: 'string', multiple: true },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    prefix: { type: 'string' },
+    'policy-line': { type: 'boolean' },
+    url: { type: 'string' },
+  },
+  async run({ values, positionals }, io) {
+    const [sub, ...rest] = positionals;
+    if (sub === 'keygen' || sub === 'print-key') {
+      if (rest.length > 0) throw new CliError(`witness ${sub} takes no arguments`);
+      const key = await witnessKey(values, io, sub === 'keygen');
+      const url = str(values, 'url');
+      if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url must be an http(s) URL');
+      if (values['policy-line'] === true) println(io.stdout, `witness ${key.name} ${Buffer.from(key.publicKey).toString('hex')}${url === undefined ? '' : ` ${url}`}`);
+      else if (url !== undefined) throw new CliError('--url goes with --policy-line');
+      else println(io.stdout, key.verifierKey);
+      return EXIT.ok;
+    }
+    if (sub === 'trust') {
+      if (rest.length !== 1) throw new CliError("witness trust takes exactly one log verifier key. Run 'tally witness --help'.");
+      const { parseVerifierKey } = await import('../../receipt/index.js');
+      const p = parseVerifierKey(rest[0]!);
+      if (!p.ok) throw new CliError(`not a log verifier key: ${p.message}`);
+      const store = await openState(values, io);
+      try {
+        await store.addLogKey(p.verifier.verifierKey);
+      } finally {
+        await store.close();
+      }
+      println(io.stdout, `trusted ${p.verifier.name}+${p.verifier.verifierKey.split('+')[1]} in ${store.name}`);
+      return EXIT.ok;
+    }
+    if (sub === 'serve') {
+      if (rest.length > 0) throw new CliError('witness serve takes no arguments');
+      const port = countOption(values, 'port', 0) ?? 0;
+      if (port > 65535) throw new CliError('--port must be 0 to 65535');
+      const host = str(values, 'host') ?? '127.0.0.1';
+      const prefix = str(values, 'prefix') ?? '';
+      if (prefix !== '' && !/^\/[A-Za-z0-9._~\-/]*[^/]$/.test(prefix)) throw new CliError('--prefix must start with "/" and not end with "/"');
+      const { parseVerifierKey } = await import('../../receipt/index.js');
+      const extra = logKeys(values).map((k) => {
+        const p = parseVerifierKey(k);
+        if (!p.ok) throw new CliError(`--log-key: ${p.message}`);
+        return p.verifier.verifierKey;
+      });
+      const key = await witnessKey(values, io, false);
+      const { createWitness, createWitnessHttpServer } = await import('../../witness/index.js');
+      const store = await openState(values, io);
+      try {
+        const witness = createWitness({ key, store });
+        for (const k of extra) await witness.trustLogKey(k);
+        const server = createWitnessHttpServer(witness, { prefix, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
+        let signalled = false;
+        let wake: () => void = () => {};
+        const onSignal = (): void => {
+          signalled = true;
+          wake();
+        };
+        process.on('SIGTERM', onSignal);
+        process.on('SIGINT', onSignal);
+        try {
+          await new Promise<void>((ok, fail) => {
+            server.once('error', fail);
+            server.listen(port, host, () => ok());
+          }).catch((e: unknown) => {
+            throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+          });
+          const addr = server.address();
+          const url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}${prefix}` : '';
+          println(io.stdout, `tally witness: listening on ${url}`);
+          println(io.stdout, `tally witness: verifier key ${key.verifierKey}`);
+          if (!signalled) await new Promise<void>((r) => (wake = r));
+          await new Promise<void>((r) => server.close(() => r()));
+        } finally {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+        }
+      } finally {
+        await store.close().catch(() => {});
+      }
+      return EXIT.ok;
+    }
+    throw new CliError(sub === undefined ? "witness needs a subcommand: keygen, print-key, trust or serve. Run 'tally witness --help'." : `unknown witness subcommand ${JSON.stringify(sub)}. Run 'tally witness --help'.`);
+  },
+};

@@ -1,0 +1,150 @@
+/**
+ * Bundles as streams of bytes, verified with the pure {@link ChainVerifier}:
+ * line splitting with bounded memory and the one streaming verification loop
+ * that `tally verify` (SHA-256 from node:crypto) and the browser's audit page
+ * (SHA-256 in a web worker) both run. The digest is passed in; nothing here
+ * reads a file.
+ */
+import { ChainVerifier, type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from './chain.js';
+import type { Digest } from './bytes.js';
+import { LIMITS } from './limits.js';
+import type { ChainErrorCode } from './chain.js';
+
+const NEWLINE = 0x0a;
+
+/**
+ * The error for a piece that did not end in a newline where reading stopped:
+ * `too-large` when it is already longer than any entry may be (whether or not
+ * a newline follows further on), otherwise `missing-newline`.
+ */
+export function unterminatedProblem(piece: Uint8Array): { readonly code: ChainErrorCode; readonly message: string } {
+  if (piece.length > LIMITS.entryBytes) return { code: 'too-large', message: `entry exceeds ${LIMITS.entryBytes} bytes` };
+  return { code: 'missing-newline', message: 'the last line has no terminating newline (truncated?)' };
+}
+
+/** Longest partial line carried between chunks before it is reported as unterminated. */
+const MAX_CARRY = 2 * 1_048_576;
+
+/**
+ * Synchronous line splitting for chunked input: `push` returns the complete
+ * lines (without their newline) a chunk finishes, `end` the unterminated rest.
+ * A partial line longer than any legal entry is cut short and reported as
+ * `overflow` (unterminated), which bounds memory.
+ */
+export class LineSplitter {
+  private carry: Uint8Array[] = [];
+  private carryLen = 0;
+
+  /** Lines completed by `chunk`, in order; `overflow` ends the stream (nothing after it counts). */
+  push(chunk: Uint8Array): { readonly lines: Uint8Array[]; readonly overflow?: Uint8Array } {
+    const lines: Uint8Array[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl < 0) break;
+      const piece = chunk.subarray(start, nl);
+      if (this.carryLen > 0) {
+        this.carry.push(piece);
+        lines.push(concat(this.carry, this.carryLen + piece.length));
+        this.carry = [];
+        this.carryLen = 0;
+      } else {
+        lines.push(piece);
+      }
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.carry.push(rest.slice());
+      this.carryLen += rest.length;
+      // Bound memory: a "line" longer than any legal entry cannot be valid.
+      if (this.carryLen > MAX_CARRY) return { lines, overflow: concat(this.carry, this.carryLen) };
+    }
+    return { lines };
+  }
+
+  /** The unterminated last piece, if any. */
+  end(): Uint8Array | undefined {
+    return this.carryLen > 0 ? concat(this.carry, this.carryLen) : undefined;
+  }
+}
+
+/** Splits a byte stream into lines (without their newline). The last piece is reported separately. */
+export async function* splitLines(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<{ line: Uint8Array; terminated: boolean }> {
+  const splitter = new LineSplitter();
+  for await (const chunk of chunks) {
+    const { lines, overflow } = splitter.push(chunk);
+    for (const line of lines) yield { line, terminated: true };
+    if (overflow) {
+      yield { line: overflow, terminated: false };
+      return;
+    }
+  }
+  const rest = splitter.end();
+  if (rest) yield { line: rest, terminated: false };
+}
+
+function concat(parts: Uint8Array[], len: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Options of {@link verifyChunks}. */
+export interface VerifyChunksOptions {
+  /** Reject a bundle without a finalize seal (default true). */
+  readonly requireSealed?: boolean;
+  /** Values pinned out of band (session id, size, receipt root). */
+  readonly pin?: ChainPin;
+  /**
+   * Called for every verified entry with its exact line bytes (a view into the
+   * chunk: copy to keep) and the verifier (for its frontier). A returned
+   * promise is awaited before the next line.
+   */
+  readonly onEntry?: (entry: VerifiedEntry, line: Uint8Array, verifier: ChainVerifier) => void | Promise<void>;
+  /** Called after each chunk has been verified (for progress; may yield to the caller's event loop). */
+  readonly onChunk?: () => void | Promise<void>;
+}
+
+/**
+ * THE streaming verification loop: splits chunks into lines, feeds each to a
+ * {@link ChainVerifier} built on `digest`, reports an unterminated last line
+ * as `missing-newline` (or `too-large` past the entry limit), and finishes with the seal and pin checks. Memory is
+ * bounded by the longest line plus an O(log n) Merkle frontier. Lines are
+ * verified synchronously chunk by chunk (no promise per line).
+ */
+export async function verifyChunks(
+  digest: Digest,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  options: VerifyChunksOptions = {},
+): Promise<ChainSummary | ChainError> {
+  const v = new ChainVerifier(digest);
+  const splitter = new LineSplitter();
+  const unterminated = (piece: Uint8Array): ChainError => {
+    const p = unterminatedProblem(piece);
+    return v.reject(p.code, p.message);
+  };
+  for await (const chunk of chunks) {
+    const { lines, overflow } = splitter.push(chunk);
+    for (const line of lines) {
+      const r = v.push(line);
+      if (!r.ok) return r;
+      const p = options.onEntry?.(r, line, v);
+      if (p !== undefined) await p;
+    }
+    if (overflow) return unterminated(overflow);
+    const p = options.onChunk?.();
+    if (p !== undefined) await p;
+  }
+  const rest = splitter.end();
+  if (rest) return unterminated(rest);
+  return v.finish({
+    ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
+    ...(options.pin === undefined ? {} : { pin: options.pin }),
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * A panel of independent judges in quorum (seed 003: validators re-evaluate
+ * the same proposal and the verdict stands only when they agree). The mandate
+ * names each judge (signer, model, optional endpoint) and a threshold k of n;
+ * every judge is asked in parallel with its own request bytes and its own
+ * timeout, every answer is recorded, and the intent is allowed only when at
+ * least k judges gave a valid ALLOW signed by their own named key. A judge that
+ * fails or times out counts as DENY for that turn. Replay never asks: it
+ * re-verifies every recorded answer and applies the same rule.
+ */
+import { fromBase64, toBase64 } from '../protocol/index.js';
+import { judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
+import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
+import { assessVerdict, cleanText } from './verdict.js';
+
+/** One judge of a mandate's panel. */
+export interface PanelMember {
+  /** The address its verdicts must recover to (lowercase). */
+  readonly signer: string;
+  /** The model id its request names. */
+  readonly model: string;
+  /** Where the operator reaches it (informative; the ruling does not depend on it). */
+  readonly endpoint?: string;
+}
+
+/** A mandate's panel: `quorum` of `members.length` valid signed ALLOWs admit. */
+export interface Panel {
+  readonly members: readonly PanelMember[];
+  readonly quorum: number;
+}
+
+/** One judge's recorded answer in a panel ruling. */
+export interface PanelAnswer {
+  /** The member (its named signer). */
+  readonly judge: string;
+  readonly model: string;
+  readonly request_sha256: string;
+  /** A valid ALLOW signed by this member. */
+  readonly admitted: boolean;
+  readonly code?: string;
+  readonly message: string;
+  readonly response?: string;
+  readonly signature?: string;
+  /** The key the signature recovered to, when it recovers. */
+  readonly signer?: string;
+  readonly decision?: 'ALLOW' | 'DENY';
+  readonly format?: 'verdict' | 'matrix';
+  readonly failure?: JudgeFailure;
+  /** Marks an answer the operator's own key signed (an adapter's operator-held signing mode). */
+  readonly signed_by?: 'operator';
+}
+
+/** The `quorum` member of a panel verdict. */
+export interface QuorumFigures {
+  readonly k: number;
+  readonly n: number;
+  readonly allow: number;
+}
+
+const MESSAGE_MAX = 200;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function failed(member: PanelMember, requestSha256: string, failure: JudgeFailure, message: string): PanelAnswer {
+  return { judge: member.signer, model: member.model, request_sha256: requestSha256, admitted: false, code: 'judge_unavailable', failure, message: cleanText(Array.from(message).slice(0, MESSAGE_MAX).join('')) };
+}
+
+function assessed(member: PanelMember, requestSha256: string, response: Uint8Array, signature: string, action: string, ruleCount: number, operator: boolean): PanelAnswer {
+  const a = assessVerdict({ model: member.model, requestSha256, response, signature, trusted: [member.signer], action, ruleCount });
+  return {
+    judge: member.signer,
+    model: member.model,
+    request_sha256: requestSha256,
+    admitted: a.admitted,
+    ...(a.code === undefined ? {} : { code: a.code }),
+    message: a.message,
+    response: toBase64(response),
+    signature,
+    ...(a.signer === undefined ? {} : { signer: a.signer }),
+    ...(a.decision === undefined ? {} : { decision: a.decision }),
+    ...(a.format === undefined ? {} : { format: a.format }),
+    ...(operator ? { signed_by: 'operator' as const } : {}),
+  };
+}
+
+/** The judge client that answers for `member`: same model, and the same signer when the client declares one. */
+export function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | undefined {
+  return clients.find((j) => j.model === member.model && (j.signer === undefined || j.signer.toLowerCase() === member.signer));
+}
+
+/**
+ * Asks every member in parallel, each with its own timeout, and records every
+ * answer in member order.
+ */
+export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'model'>, clients: readonly Judge[], timeoutMs: number, ruleCount: number): Promise<PanelAnswer[]> {
+  return Promise.all(
+    panel.members.map(async (member) => {
+      const req: JudgeRequestInput = { model: member.model, ...base };
+      const requestBytes = judgeRequestBytes(req);
+      const requestSha256 = sha256Hex(requestBytes);
+      const client = clientFor(member, clients);
+      if (!client) return failed(member, requestSha256, 'no_judge', `the referee has no client for judge ${member.signer} (${member.model})`);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<JudgeAnswer>((resolve) => {
+        timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
+      });
+      let answer: JudgeAnswer;
+      try {
+        answer = await Promise.race([client.ask({ request: req, requestBytes }), late]);
+      } catch (e) {
+        answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!answer.ok) return failed(member, requestSha256, answer.failure, answer.message);
+      if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return failed(member, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
+      return assessed(member, requestSha256, Uint8Array.from(answer.response), answer.signature, base.action, ruleCount, client.signedBy === 'operator');
+    }),
+  );
+}
+
+/**
+ * Replay: re-verifies the recorded answers (never asking), in member order;
+ * a message when the record is not a panel answer to this request.
+ */
+export function reverifyPanel(panel: Panel, base: Omit<JudgeRequestInput, 'model'>, recorded: unknown, ruleCount: number): PanelAnswer[] | string {
+  if (!Array.isArray(recorded) || recorded.length !== panel.members.length) return 'the recorded ruling does not hold one answer per panel judge';
+  const out: PanelAnswer[] = [];
+  for (let i = 0; i < panel.members.length; i++) {
+    const member = panel.members[i]!;
+    const ev: unknown = recorded[i];
+    if (!isObject(ev) || ev['judge'] !== member.signer || ev['model'] !== member.model || !isModelId(ev['model'])) return `panel answer ${i} is not judge ${member.signer}'s`;
+    const requestSha256 = sha256Hex(judgeRequestBytes({ model: member.model, ...base }));
+    if (ev['request_sha256'] !== requestSha256) return `panel answer ${i} answers another request`;
+    if (ev['code'] === 'judge_unavailable') {
+      const failure = ev['failure'];
+      if (!(JUDGE_FAILURES as readonly unknown[]).includes(failure) || typeof ev['message'] !== 'string') return `panel answer ${i}: the recorded failure is malformed`;
+      out.push(failed(member, requestSha256, failure as JudgeFailure, ev['message']));
+      continue;
+    }
+    const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
+    if (!response || typeof ev['signature'] !== 'string') return `panel answer ${i} lacks its response bytes or signature`;
+    if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return `panel answer ${i}: signed_by must be "operator" when present`;
+    out.push(assessed(member, requestSha256, response, ev['signature'], base.action, ruleCount, ev['signed_by'] === 'operator'));
+  }
+  return out;
+}
+
+/**
+ * The k-of-n rule: admitted iff at least `quorum` answers are valid ALLOWs
+ * signed by their own member (members are distinct signers).
+ *
+ * @example
+ * quorumOf(panel, answers); // { admitted: false, figures: { k: 2, n: 3, allow: 1 }, message: '1 of 3 judges allowed (quorum 2)' }
+ */
+export function quorumOf(panel: Panel, answers: readonly PanelAnswer[]): { admitted: boolean; figures: QuorumFigures; message: string } {
+  const allowed = new Set(answers.filter((a) => a.admitted && a.signer === a.judge).map((a) => a.judge));
+  const allow = allowed.size;
+  const k = panel.quorum;
+  const n = panel.members.length;
+  const admitted = allow >= k;
+  const split = answers.map((a) => `${a.judge.slice(0, 10)}… ${a.admitted ? 'ALLOW' : a.failure ?? a.code ?? 'DENY'}`).join('; ');
+  return { admitted, figures: { k, n, allow }, message: `${allow} of ${n} judges allowed (quorum ${k}): ${split}` };
+}

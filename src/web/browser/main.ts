@@ -1,0 +1,245 @@
+/**
+ * The grader's desk: loads a bundle (dropped, picked, embedded by `tally
+ * view`, or fetched from the serving engine it came from), has the worker
+ * verify it, and shows the verdict banner first, then charts and timeline.
+ */
+import { fromBase64 } from '../../protocol/index.js';
+import { drawCharts } from './charts.js';
+import { byId, h, put } from './dom.js';
+import type { FromWorker, ToWorker, Verdict } from './messages.js';
+import type { Row } from './rows.js';
+import { Timeline, options, readFilters, renderDetail } from './timeline.js';
+import VerifyWorker from './worker.ts?worker&inline';
+
+let worker: Worker | undefined;
+let rows: Row[] = [];
+let pinned = false;
+let loadedName = 'bundle';
+let live: { timer: number; session: string; token: string; seen: number } | undefined;
+
+const banner = byId('banner');
+const progress = byId<HTMLProgressElement>('progress');
+const progressText = byId('progress-text');
+const detail = byId('detail');
+const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
+  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined);
+  if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
+});
+
+function showVerdict(v: Verdict, ms: number): void {
+  banner.className = `banner ${v.state}`;
+  banner.setAttribute('data-state', v.state);
+  banner.setAttribute('data-ms', ms.toFixed(1));
+  const took = `checked in the browser in ${(ms / 1000).toFixed(2)} s`;
+  switch (v.state) {
+    case 'pinned':
+      put(
+        banner,
+        h('strong', {}, 'Verified and pinned'),
+        h('span', { class: 'sub' }, ` — ${v.coversAll ? `all ${v.total} entries` : `the first ${v.size} of ${v.total} entries`} match the checkpoint signed by ${v.signedBy.join(', ')}${v.sealed ? '' : ' (day in progress, not sealed yet)'}`),
+        h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
+        h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
+      );
+      return;
+    case 'unpinned':
+      put(
+        banner,
+        h('strong', {}, 'Self-consistent but unpinned'),
+        h('span', { class: 'sub' }, ` — ${v.size} entries${v.sealed ? ', sealed' : ', not sealed (in progress)'}; ${v.why}`),
+        h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
+        h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
+      );
+      return;
+    case 'failed-entry':
+      banner.setAttribute('data-index', String(v.index));
+      banner.setAttribute('data-code', v.code);
+      put(banner, h('strong', {}, `Failed at entry ${v.index}: ${v.code}`), h('div', { class: 'sub' }, v.message), h('div', { class: 'meta' }, `entries before ${v.index} are shown below · ${took}`));
+      return;
+    case 'failed-pin':
+      banner.setAttribute('data-code', v.code);
+      put(banner, h('strong', {}, `Failed: the checkpoint (${v.stage}): ${v.code}`), h('div', { class: 'sub' }, v.message));
+      return;
+  }
+}
+
+function refresh(): void {
+  const uniq = (f: (r: Row) => string | undefined): string[] => [...new Set(rows.map(f).filter((x): x is string => x !== undefined))].sort();
+  options(byId<HTMLSelectElement>('f-agent'), uniq((r) => r.agent), 'agents');
+  options(byId<HTMLSelectElement>('f-action'), uniq((r) => r.action), 'actions');
+  options(byId<HTMLSelectElement>('f-code'), uniq((r) => r.code), 'codes');
+  timeline.render(rows, readFilters());
+  const turns = rows.filter((r) => r.kind === 'turn');
+  const count = (o: string): number => turns.filter((r) => r.outcome === o).length;
+  put(byId('summary'), `${rows.length} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics`);
+  drawCharts(byId('charts'), rows);
+}
+
+function openFromHash(): void {
+  const m = /^#entry=([0-9]{1,15})$/.exec(location.hash);
+  if (m) timeline.open(Number(m[1]));
+}
+
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false): void {
+  worker?.terminate();
+  rows = [];
+  pinned = false;
+  loadedName = name;
+  put(detail, h('p', { class: 'muted' }, 'Select an entry: click it, or move with the arrow keys (j/k) and press Enter.'));
+  banner.className = 'banner running';
+  banner.setAttribute('data-state', 'running');
+  banner.removeAttribute('data-index');
+  banner.removeAttribute('data-code');
+  put(banner, h('strong', {}, 'Verifying…'), h('span', { class: 'sub' }, ` ${name}`));
+  progress.value = 0;
+  const w = new VerifyWorker();
+  worker = w;
+  w.onmessage = (ev: MessageEvent<FromWorker>) => {
+    const m = ev.data;
+    if (m.type === 'progress') {
+      progress.max = Math.max(1, m.total);
+      progress.value = m.bytes;
+      put(progressText, `${m.entries} entries, ${(m.bytes / 1048576).toFixed(1)} of ${(m.total / 1048576).toFixed(1)} MiB`);
+    } else if (m.type === 'rows') {
+      for (const r of m.rows) rows.push(r);
+    } else if (m.type === 'done') {
+      pinned = m.verdict.state === 'pinned';
+      showVerdict(m.verdict, m.ms);
+      byId<HTMLDetailsElement>('load').open = false;
+      refresh();
+      openFromHash();
+      document.body.setAttribute('data-ready', 'true');
+    } else if (m.type === 'receipt') {
+      if (m.text === undefined) {
+        put(byId('receipt-status'), `No receipt for entry ${m.index}: ${m.problem ?? ''}`);
+        return;
+      }
+      if (!m.download) {
+        put(
+          byId('receipt-status'),
+          h('strong', {}, `Inclusion proof of entry ${m.index}`),
+          ` in the pinned checkpoint's tree (size ${m.size ?? '?'}, root ${m.root ?? '?'}): ${m.proof?.length ?? 0} hashes, leaf's sibling first`,
+          h('ol', { class: 'proof' }, ...(m.proof ?? []).map((x) => h('li', {}, x))),
+        );
+        return;
+      }
+      const a = h('a', { href: URL.createObjectURL(new Blob([m.text], { type: 'text/plain' })), download: `${loadedName.replace(/[^A-Za-z0-9._-]/g, '_')}-entry-${m.index}.tlog-proof` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --key <vkey>.`);
+    }
+  };
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }) };
+  document.body.removeAttribute('data-ready');
+  w.postMessage(msg);
+}
+
+function askReceipt(index: number, download: boolean): void {
+  worker?.postMessage({ type: 'receipt', index, download } satisfies ToWorker);
+}
+
+async function fromInputs(): Promise<void> {
+  const b = byId<HTMLInputElement>('in-bundle').files?.[0];
+  if (!b) return;
+  const c = byId<HTMLInputElement>('in-checkpoint').files?.[0];
+  const k = byId<HTMLInputElement>('in-key').files?.[0];
+  const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
+  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name);
+}
+
+/** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */
+async function fromServer(): Promise<void> {
+  const session = byId<HTMLInputElement>('srv-session').value.trim();
+  const token = byId<HTMLInputElement>('srv-token').value.trim();
+  if (!/^[0-9a-f]{64}$/.test(session)) return put(byId('srv-status'), 'session id must be 64 lowercase hex');
+  const auth = { authorization: `Bearer ${token}` };
+  const res = await fetch(`/sessions/${session}/bundle`, { headers: auth, cache: 'no-store' });
+  if (!res.ok) return put(byId('srv-status'), `GET bundle: HTTP ${res.status}`);
+  const bundle = await res.blob();
+  let cp: string | undefined;
+  let vkey: string | undefined;
+  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
+  if (k.ok) {
+    vkey = await k.text();
+    const c = await fetch(`/sessions/${session}/checkpoint`, { headers: auth, cache: 'no-store' });
+    if (c.ok) cp = await c.text();
+  }
+  put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}`);
+  const follow = byId<HTMLInputElement>('srv-follow').checked;
+  if (live) window.clearTimeout(live.timer);
+  live = undefined;
+  start(bundle, cp, vkey, `session-${session.slice(0, 12)}`, true);
+  if (follow) live = { timer: window.setTimeout(() => void poll(), 1500), session, token, seen: bundle.size };
+}
+
+async function poll(): Promise<void> {
+  if (!live) return;
+  const l = live;
+  try {
+    const b = await fetch(`/sessions/${l.session}/bundle`, { headers: { authorization: `Bearer ${l.token}` }, cache: 'no-store' });
+    if (b.ok) {
+      const blob = await b.blob();
+      if (blob.size !== l.seen) {
+        l.seen = blob.size;
+        put(byId('srv-status'), `following: ${blob.size} bytes`);
+        await fromServerAgain(blob, l);
+      }
+    }
+  } finally {
+    if (live === l) l.timer = window.setTimeout(() => void poll(), 1500);
+  }
+}
+
+async function fromServerAgain(bundle: Blob, l: NonNullable<typeof live>): Promise<void> {
+  const auth = { authorization: `Bearer ${l.token}` };
+  let cp: string | undefined;
+  let vkey: string | undefined;
+  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
+  if (k.ok) {
+    vkey = await k.text();
+    const c = await fetch(`/sessions/${l.session}/checkpoint`, { headers: auth, cache: 'no-store' });
+    if (c.ok) cp = await c.text();
+  }
+  start(bundle, cp, vkey, `session-${l.session.slice(0, 12)}`, true);
+}
+
+function embedded(): void {
+  const el = document.getElementById('tally-embedded');
+  if (!el || !el.textContent) return;
+  const data = JSON.parse(el.textContent) as { name?: string; bundle?: string; checkpoint?: string; key?: string };
+  const bytes = typeof data.bundle === 'string' ? fromBase64(data.bundle) : undefined;
+  if (!bytes) return;
+  start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle');
+}
+
+for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', () => timeline.render(rows, readFilters()));
+byId('f-search').addEventListener('input', () => timeline.render(rows, readFilters()));
+byId('load-files').addEventListener('click', () => void fromInputs());
+byId('load-server').addEventListener('click', () => void fromServer());
+window.addEventListener('hashchange', openFromHash);
+let resizeTimer = 0;
+window.addEventListener('resize', () => {
+  window.clearTimeout(resizeTimer);
+  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows), 150);
+});
+const drop = byId('drop');
+drop.addEventListener('dragover', (ev) => {
+  ev.preventDefault();
+  drop.classList.add('over');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (ev) => {
+  ev.preventDefault();
+  drop.classList.remove('over');
+  const files = [...(ev.dataTransfer?.files ?? [])];
+  void (async () => {
+    const bundle = files.find((f) => f.name.endsWith('.jsonl')) ?? files[0];
+    if (!bundle) return;
+    const note = files.find((f) => f !== bundle && /\.(note|tlog-proof)$/.test(f.name));
+    const key = files.find((f) => f !== bundle && /\.(vkey|key|keys)$/.test(f.name));
+    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name);
+  })();
+});
+if (location.protocol === 'file:') byId('server-box').hidden = true;
+embedded();
+byId('filters').addEventListener('submit', (ev) => ev.preventDefault());

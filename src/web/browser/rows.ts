@@ -1,0 +1,154 @@
+/**
+ * What the page shows of one verified entry: a flat, display-only summary
+ * read from the entry's fields (never trusted for a verdict — the verdict is
+ * the chain verifier's). Unknown shapes are kept as text, never executed or
+ * parsed as markup.
+ */
+import { fromBase64, type Entry } from '../../protocol/index.js';
+
+/** One timeline row. Every string here is untrusted bundle text. */
+export interface Row {
+  readonly i: number;
+  readonly kind: Entry['kind'];
+  readonly hash: string;
+  readonly bytes: number;
+  ordinal?: number;
+  /** Frame time (ms); a turn carries the time of the frame it answers. */
+  time?: number;
+  agent?: string;
+  action?: string;
+  market?: string;
+  side?: string;
+  size?: string;
+  nonce?: string;
+  signer?: string;
+  /** admitted | refused | stand-down | note (authored, no intent) | frame | genesis | seal. */
+  outcome?: string;
+  /** Ruling code (first refusing stage's code) or `admitted`. */
+  code?: string;
+  stage?: string;
+  message?: string;
+  verdict?: { decision?: string; code?: string; message?: string; signer?: string; signed: boolean };
+  transitions?: string[];
+  quota?: { used: number; locked: number; cap: number };
+  standDown?: string;
+  /** Runtime notices / diagnostics the frame or the seal carries, as `probe: outcome`. */
+  notices?: string[];
+  /** Authored text (UTF-8 of the turn's bytes), cut at 4 KiB. */
+  authored?: string;
+  /** Fills reported in a frame: market and size, for exposure. */
+  fills?: { market: string; size: number; side: string; action: string }[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number => (typeof v === 'string' || typeof v === 'number' ? Number(v) : Number.NaN);
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+function notices(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out = v.filter(isObj).map((n) => `${str(n['probe']) ?? '?'}: ${str(n['outcome']) ?? '?'}${typeof n['ordinal'] === 'number' ? ` (ordinal ${n['ordinal']})` : ''}`);
+  return out.length > 0 ? out : undefined;
+}
+
+/** The display row of a verified entry at `index`, given the time of the frame it answers. */
+export function rowOf(index: number, hash: string, bytes: number, e: Entry, frameTime: number | undefined): Row {
+  const row: Row = { i: index, kind: e.kind, hash, bytes };
+  switch (e.kind) {
+    case 'genesis':
+      row.outcome = 'genesis';
+      row.message = e.spec.name;
+      return row;
+    case 'finalize': {
+      row.outcome = 'seal';
+      row.message = `seal over ${e.size} entries, root ${e.root}`;
+      const n = isObj(e.artifacts) ? notices(e.artifacts['notices']) : undefined;
+      if (n) row.notices = n;
+      return row;
+    }
+    case 'frame': {
+      row.ordinal = e.ordinal;
+      row.time = e.time;
+      row.outcome = 'frame';
+      const d = e.data;
+      if (isObj(d)) {
+        const n = notices(d['notices']);
+        if (n) row.notices = n;
+        if (Array.isArray(d['fills'])) {
+          row.fills = d['fills'].filter(isObj).filter((f) => typeof f['market'] === 'string').map((f) => ({ market: str(f['market']) ?? '?', size: num(f['size']), side: str(f['side']) ?? '', action: str(f['action']) ?? '' }));
+        }
+      }
+      return row;
+    }
+    case 'turn':
+      break;
+  }
+  row.ordinal = e.ordinal;
+  if (frameTime !== undefined) row.time = frameTime;
+  if (e.body.kind === 'stand-down') {
+    row.outcome = 'stand-down';
+    row.standDown = e.body.failureClass;
+    row.code = `stand-down:${e.body.failureClass}`;
+  } else {
+    const raw = fromBase64(e.body.bytes);
+    const text = raw ? utf8.decode(raw) : '';
+    row.authored = text.length > 4096 ? `${text.slice(0, 4096)}…` : text;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const intent = isObj(body) ? body['intent'] : undefined;
+    if (isObj(intent)) {
+      for (const k of ['agent_id', 'action', 'market', 'side', 'size', 'nonce'] as const) {
+        const v = str(intent[k]);
+        if (v !== undefined) row[k === 'agent_id' ? 'agent' : k] = v;
+      }
+    }
+    row.outcome = isObj(intent) ? 'admitted' : 'note';
+  }
+  const r = e.ruling;
+  if (isObj(r)) {
+    for (const stageKey of ['intent', 'policy', 'verdict'] as const) {
+      const s = r[stageKey];
+      if (!isObj(s)) continue;
+      if (stageKey === 'intent') {
+        const signer = str(s['signer']);
+        const agent = str(s['agent_id']);
+        const nonce = str(s['nonce']);
+        if (signer !== undefined) row.signer = signer;
+        if (agent !== undefined) row.agent = agent;
+        if (nonce !== undefined) row.nonce = nonce;
+      }
+      if (stageKey === 'verdict') {
+        const sig = str(s['signature']);
+        const v: NonNullable<Row['verdict']> = { signed: sig !== undefined };
+        const dec = str(s['decision']);
+        const code = str(s['code']);
+        const msg = str(s['message']);
+        const signer = str(s['signer']);
+        if (dec !== undefined) v.decision = dec;
+        if (code !== undefined) v.code = code;
+        if (msg !== undefined) v.message = msg;
+        if (signer !== undefined) v.signer = signer;
+        row.verdict = v;
+      }
+      if (s['admitted'] === false && row.outcome !== 'refused') {
+        row.outcome = 'refused';
+        row.code = str(s['code']) ?? 'refused';
+        row.stage = str(s['stage']) ?? stageKey;
+        row.message = str(s['message']) ?? '';
+      }
+    }
+    if (row.outcome === 'admitted') row.code = 'admitted';
+    const q = r['quota'];
+    if (isObj(q)) row.quota = { used: num(q['used']), locked: num(q['locked']), cap: num(q['cap']) };
+    if (Array.isArray(r['transitions'])) {
+      row.transitions = r['transitions'].filter(isObj).map((t) => `${str(t['op']) ?? '?'} ticket ${String(t['ticket'])}${t['ok'] === false ? ' (refused)' : ''}${typeof t['by'] === 'string' ? ` by ${t['by']}` : ''}`);
+    }
+  }
+  if (row.outcome === 'note' && row.code === undefined) row.code = 'note';
+  return row;
+}

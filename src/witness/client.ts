@@ -1,0 +1,53 @@
+import { splitSignatureLines } from './cosignature/cosign.js';
+import { TLOG_SIZE_CONTENT_TYPE } from './http.js';
+
+/** What a witness answered to one `add-checkpoint` submission. */
+export type SubmitResult =
+  | { readonly kind: 'cosigned'; readonly lines: readonly string[] }
+  | { readonly kind: 'conflict'; readonly size: number }
+  | { readonly kind: 'refused'; readonly status: number; readonly message: string }
+  | { readonly kind: 'unreachable'; readonly message: string };
+
+/** Options of {@link submitCheckpoint}. */
+export interface SubmitOptions {
+  /** Give up after this many milliseconds (default 5000). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * POSTs an `add-checkpoint` body to a witness (`url` is the submission
+ * prefix; `/add-checkpoint` is appended) and classifies the answer: a 200
+ * must be signature lines only, a 409 exactly `<decimal>\n` with content type
+ * `text/x.tlog.size`; anything else is `refused` (with the status) and a
+ * network error or timeout `unreachable`. Never throws.
+ *
+ * @example
+ * const r = await submitCheckpoint('http://127.0.0.1:8080', body);
+ * if (r.kind === 'conflict') retryFrom(r.size);
+ */
+export async function submitCheckpoint(url: string, body: string, options: SubmitOptions = {}): Promise<SubmitResult> {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(`${url.replace(/\/+$/, '')}/add-checkpoint`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+    });
+    text = await res.text();
+  } catch (e) {
+    return { kind: 'unreachable', message: e instanceof Error ? e.message : String(e) };
+  }
+  if (res.status === 200) {
+    const lines = splitSignatureLines(text);
+    return lines === undefined ? { kind: 'refused', status: 200, message: 'answer is not signature lines' } : { kind: 'cosigned', lines };
+  }
+  if (res.status === 409) {
+    const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    const m = /^(0|[1-9][0-9]{0,15})\n$/.exec(text);
+    if (type === TLOG_SIZE_CONTENT_TYPE && m && Number.isSafeInteger(Number(m[1]))) return { kind: 'conflict', size: Number(m[1]) };
+    return { kind: 'refused', status: 409, message: 'malformed 409 answer' };
+  }
+  return { kind: 'refused', status: res.status, message: text.slice(0, 200).trim() };
+}

@@ -1,0 +1,170 @@
+import type { Notary, NotaryEngine, IssuedCheckpoint, SealWithReceiptResult } from '../receipt/session/notary.js';
+import { parseVerifierKey } from '../receipt/note/verifierKey.js';
+import { formatConsistencyProof } from '../receipt/proof/consistency.js';
+import { addSignatureLines, verifyCosignatures } from './cosignature/cosign.js';
+import type { CosignerVerifier } from './cosignature/key.js';
+import { submitCheckpoint, type SubmitResult } from './client.js';
+import { checkWitnessPolicy } from './policy/check.js';
+import type { WitnessPolicy } from './policy/types.js';
+
+/** A witness the engine submits to. */
+export interface EngineWitness {
+  /** Submission prefix (`/add-checkpoint` is appended). */
+  readonly url: string;
+  readonly verifier: CosignerVerifier;
+}
+
+/** What one witness did with one checkpoint. */
+export interface WitnessOutcome {
+  readonly witness: string;
+  readonly status: 'cosigned' | 'conflict' | 'refused' | 'unreachable' | 'bad-cosignature';
+  readonly message?: string;
+}
+
+/** The cosigned checkpoint and who cosigned it. */
+export interface CosignReport {
+  /** The checkpoint with every valid cosignature collected so far appended. */
+  readonly signedCheckpoint: string;
+  readonly outcomes: readonly WitnessOutcome[];
+  /** Names of the witnesses whose cosignature it carries. */
+  readonly cosignedBy: readonly string[];
+  /** Whether the policy's quorum is met (`undefined` without a policy). */
+  readonly quorum?: boolean;
+}
+
+/** Options of {@link createWitnessedNotary}. */
+export interface WitnessedNotaryOptions {
+  /** The engine's notary (its key signs; this layer only adds cosignatures). */
+  readonly notary: Notary;
+  readonly witnesses: readonly EngineWitness[];
+  /** The quorum to report against (graders enforce it; the engine never refuses to sign). */
+  readonly policy?: WitnessPolicy;
+  /** Per-witness time limit of one round of submissions (default 3000 ms). */
+  readonly timeoutMs?: number;
+}
+
+/** A notary whose checkpoints carry witness cosignatures. */
+export interface WitnessedNotary extends Notary {
+  /** Submits a checkpoint this notary signed to every witness (again); collects and caches cosignatures. */
+  cosign(engine: NotaryEngine, checkpoint: IssuedCheckpoint): Promise<CosignReport>;
+  /** The last report for a session's checkpoint of `size`, if one was made. */
+  report(origin: string, size: number): CosignReport | undefined;
+  /** Seals; the result's checkpoint carries the cosignatures and `witnesses` records who cosigned. */
+  sealWithReceipt(engine: NotaryEngine, sessionId: string, artifacts?: unknown): Promise<WitnessedSealResult>;
+}
+
+/** {@link WitnessedNotary.sealWithReceipt}'s result: the notary's, plus the witnesses' report. */
+export type WitnessedSealResult = (Extract<SealWithReceiptResult, { ok: true }> & { readonly witnesses: CosignReport }) | Extract<SealWithReceiptResult, { ok: false }>;
+
+/**
+ * Wraps an engine's notary so that every checkpoint it signs — on seal, on
+ * `issueCheckpoint`, for turn receipts and consistency proofs — is submitted
+ * to the configured witnesses (C2SP tlog-witness), with a consistency proof
+ * from the size each witness last cosigned (learned from its 409 answer), and
+ * served with the cosignatures collected. Witnesses are asked in parallel,
+ * each bounded by `timeoutMs`; a down, slow or refusing witness only means a
+ * missing cosignature (recorded in the report), never a failed seal, and the
+ * session's appends never wait for it (they do not pass through the notary).
+ * `cosign` re-asks later. Cosignatures are verified before they are attached.
+ *
+ * This is the narrow hook the engine uses until the durable signing log
+ * lands: it sits on top of `Notary`, so whatever signs the checkpoint, only
+ * checkpoints the notary produced are submitted.
+ *
+ * @example
+ * const notary = createWitnessedNotary({ notary: createNotary({ key }), witnesses: [{ url, verifier }], policy });
+ * const sealed = await notary.sealWithReceipt(engine, sid);  // sealed.signedCheckpoint carries the cosignatures
+ */
+export function createWitnessedNotary(options: WitnessedNotaryOptions): WitnessedNotary {
+  const { notary, witnesses } = options;
+  const timeoutMs = options.timeoutMs ?? 3000;
+  const known = new Map<string, number>(); // url + origin -> size the witness last cosigned
+  const lines = new Map<string, Set<string>>(); // origin + size + root -> cosignature lines
+  const reports = new Map<string, CosignReport>();
+  const parsedKey = parseVerifierKey(notary.verifierKey);
+  const notaryVerifier = parsedKey.ok ? parsedKey.verifier : undefined;
+
+  async function proofFrom(engine: NotaryEngine, cp: IssuedCheckpoint, old: number): Promise<string | undefined> {
+    if (old === 0 || old === cp.size) return formatConsistencyProof({ oldSize: old, proof: [], signedCheckpoint: cp.signedCheckpoint });
+    if (old > cp.size) return undefined;
+    const p = await notary.consistencyProof(engine, cp.sessionId, old, cp.size);
+    return p.ok ? formatConsistencyProof({ oldSize: old, proof: p.proof, signedCheckpoint: cp.signedCheckpoint }) : undefined;
+  }
+
+  async function ask(engine: NotaryEngine, cp: IssuedCheckpoint, w: EngineWitness): Promise<{ outcome: WitnessOutcome; lines: readonly string[] }> {
+    const k = `${w.url}\n${cp.origin}`;
+    const name = w.verifier.name;
+    let r: SubmitResult | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const body = await proofFrom(engine, cp, known.get(k) ?? 0);
+      if (body === undefined) return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${known.get(k)}, above ${cp.size}` }, lines: [] };
+      r = await submitCheckpoint(w.url, body, { timeoutMs });
+      if (r.kind !== 'conflict') break;
+      known.set(k, r.size);
+    }
+    if (r === undefined || r.kind === 'conflict') return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${r?.kind === 'conflict' ? r.size : '?'}` }, lines: [] };
+    if (r.kind === 'unreachable') return { outcome: { witness: name, status: 'unreachable', message: r.message }, lines: [] };
+    if (r.kind === 'refused') return { outcome: { witness: name, status: 'refused', message: `HTTP ${r.status}: ${r.message}` }, lines: [] };
+    const mine = r.lines.filter((l) => l.startsWith(`\u2014 ${name} `));
+    const check = verifyCosignatures(addSignatureLines(cp.signedCheckpoint, mine), [], [w.verifier]);
+    if (!check.ok || check.cosignatures.length === 0) return { outcome: { witness: name, status: 'bad-cosignature', message: check.ok ? 'no cosignature by its key' : check.message }, lines: [] };
+    known.set(k, cp.size);
+    return { outcome: { witness: name, status: 'cosigned' }, lines: mine };
+  }
+
+  function attach(cp: IssuedCheckpoint): string {
+    const got = lines.get(`${cp.origin}\n${cp.size}\n${cp.root}`);
+    return got === undefined ? cp.signedCheckpoint : addSignatureLines(cp.signedCheckpoint, [...got]);
+  }
+
+  async function cosign(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<CosignReport> {
+    const results = await Promise.all(witnesses.map((w) => ask(engine, cp, w)));
+    const key = `${cp.origin}\n${cp.size}\n${cp.root}`;
+    const set = lines.get(key) ?? new Set<string>();
+    for (const r of results) for (const l of r.lines) set.add(l);
+    if (set.size > 0) lines.set(key, set);
+    const signedCheckpoint = attach(cp);
+    const cosignedBy = witnesses.filter((w) => [...set].some((l) => l.startsWith(`\u2014 ${w.verifier.name} `))).map((w) => w.verifier.name);
+    const quorum = options.policy === undefined || notaryVerifier === undefined ? undefined : checkWitnessPolicy(signedCheckpoint, [notaryVerifier], options.policy).ok;
+    const report: CosignReport = { signedCheckpoint, outcomes: results.map((r) => r.outcome), cosignedBy, ...(quorum === undefined ? {} : { quorum }) };
+    reports.set(`${cp.origin}\n${cp.size}`, report);
+    return report;
+  }
+
+
+  const withCosignatures = (cp: IssuedCheckpoint, report: CosignReport): IssuedCheckpoint => ({ ...cp, signedCheckpoint: report.signedCheckpoint });
+
+  const wrapped: WitnessedNotary = {
+    name: notary.name,
+    verifierKey: notary.verifierKey,
+    cosign,
+    report: (origin, size) => reports.get(`${origin}\n${size}`),
+    async issueCheckpoint(engine, sessionId, size) {
+      const r = await notary.issueCheckpoint(engine, sessionId, size);
+      if (!r.ok) return r;
+      return { ok: true, ...withCosignatures(r, await cosign(engine, r)) };
+    },
+    async sealWithReceipt(engine, sessionId, artifacts) {
+      const r = await notary.sealWithReceipt(engine, sessionId, artifacts);
+      if (!r.ok) return r;
+      const report = await cosign(engine, r.checkpoint);
+      return { ...r, checkpoint: withCosignatures(r.checkpoint, report), signedCheckpoint: report.signedCheckpoint, witnesses: report };
+    },
+    inclusionProof: (engine, sessionId, index, size) => notary.inclusionProof(engine, sessionId, index, size),
+    consistencyProof: (engine, sessionId, size1, size2) => notary.consistencyProof(engine, sessionId, size1, size2),
+    async consistencyProofText(engine, sessionId, size1, size2) {
+      const r = await notary.consistencyProofText(engine, sessionId, size1, size2);
+      if (!r.ok) return r;
+      const report = await cosign(engine, r);
+      return { ...r, signedCheckpoint: report.signedCheckpoint, text: r.text.slice(0, r.text.length - r.signedCheckpoint.length) + report.signedCheckpoint };
+    },
+    async turnReceipt(engine, sessionId, index, opts = {}) {
+      if (opts.signedCheckpoint !== undefined) return notary.turnReceipt(engine, sessionId, index, opts);
+      const cp = await notary.issueCheckpoint(engine, sessionId, opts.size);
+      if (!cp.ok) return cp;
+      const report = await cosign(engine, cp);
+      return notary.turnReceipt(engine, sessionId, index, { signedCheckpoint: report.signedCheckpoint });
+    },
+  };
+  return Object.freeze(wrapped);
+}

@@ -1,0 +1,88 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddCheckpointResult, Witness } from './witness.js';
+
+/** Content type of a 409 answer: the cosigned size, decimal, newline (C2SP tlog-witness). */
+export const TLOG_SIZE_CONTENT_TYPE = 'text/x.tlog.size';
+/** Largest `add-checkpoint` body accepted (63 proof lines and a checkpoint with 100 signatures fit easily). */
+export const MAX_ADD_CHECKPOINT_BYTES = 64 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Options of {@link createWitnessHttpServer}. */
+export interface WitnessHttpOptions {
+  /** URL path prefix of the submission API (default: none, so the route is `/add-checkpoint`). */
+  readonly prefix?: string;
+  /** Called once per answered request (for logs). */
+  readonly onRequest?: (event: { readonly status: number; readonly code?: string; readonly origin?: string; readonly size?: number }) => void;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > MAX_ADD_CHECKPOINT_BYTES) return 'too-large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function answer(res: ServerResponse, r: AddCheckpointResult): void {
+  if (r.ok) return send(res, 200, 'text/plain; charset=utf-8', r.lines);
+  if (r.status === 409) return send(res, 409, TLOG_SIZE_CONTENT_TYPE, `${r.size}\n`);
+  send(res, r.status, 'text/plain; charset=utf-8', `${r.code}: ${r.message}\n`);
+}
+
+/**
+ * The C2SP tlog-witness HTTP interface of a witness: `POST
+ * <prefix>/add-checkpoint`. Answers 200 with cosignature lines, 409 with the
+ * cosigned size (`text/x.tlog.size`), 400 / 403 / 404 / 422 with a one-line
+ * reason; 413 for a body over 64 KiB, 405 for another method, 404 for another
+ * path. The witness persists before the answer is written.
+ *
+ * @example
+ * const server = createWitnessHttpServer(witness);
+ * server.listen(0, '127.0.0.1');
+ */
+export function createWitnessHttpServer(witness: Witness, options: WitnessHttpOptions = {}): Server {
+  const route = `${options.prefix ?? ''}/add-checkpoint`;
+  const log = options.onRequest ?? (() => {});
+  return createServer((req, res) => {
+    void (async () => {
+      const path = (req.url ?? '').split('?')[0];
+      if (path !== route) {
+        log({ status: 404, code: 'no-route' });
+        return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
+      }
+      if (req.method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        log({ status: 405 });
+        return send(res, 405, 'text/plain; charset=utf-8', 'use POST\n');
+      }
+      const raw = await readBody(req);
+      if (raw === 'too-large') {
+        log({ status: 413 });
+        res.setHeader('connection', 'close');
+        return send(res, 413, 'text/plain; charset=utf-8', `body over ${MAX_ADD_CHECKPOINT_BYTES} bytes\n`);
+      }
+      let body: string;
+      try {
+        body = utf8.decode(raw);
+      } catch {
+        log({ status: 400, code: 'malformed-request' });
+        return send(res, 400, 'text/plain; charset=utf-8', 'malformed-request: body is not UTF-8\n');
+      }
+      const r = await witness.addCheckpoint(body);
+      log(r.ok ? { status: 200, origin: r.origin, size: r.size } : { status: r.status, code: r.code, ...(r.status === 409 ? { size: r.size } : {}) });
+      answer(res, r);
+    })().catch(() => {
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', 'internal error\n');
+      else res.destroy();
+    });
+  });
+}

@@ -1,0 +1,180 @@
+import { verifyConsistency } from '../protocol/index.js';
+import { TallyError } from '../protocol/errors.js';
+import { splitSessionOrigin } from '../receipt/bytes.js';
+import { parseCheckpoint } from '../receipt/checkpoint/checkpoint.js';
+import { openNote } from '../receipt/note/open.js';
+import type { ParsedVerifierKey } from '../receipt/note/types.js';
+import { parseVerifierKey } from '../receipt/note/verifierKey.js';
+import { parseConsistencyProof } from '../receipt/proof/consistency.js';
+import { receiptHasher } from '../receipt/session/trees.js';
+import { cosignatureLine } from './cosignature/cosign.js';
+import type { CosignerKey } from './cosignature/key.js';
+import { sameRoot, type WitnessRecord, type WitnessStore } from './state/types.js';
+
+/** Most consistency-proof lines an `add-checkpoint` body may carry (C2SP tlog-witness). */
+export const MAX_ADD_CHECKPOINT_PROOF_LINES = 63;
+
+/** Every reason a witness refuses to cosign, with the HTTP status C2SP tlog-witness gives it. */
+export const ADD_CHECKPOINT_CODES = {
+  /** The body is not `old <n>`, proof lines, a blank line and a signed checkpoint; or the checkpoint text is malformed. */
+  'malformed-request': 400,
+  /** `old` is larger than the checkpoint's size. */
+  'old-size-too-large': 400,
+  /** The checkpoint carries no valid signature by a log key the witness trusts for its origin. */
+  'no-trusted-signature': 403,
+  /** No trusted log key covers the checkpoint's origin. */
+  'unknown-origin': 404,
+  /** `old` is not the size the witness last cosigned for this origin (the answer carries that size). */
+  'old-size-mismatch': 409,
+  /** Same size as the cosigned checkpoint, different root: a split view (the answer carries the size). */
+  'root-mismatch': 409,
+  /** The consistency proof does not link the cosigned root to the new one. */
+  'bad-consistency-proof': 422,
+} as const;
+
+/** Why a witness refused. */
+export type AddCheckpointCode = keyof typeof ADD_CHECKPOINT_CODES;
+
+/** Outcome of {@link Witness.addCheckpoint}. */
+export type AddCheckpointResult =
+  | {
+      readonly ok: true;
+      readonly status: 200;
+      /** The answer body: the witness's cosignature line(s). */
+      readonly lines: string;
+      readonly origin: string;
+      readonly size: number;
+      /** Cosignature time (POSIX seconds). */
+      readonly time: number;
+    }
+  | { readonly ok: false; readonly status: 409; readonly code: 'old-size-mismatch' | 'root-mismatch'; readonly message: string; readonly size: number }
+  | { readonly ok: false; readonly status: 400 | 403 | 404 | 422; readonly code: Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch'>; readonly message: string };
+
+/** Options of {@link createWitness}. */
+export interface WitnessOptions {
+  /** The witness's cosigning key. */
+  readonly key: CosignerKey;
+  /** Durable state (latest cosigned checkpoint per origin, trusted log keys). */
+  readonly store: WitnessStore;
+  /** POSIX seconds (default: the system clock). */
+  readonly now?: () => number;
+  /**
+   * Called after the new state is persisted and before the answer is returned
+   * (crash tests kill the process here). Default: nothing.
+   */
+  readonly afterPersist?: (origin: string, record: WitnessRecord) => void | Promise<void>;
+}
+
+/** A witness: cosigns checkpoints consistent with everything it cosigned before. */
+export interface Witness {
+  readonly name: string;
+  /** The cosigner vkey graders pin. */
+  readonly verifierKey: string;
+  /** Trusts a log verifier key (Ed25519, `name+keyid+base64`). Throws `TALLY_WITNESS_LOG_KEY_INVALID`. */
+  trustLogKey(vkey: string): Promise<void>;
+  /** Handles one C2SP tlog-witness `add-checkpoint` body. Never throws for body content. */
+  addCheckpoint(body: string): Promise<AddCheckpointResult>;
+}
+
+/**
+ * Whether a trusted log key covers an origin: a key named exactly like the
+ * origin (a C2SP log), or an engine key whose Tally session origins are
+ * `<key name>/<64 hex session id>`.
+ */
+export function logKeyCovers(keyName: string, origin: string): boolean {
+  return origin === keyName || splitSessionOrigin(origin)?.engineName === keyName;
+}
+
+function refuse<C extends Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch'>>(code: C, message: string): AddCheckpointResult {
+  return { ok: false, status: ADD_CHECKPOINT_CODES[code], code, message } as AddCheckpointResult;
+}
+
+function conflict(code: 'old-size-mismatch' | 'root-mismatch', size: number, message: string): AddCheckpointResult {
+  return { ok: false, status: 409, code, size, message };
+}
+
+/**
+ * A witness (C2SP tlog-witness semantics), in process. `addCheckpoint`
+ * checks, in this order: the body's shape (400); that a trusted log key covers
+ * the origin (404); a valid signature by such a key (403); old ≤ new (400);
+ * old = the stored size (409 with the stored size); equal sizes need equal
+ * roots (409) and an empty proof, a first checkpoint an empty proof, otherwise
+ * the RFC 6962 consistency proof from the stored root (422). Then it cosigns
+ * and persists with a compare-and-swap on the stored (size, root) — a
+ * concurrent request that moved the state first makes this one a 409 — and
+ * answers only after the swap is durable.
+ *
+ * @example
+ * const w = createWitness({ key: cosignerKeyFrom(generateEngineKey('w.example')), store: new MemoryWitnessStore() });
+ * await w.trustLogKey(engineKey.verifierKey);
+ * const r = await w.addCheckpoint(`old 0\n\n${signedCheckpoint}`);
+ */
+export function createWitness(options: WitnessOptions): Witness {
+  const { key, store } = options;
+  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  let cached: { readonly list: string; readonly keys: readonly ParsedVerifierKey[] } | undefined;
+
+  async function trusted(): Promise<readonly ParsedVerifierKey[]> {
+    const list = await store.logKeys();
+    const joined = list.join('\n');
+    if (cached?.list !== joined) {
+      cached = { list: joined, keys: list.flatMap((v) => { const p = parseVerifierKey(v); return p.ok ? [p.verifier] : []; }) };
+    }
+    return cached.keys;
+  }
+
+  return Object.freeze({
+    name: key.name,
+    verifierKey: key.verifierKey,
+
+    async trustLogKey(vkey: string) {
+      const p = parseVerifierKey(vkey);
+      if (!p.ok) throw new TallyError('TALLY_WITNESS_LOG_KEY_INVALID', 'Not an Ed25519 log verifier key (name+keyid+base64).', { details: p.message });
+      await store.addLogKey(p.verifier.verifierKey);
+    },
+
+    async addCheckpoint(body: string): Promise<AddCheckpointResult> {
+      const parsed = parseConsistencyProof(body);
+      if (!parsed.ok) return refuse('malformed-request', parsed.message);
+      const { oldSize, proof, signedCheckpoint } = parsed.consistencyProof;
+      if (proof.length > MAX_ADD_CHECKPOINT_PROOF_LINES) return refuse('malformed-request', `more than ${MAX_ADD_CHECKPOINT_PROOF_LINES} proof lines`);
+      const origin = signedCheckpoint.slice(0, signedCheckpoint.indexOf('\n'));
+      const keys = (await trusted()).filter((k) => logKeyCovers(k.name, origin));
+      if (keys.length === 0) return refuse('unknown-origin', `no trusted log key for origin ${JSON.stringify(origin)}`);
+      const opened = openNote(signedCheckpoint, keys);
+      if (!opened.ok) {
+        return opened.code === 'no-pinned-signature' || opened.code === 'bad-signature' || opened.code === 'ambiguous-verifier'
+          ? refuse('no-trusted-signature', opened.message)
+          : refuse('malformed-request', opened.message);
+      }
+      const cp = parseCheckpoint(opened.text);
+      if (!cp.ok) return refuse('malformed-request', cp.message);
+      const { size, root } = cp.checkpoint;
+      if (oldSize > size) return refuse('old-size-too-large', `old size ${oldSize} is larger than the checkpoint size ${size}`);
+
+      const stored = await store.latest(origin);
+      const storedSize = stored?.size ?? 0;
+      if (oldSize !== storedSize) return conflict('old-size-mismatch', storedSize, `old size ${oldSize} is not the cosigned size ${storedSize}`);
+      if (stored === undefined || oldSize === size) {
+        if (proof.length !== 0) return refuse('bad-consistency-proof', `the proof must be empty from size ${oldSize} to ${size}`);
+        if (stored !== undefined && !sameRoot(stored.root, root)) return conflict('root-mismatch', storedSize, `size ${size} was cosigned with a different root`);
+      } else {
+        const v = verifyConsistency(receiptHasher, oldSize, size, proof, stored.root, root);
+        if (!v.ok) return refuse('bad-consistency-proof', v.message);
+      }
+
+      const time = now();
+      const lines = cosignatureLine(opened.text, key, time);
+      const record: WitnessRecord = { size, root, signedCheckpoint, time };
+      const swapped = await store.compareAndSwap(origin, stored === undefined ? undefined : { size: stored.size, root: stored.root }, record);
+      if (!swapped) {
+        // Another request moved this origin between our read and our swap: nothing was cosigned here.
+        const now2 = await store.latest(origin);
+        return conflict('old-size-mismatch', now2?.size ?? 0, `the cosigned state of ${origin} changed while this request was checked`);
+      }
+      if (options.afterPersist) await options.afterPersist(origin, record);
+      return { ok: true, status: 200, lines, origin, size, time };
+    },
+  });
+}
+

@@ -1,0 +1,30 @@
+/**
+ * Debian's Chromium driven by playwright-core for the audit page's tests.
+ * `CHROMIUM` is undefined (and the tests skip, saying why) when
+ * /usr/bin/chromium is absent; CI installs it (.ci/run).
+ */
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+
+/** Path of the system Chromium, when installed. */
+export const CHROMIUM = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+/** Why browser tests skip. */
+export const SKIP_REASON = 'browser tests skipped: /usr/bin/chromium is absent (apt-get install -y chromium; CI installs it)';
+/** Screenshots land here (gitignored). */
+export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/web');
+
+/** A fresh headless Chromium profile, offline except for what the page asks of its origin. */
+export async function launch(): Promise<BrowserContext> {
+  const { chromium } = await import('playwright-core');
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'tally-chromium-'));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM!,
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
