@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { verifyBundle } from '../../src/codec/index.js';
+import { verifyChunks } from '../../src/protocol/index.js';
+import { sha256 as browserSha256 } from '../../src/web/browser/crypto.js';
 import { createEngine } from '../../src/engine.js';
 import { createMcpServer, localBackend } from '../../src/server/mcp/index.js';
 import { WireService } from '../../src/server/service.js';
@@ -129,5 +131,12 @@ const python: Runner = {
 // The worker pool loads its worker from the built package (as the codec tests do).
 const { verifyBundleParallel } = (await import('../../dist/codec/parallel/index.js')) as { verifyBundleParallel: typeof verifyBundle };
 
+/**
+ * The browser verifier's loop as its page worker runs it (src/web/browser/worker.ts):
+ * the protocol's verifyChunks over the page's own SHA-256 (@noble/hashes), in
+ * this process. (The page in a real browser is tests/web/browser.ts's concern.)
+ */
+const browserLoop = library('browser verify loop (verifyChunks, the page\'s SHA-256)', (chunks, options) => verifyChunks(browserSha256, chunks, options));
+
 /** Every verifier of the project that runs the corpus. */
-export const RUNNERS: readonly Runner[] = [library('verifyBundle', verifyBundle), library('verifyBundleParallel', verifyBundleParallel), cli(false), cli(true), mcp, python];
+export const RUNNERS: readonly Runner[] = [library('verifyBundle', verifyBundle), library('verifyBundleParallel', verifyBundleParallel), cli(false), cli(true), mcp, python, browserLoop];
