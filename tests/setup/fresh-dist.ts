@@ -2,7 +2,8 @@
  * Vitest global setup: the tests that run the BUILD (`tally serve`, `tally
  * mcp`, the CLI, the crash/storm workers, the perf tests) must test the
  * sources as they are now. Before any test file runs, every `src/**\/*.ts`
- * is compared with its `dist/**\/*.js` (and the build config with the
+ * is compared with its `dist/**\/*.js` (`src/web/browser` with the page vite
+ * bundles, `dist/web/index.html`; and the build config with the
  * oldest output); if any output is missing or older, `npm run build` runs
  * once, and a failed build fails the run. `npm test` builds first, so there
  * this is a cheap check.
@@ -26,7 +27,9 @@ export function staleSource(root = ROOT): string | undefined {
         const found = walk(p);
         if (found) return found;
       } else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
-        const out = join(root, 'dist', relative(src, p)).replace(/\.ts$/, '.js');
+        // The page's browser code is bundled by vite into one file, not compiled file by file.
+        const rel = relative(src, p);
+        const out = rel.startsWith(join('web', 'browser')) ? join(root, 'dist', 'web', 'index.html') : join(root, 'dist', rel).replace(/\.ts$/, '.js');
         if (!existsSync(out)) return relative(root, p);
         const built = statSync(out).mtimeMs;
         if (built < statSync(p).mtimeMs || built < newestConfig) return relative(root, p);
