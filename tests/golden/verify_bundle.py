@@ -3,8 +3,10 @@
 (sections 1-6) alone, with Python's standard library only.
 
 Usage: python3 verify_bundle.py <bundle.jsonl>
-Prints one JSON line: {"ok": true, "sessionId", "size", "receiptRoot", "entryHashes"}
-or {"ok": false, "index", "error"}; exits 0 or 1.
+Prints one JSON line: {"ok": true, "sessionId", "size", "receiptRoot", "sealed", "entryHashes"}
+or {"ok": false, "index", "code", "error"} (the first error, section 14.1); exits 0 or 1.
+       python3 verify_bundle.py --corpus docs/vectors/bundles.json
+Runs the conformance corpus (section 14.2) and prints one result per case, in order.
 """
 import base64, binascii, hashlib, json, re, sys
 
@@ -96,7 +98,7 @@ KEYS = {
 }
 
 def verify(data, require_sealed=True, pin=None):
-    """Section 5; the first failing check decides the reported index and code (section 5.1)."""
+    """Section 5; the first failing check decides the reported index and code (section 14.1)."""
     if not data: return {'ok': False, 'index': 0, 'code': 'empty', 'error': 'empty bundle'}
     lines = data.split(b'\n')
     tail = lines.pop()  # b'' when the bundle ends with 0x0A
@@ -161,7 +163,7 @@ def verify(data, require_sealed=True, pin=None):
                 if mth(leaves).hex() != e['root']: return fail('bad-seal-root')
                 sealed = True
         leaves.append(leaf); hashes.append(h); prev = h
-    # Section 5.1: a missing seal is reported at index n, where the seal should be.
+    # Section 14.1: a missing seal is reported at index n, where the seal should be.
     if require_sealed and not sealed: return {'ok': False, 'index': len(lines), 'code': 'not-sealed', 'error': 'not sealed'}
     root = mth(leaves).hex()
     pin = pin or {}
@@ -171,7 +173,7 @@ def verify(data, require_sealed=True, pin=None):
     return {'ok': True, 'sessionId': sid, 'size': len(leaves), 'receiptRoot': root, 'sealed': sealed, 'entryHashes': hashes}
 
 def corpus(path):
-    """Runs docs/vectors/bundles.json (section 12): one result per case, in order."""
+    """Runs docs/vectors/bundles.json (section 14): one result per case, in order."""
     with open(path, 'rb') as fh: cases = json.load(fh)['cases']
     out = []
     for c in cases:
