@@ -26,7 +26,9 @@ export function staleSource(root = ROOT): string | undefined {
         const found = walk(p);
         if (found) return found;
       } else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
-        const out = join(root, 'dist', relative(src, p)).replace(/\.ts$/, '.js');
+        // src/web/browser is not compiled file by file: scripts/build-web.mjs bundles it into dist/web/index.html.
+        const rel = relative(src, p);
+        const out = rel.startsWith(join('web', 'browser')) ? join(root, 'dist', 'web', 'index.html') : join(root, 'dist', rel).replace(/\.ts$/, '.js');
         if (!existsSync(out)) return relative(root, p);
         const built = statSync(out).mtimeMs;
         if (built < statSync(p).mtimeMs || built < newestConfig) return relative(root, p);
