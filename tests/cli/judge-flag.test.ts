@@ -13,6 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { KEY_OTHER, mandate, refereeSpec } from '../referee/fixtures.js';
+import { TOKENS, ok, rpc, startServer } from '../server/helpers.js';
 import { TALLY, tally } from './helpers.js';
 
 const SERVICE_KEY = `0x${'0b'.repeat(32)}` as const;
@@ -103,5 +104,23 @@ describe('tally turn --judge (a real tally judge serve on loopback)', () => {
     const serve = tally(['serve', '--port', '0', '--db', 'memory:', '--judge', `${url}/v1`], { env: { TALLY_TOKENS: '{"tokens":[]}' } });
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain('--judge needs exactly one of');
+  });
+});
+
+describe('tally serve --judge (a real tally judge serve on loopback)', () => {
+  it('session/turn over HTTP is judged by the judge service; the ruling carries its signed verdict', async () => {
+    const srv = await startServer({ db: 'memory:', args: ['--judge', `${url}/v1`, '--judge-signature-header', 'x-verdict-signature'] });
+    try {
+      const spec = refereeSpec('serve-judge', mandate({ rules: ['Only long positions.'], judges: [SERVICE] }));
+      const { sessionId } = ok<{ sessionId: string }>(await rpc(srv.url, TOKENS.runtime, 'session/open', { spec }));
+      const f = ok<{ entryHash: string; frameRoot: string }>(await rpc(srv.url, TOKENS.runtime, 'session/frame', { sessionId, ordinal: -1, time: frameTime(-1) }));
+      const intent = await signed(openIntent({ nonce: 'serve1', ttl: iso(frameTime(-1) + 1_800_000) }));
+      const text = new TextDecoder().decode(carry(intent, 'trend up'));
+      const t = ok<{ ruling: { verdict: Verdict } }>(await rpc(srv.url, TOKENS.alpha, 'session/turn', { sessionId, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', text } }));
+      expect(t.ruling.verdict).toMatchObject({ admitted: true, source: 'judged', decision: 'ALLOW', signer: SERVICE });
+      expect(t.ruling.verdict.signature).toMatch(/^0x[0-9a-f]{130}$/);
+    } finally {
+      await srv.stop();
+    }
   });
 });
