@@ -63,6 +63,28 @@ describe('tally demo (from outside)', () => {
     expect(proof.code, proof.stderr).toBe(0);
   });
 
+  it('tally replay --key --checkpoint checks the signed checkpoint as verify does and says what it was pinned to', () => {
+    const day = join(dir, 'day-a');
+    const key = readFileSync(join(day, 'engine.vkey'), 'utf8').trim();
+    const r = tally(['replay', join(day, 'bundle.jsonl'), '--key', key, '--checkpoint', join(day, 'receipt.note')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^valid, pinned to the checkpoint ${join(day, 'receipt.note').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(${summary.receipt.size} entries\\) signed by \\S+\\+[0-9a-f]{8}$`, 'm'));
+    expect(r.stdout).toContain('rulings re-derived');
+    const plain = tally(['replay', join(day, 'bundle.jsonl')]);
+    expect(plain.stdout).toContain('valid, unpinned (internal consistency only');
+    // A checkpoint whose root line was edited no longer carries the key's signature: invalid, nothing replayed.
+    const note = readFileSync(join(day, 'receipt.note'), 'utf8').split('\n');
+    note[2] = note[2]!.startsWith('A') ? `B${note[2]!.slice(1)}` : `A${note[2]!.slice(1)}`;
+    writeFileSync(join(dir, 'edited.note'), note.join('\n'));
+    const bad = tally(['replay', join(day, 'bundle.jsonl'), '--key', key, '--checkpoint', join(dir, 'edited.note')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^invalid: checkpoint .*edited\.note: /);
+    expect(bad.stdout).not.toContain('replayed');
+    const half = tally(['replay', join(day, 'bundle.jsonl'), '--key', key]);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--key needs --checkpoint <file>');
+  });
+
   it('the same seed gives the same receipt root in another directory; re-running into the same db reuses the sealed day', () => {
     const other = piped(['demo', '--json', '--out', join(dir, 'day-b'), '--sync', 'full']);
     expect(other.code).toBe(0);
@@ -91,6 +113,22 @@ describe('tally demo (from outside)', () => {
     expect(r.code).toBe(0);
     for (const s of ['tally demo: seed 7, 30 wakes', 'receipt root', 'rejected', 'diagnostics', 'turn-conflict', 'referee', 'quota', 'tickets', 'judge', 'bundle ok', 'receipt ok', 'replay ok', 'proof ok', 'phases', 'record']) expect(r.stdout).toContain(s);
     expect(r.stdout).toContain('tally inspect day-c/bundle.jsonl');
+  });
+
+  it("spells the next: hints the way the user runs tally: 'npx tally …' under npm (npm_command set), plain 'tally …' otherwise", () => {
+    const hints = (out: string) => out.slice(out.indexOf('  next ')).split('\n').filter((l) => l.trim() !== '').map((l) => l.replace(/^\s*(next\s+)?/, ''));
+    const underNpm = tally(['demo', '--wakes', '4', '--out', 'day-npx', '--db', 'memory:'], { cwd: dir, env: { npm_command: 'exec' } });
+    expect(underNpm.code).toBe(0);
+    const npx = hints(underNpm.stdout);
+    expect(npx.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['npx tally inspect', 'npx tally verify', 'npx tally verify-proof', 'npx tally replay']);
+    const plain = tally(['demo', '--wakes', '4', '--out', 'day-plain', '--db', 'memory:'], { cwd: dir });
+    expect(plain.code).toBe(0);
+    expect(hints(plain.stdout).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['tally inspect', 'tally verify', 'tally verify-proof', 'tally replay']);
+    // The hinted commands run as printed (here with the built tally in place of the installed one).
+    for (const line of hints(plain.stdout)) {
+      const r = tally(line.split(' ').slice(1), { cwd: dir });
+      expect(r.code, line).toBe(0);
+    }
   });
 
   // `script` (util-linux) gives the child a pseudo-terminal; without it the test is a declared skip, not a silent pass.

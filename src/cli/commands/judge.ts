@@ -8,6 +8,11 @@ const KEY = /^0x[0-9a-fA-F]{64}$/;
 async function readKey(values: Record<string, unknown>, io: CommandIO): Promise<`0x${string}`> {
   const path = str(values, 'key') ?? (io.env['TALLY_JUDGE_KEY_FILE'] || undefined);
   if (path === undefined) throw new CliError('tally judge serve needs --key <file> (or $TALLY_JUDGE_KEY_FILE): a file holding the 0x-prefixed 32-byte hex secp256k1 key the service signs with');
+  return readSecpKeyFile(path, io);
+}
+
+/** A file holding exactly one 0x-prefixed 32-byte hex secp256k1 key (and an optional final newline): usage error otherwise, I/O error when unreadable. */
+export async function readSecpKeyFile(path: string, io: CommandIO): Promise<`0x${string}`> {
   let text: string;
   try {
     text = await readFile(resolve(io.cwd, path), 'utf8');

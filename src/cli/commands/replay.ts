@@ -38,7 +38,7 @@ function short(v: CanonicalValue | undefined): string {
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on a memory store with the recorded inputs — the genesis spec, every frame,
@@ -57,6 +57,11 @@ Options:
                     contract), referee (mandates, tickets, verdicts; recorded
                     judge evidence is re-verified, never re-asked), none, or
                     auto (default: referee when the spec seals a mandate, else intent)
+  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
+                    'tally verify --key --checkpoint' (signed by --key, names the
+                    bundle's session, the bundle's first <size> entries have its
+                    root) before the replay; the result says what it was pinned to
   --root <hex>      pin the receipt root; --session <hex> and --size <n> likewise
   --max <n>         stop after n divergences (default 100)
   --unsealed        accept a bundle without a seal
@@ -66,6 +71,8 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
 2 usage error, 3 file unreadable.`,
   options: {
     ruler: { type: 'string' },
+    key: { type: 'string' },
+    checkpoint: { type: 'string' },
     root: { type: 'string' },
     session: { type: 'string' },
     size: { type: 'string' },
@@ -93,23 +100,34 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const max = countOption(values, 'max');
     const file = resolve(io.cwd, path);
     inputFile(file, io, 'the bundle');
+    // --key/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
+    let pinnedTo: string | undefined;
+    const replayPin: { sessionId?: string; size?: number; receiptRoot?: string } = { ...pin };
+    if (values['key'] !== undefined || values['checkpoint'] !== undefined) {
+      const { checkAgainstCheckpoint } = await import('./verify-proof.js');
+      const c = await checkAgainstCheckpoint(file, pin as ChainPin, values, io);
+      if (typeof c === 'number') return c;
+      pinnedTo = c.pinnedTo;
+      replayPin.sessionId = c.result.summary.sessionId;
+      replayPin.receiptRoot = c.result.summary.receiptRoot;
+    }
     const useReferee = ruler === 'referee' || (ruler === 'auto' && (await hasMandate(file)));
     const rulerOption: ReplayOptions['ruler'] = ruler === 'none' ? null : useReferee ? (store) => createRefereeRuler({ store }) : createIntentRuler();
     const progress = progressReporter(io, 'replaying');
     const r = await replayFile(file, {
       ruler: rulerOption,
       requireSealed: values['unsealed'] !== true,
-      ...(Object.keys(pin).length === 0 ? {} : { pin: pin as ChainPin }),
+      ...(Object.keys(replayPin).length === 0 ? {} : { pin: replayPin as ChainPin }),
       ...(max === undefined ? {} : { maxDivergences: max }),
       onEntry: (i) => progress.tick(i + 1),
     });
     progress.done();
     const json = values['json'] === true;
-    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent' }));
+    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent', ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
     if (r.ok) {
       if (!json) {
         println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
-        println(io.stdout, verdictLine(pin));
+        println(io.stdout, verdictLine(pin, pinnedTo));
         println(io.stdout, `session      ${r.sessionId}`);
         println(io.stdout, `receipt root ${r.receiptRoot}`);
         println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);

@@ -4,6 +4,8 @@ import type { Notary } from '../../receipt/index.js';
 import type { Authenticator, Role } from '../../server/auth.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
+import { cliRuler } from './session-io.js';
 
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
@@ -101,6 +103,8 @@ Signing (optional):
                          each witness line with a URL, and the checkpoints, turn
                          receipts and consistency proofs served carry the
                          cosignatures collected (a down witness never blocks)
+Judge (mandates with semantic rules; without one their intents are denied):
+${judgeHelp(22)}
 Store:
   --db <location>        SQLite path (default $TALLY_DB or ${'.tally/tally.db'}),
                          postgres://… (several servers may share one database), or memory:
@@ -135,6 +139,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     port: { type: 'string' },
     host: { type: 'string' },
     db: { type: 'string' },
+    ...JUDGE_OPTIONS,
     auth: { type: 'string' },
     'hash-token': { type: 'string' },
     'new-token': { type: 'boolean' },
@@ -159,6 +164,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
     if (str(values, 'hash-token') !== undefined || values['new-token'] === true) return tokenLine(values, io);
+    const judge = await judgeFromOptions(values, io);
     const { Authenticator, loadAuthConfig } = await import('../../server/auth.js');
     let auth: Authenticator;
     try {
@@ -227,7 +233,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       page = undefined;
     }
     const server = createWireServer({
-      engine: createEngine({ store }),
+      engine: createEngine({ store, ruler: await cliRuler(store, judge) }),
       auth,
       logger,
       limits,

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { isDigestHex, parseStrictJson } from '../../protocol/index.js';
+import type { Judge } from '../../referee/index.js';
 import type { Engine, Rejection, TurnRuler } from '../../session/index.js';
 import type { TranscriptStore } from '../../store/index.js';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
@@ -76,11 +77,13 @@ export async function withEngine<T>(values: Values, io: CommandIO, mustExist: bo
   if (mustExist && !isServerLocation(location) && !existsSync(location)) {
     throw new CliError(`no database at ${location} (create one with 'tally open --db ${location} …')`, EXIT.io, 'TALLY_CLI_IO');
   }
+  const { judgeFromOptions } = await import('./judge-option.js');
+  const judge = await judgeFromOptions(values, io);
   const { openStore } = await import('../../store/index.js');
   const { createEngine } = await import('../../engine.js');
   const store = await openStore(location);
   try {
-    return await fn(createEngine({ store, ruler: await cliRuler(store) }), store);
+    return await fn(createEngine({ store, ruler: await cliRuler(store, judge) }), store);
   } finally {
     await store.close();
   }
@@ -88,12 +91,13 @@ export async function withEngine<T>(values: Values, io: CommandIO, mustExist: bo
 
 /**
  * The ruler CLI engines use: the referee over the store (without a mandate in
- * the spec it rules exactly like the intent ruler). No judge is configured
- * here, so a mandate with semantic rules denies (judge_unavailable, no_judge).
+ * the spec it rules exactly like the intent ruler), asking the judge of
+ * `--judge …` (judgeFromOptions in judge-option.ts) for mandates with semantic rules. Without
+ * one, such a mandate denies (judge_unavailable, no_judge).
  */
-async function cliRuler(store: TranscriptStore): Promise<TurnRuler> {
+export async function cliRuler(store: TranscriptStore, judge: Judge | undefined): Promise<TurnRuler> {
   const { createRefereeRuler } = await import('../../referee/index.js');
-  return createRefereeRuler({ store });
+  return createRefereeRuler({ store, ...(judge === undefined ? {} : { judge }) });
 }
 
 /**

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { FAILURE_CLASSES, isMember, type CanonicalObject } from '../../protocol/index.js';
 import type { Engine, TurnBodyInput, TurnResult } from '../../session/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
+import { JUDGE_OPTIONS, judgeHelp } from './judge-option.js';
 import { dbHelp, DB_OPTIONS, hashOption, printed, refused, sessionOption, withEngine } from './session-io.js';
 import { ordinalOption } from './time.js';
 
@@ -11,6 +12,7 @@ export const turnCommand: Command = {
   summary: 'Answer the pending frame with authored bytes or a stand-down.',
   help: `Usage: tally turn --session <id> (--auto | --ordinal <n> --parent <hash> --frame-root <hash>)
                   (--text <s> | --file <path> | --stand-down <class>) [--db <location>] [--json]
+                  [--judge <url> (--judge-signature-header <name> | --judge-key <file>) [--judge-model <id>] [--judge-timeout <ms>]]
 
 Records the one answer to the frame at <ordinal>. An identical retry is
 answered as a duplicate (same entry hash, same ruling); a different answer into
@@ -28,6 +30,7 @@ Options:
   --file <path>         authored bytes: the exact bytes of a file (- for stdin)
   --stand-down <class>  no answer: ${FAILURE_CLASSES.join(', ')}
 ${dbHelp(22)}
+${judgeHelp(22)}
 
 Exit codes: 0 recorded (or duplicate; a rejected intent is still a recorded turn),
 1 refused with a diagnostic (printed on stderr: turn-conflict, stale-frame,
@@ -42,6 +45,7 @@ broken-chain, not-pending, sealed, wrong-session, malformed-entry), 2 usage, 3 I
     file: { type: 'string' },
     'stand-down': { type: 'string' },
     ...DB_OPTIONS,
+    ...JUDGE_OPTIONS,
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError(`turn takes no arguments (got '${positionals[0]}'). Run 'tally turn --help'.`);

@@ -121,11 +121,22 @@ async function cosignerNames(signedCheckpoint: string, verifiers: readonly Parse
   return w.ok ? (w.signed.length === 0 ? '(none required)' : w.signed.join(', ')) : '?';
 }
 
+/** A bundle checked against a signed checkpoint: the result and the phrase saying what it was pinned to. */
+export interface CheckpointPinned {
+  readonly result: Extract<Awaited<ReturnType<typeof verifyBundleCheckpoint>>, { ok: true; summary: unknown }>;
+  /** `the checkpoint <file> (<n> entries) signed by <signers>`, for {@link verdictLine}. */
+  readonly pinnedTo: string;
+  readonly signedCheckpoint: string;
+  readonly verifiers: readonly ParsedVerifierKey[];
+  readonly policy: WitnessPolicy | undefined;
+}
+
 /**
- * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
- * a signed checkpoint (see `verifyBundleCheckpoint`). Returns the exit code.
+ * The one check of a bundle against `--key <vkey> --checkpoint <file>` (and a
+ * witness policy), shared by `tally verify` and `tally replay`: see
+ * `verifyBundleCheckpoint`. A failure is printed and returned as an exit code.
  */
-export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {
+export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number | CheckpointPinned> {
   const cpPath = str(values, 'checkpoint');
   if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
   if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
@@ -138,24 +149,38 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   const chunks = bundleFileChunks(resolve(io.cwd, path));
   const r = policy === undefined ? await verifyBundleCheckpoint(chunks, opts) : await (await import('../../witness/index.js')).verifyWitnessedBundleCheckpoint(chunks, { ...opts, policy });
   progress.done();
-  if (json) println(io.stdout, JSON.stringify(r.ok ? { ...r.summary, checkpoint: { origin: r.checkpoint.origin, size: r.checkpoint.size, root: r.checkpoint.root, signedBy: r.checkpoint.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll } } : r));
   if (!r.ok) {
+    if (json) println(io.stdout, JSON.stringify(r));
     if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
     else println(io.stderr, `invalid: checkpoint ${cpPath}: ${r.stage}: ${r.code}: ${r.message}`);
     return EXIT.invalid;
   }
   if (!('summary' in r)) return EXIT.internal;
-  if (!json) {
-    const s = r.summary;
-    const cp = r.checkpoint;
-    const signers = cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ');
-    println(io.stdout, verdictLine(pin, `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`));
-    println(io.stdout, `entries      ${s.size} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
-    println(io.stdout, `session      ${s.sessionId}`);
-    println(io.stdout, `receipt root ${s.receiptRoot}`);
-    println(io.stdout, `head         ${s.head}`);
-    println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
-    if (policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(signedCheckpoint, verifiers, policy)} (witness quorum met)`);
+  const cp = r.checkpoint;
+  const signers = cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ');
+  return { result: r, pinnedTo: `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`, signedCheckpoint, verifiers, policy };
+}
+
+/**
+ * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
+ * a signed checkpoint (see {@link checkAgainstCheckpoint}). Returns the exit code.
+ */
+export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  const c = await checkAgainstCheckpoint(path, pin, values, io);
+  if (typeof c === 'number') return c;
+  const r = c.result;
+  const cp = r.checkpoint;
+  if (values['json'] === true) {
+    println(io.stdout, JSON.stringify({ ...r.summary, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll } }));
+    return EXIT.ok;
   }
+  const s = r.summary;
+  println(io.stdout, verdictLine(pin, c.pinnedTo));
+  println(io.stdout, `entries      ${s.size} (${counted(s.frames, 'frame')}, ${counted(s.turns, 'turn')})${s.sealed ? ', sealed' : ', NOT sealed'}`);
+  println(io.stdout, `session      ${s.sessionId}`);
+  println(io.stdout, `receipt root ${s.receiptRoot}`);
+  println(io.stdout, `head         ${s.head}`);
+  println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
+  if (c.policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(c.signedCheckpoint, c.verifiers, c.policy)} (witness quorum met)`);
   return EXIT.ok;
 }
