@@ -11,7 +11,7 @@ export { createRng, MAX_SEED } from './prng.js';
 export type { Rng } from './prng.js';
 export { MarketSim, DEMO_MARKETS, SIM_EPOCH_MS, WAKE_STEP_MS, formatTicks } from './market.js';
 export type { Fill, Order, MarketDef } from './market.js';
-export { DeskAgent, JUDGE_GLITCH } from './agent.js';
+export { DeskAgent, JUDGE_GLITCH, JUDGE_WRONG_KEY } from './agent.js';
 export type { Decision, Twist } from './agent.js';
 export { DEMO_AGENTS, DEMO_PARTIES, INTRUDER, TREASURY_ADDRESS, OUTSIDER_ADDRESS, DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
 export type { DemoAgent } from './keys.js';

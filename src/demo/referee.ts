@@ -6,8 +6,8 @@
 import type { CanonicalObject } from '../protocol/index.js';
 import { MANDATE_LIMITS, createLocalJudge, createRefereeRuler, type Judge, type RefereeRuler } from '../referee/index.js';
 import type { TranscriptStore } from '../store/index.js';
-import { JUDGE_GLITCH } from './agent.js';
-import { ANVIL_KEY_6, DEMO_PARTIES, TREASURY_ADDRESS } from './keys.js';
+import { JUDGE_GLITCH, JUDGE_WRONG_KEY } from './agent.js';
+import { ANVIL_KEY_2, ANVIL_KEY_6, DEMO_PARTIES, TREASURY_ADDRESS } from './keys.js';
 import { DEMO_MARKETS } from './market.js';
 
 /** The mandate's semantic rules (the judge rules on them; the local judge reads these forms). */
@@ -41,10 +41,13 @@ export function demoMandate(seed: number, wakes: number, start: number, stepMs: 
 
 /** The judge of the demo: the local rule judge, which garbles its reply when the context carries {@link JUDGE_GLITCH}. */
 export function demoJudge(): Judge {
-  return createLocalJudge({
+  const own = createLocalJudge({
     key: ANVIL_KEY_6,
     script: (query) => (query.request.context?.includes(JUDGE_GLITCH) ? 'Looks fine to me, go ahead!' : undefined),
   });
+  // On {@link JUDGE_WRONG_KEY} the answer is signed by a key the mandate does not list (the intruder's): judge_untrusted_signer.
+  const stranger = createLocalJudge({ key: ANVIL_KEY_2 });
+  return { model: own.model, ask: (query) => (query.request.context?.includes(JUDGE_WRONG_KEY) ? stranger.ask(query) : own.ask(query)) };
 }
 
 /** The ruler a demo day is recorded with (a fresh one per engine): the referee over the engine's store, with the demo judge. */

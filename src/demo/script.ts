@@ -62,6 +62,7 @@ export const TURN_ACTS = Object.freeze([
   { name: 'judge-garbled', what: 'the judge answers in prose instead of a verdict', expect: { code: 'judge_unparsable' } },
   { name: 'unfilled-order', what: 'an admitted order the market cannot fill: the operator releases its ticket', expect: { released: true } },
   { name: 'double-fill', what: 'the runtime reports one fill twice (the second redemption is refused)', expect: { transition: 'ticket_not_active' } },
+  { name: 'judge-wrong-key', what: 'the verdict comes back signed by a key the mandate does not trust', expect: { code: 'judge_untrusted_signer' } },
 ] as const satisfies readonly TurnActDef[]);
 
 /** Name of a turn act. */

@@ -103,8 +103,8 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
   {
     stage: 'verdict',
     code: 'judge_untrusted_signer',
-    when: 'The verdict signature over `<model>:<sha256(request)>:<sha256(response)>` does not recover, or recovers to an address not in mandate.judges.',
-    fix: 'Configure the judge with a key (or gateway) whose address the mandate lists.',
+    when: 'The verdict signature over `<model>:<sha256(request)>:<sha256(response)>` does not recover, or recovers to an address not in mandate.judges; or the answer is labelled signed_by "operator" under judges_independent.',
+    fix: 'Configure the judge with a key (or gateway) whose address the mandate lists; under judges_independent, a judge service holding its own key.',
   },
   {
     stage: 'verdict',

@@ -45,6 +45,8 @@ function parseRequest(body: Uint8Array): { model: string; request: JudgeRequestI
     return undefined;
   }
   if (!isObject(v) || !isModelId(v['model']) || !Array.isArray(v['messages'])) return undefined;
+  const system = v['messages'][0];
+  const assessment = isObject(system) && typeof system['content'] === 'string' && system['content'].startsWith('TALLY_REFEREE_ASSESS_V1\n');
   const user = v['messages'][1];
   if (!isObject(user) || typeof user['content'] !== 'string') return undefined;
   let u: unknown;
@@ -57,7 +59,7 @@ function parseRequest(body: Uint8Array): { model: string; request: JudgeRequestI
   const rules = (u['mandate']['rules'] as unknown[]).map((r) => (isObject(r) && typeof r['constraint'] === 'string' ? r['constraint'] : ''));
   const ctx = u['context'];
   const context = isObject(ctx) && typeof ctx['text'] === 'string' ? ctx['text'] : undefined;
-  return { model: v['model'], request: { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context } };
+  return { model: v['model'], request: { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context, ...(assessment ? { format: 'assessment' as const } : {}) } };
 }
 
 /**

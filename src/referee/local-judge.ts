@@ -149,13 +149,14 @@ export function localCompletion(model: string, requestSha256: string, content: s
 export function createLocalJudge(options: LocalJudgeOptions): Judge {
   const model = options.model ?? LOCAL_JUDGE_MODEL;
   if (!isModelId(model)) throw new TallyError('TALLY_REFEREE_JUDGE_OPTIONS', 'The model id must be 1–128 printable ASCII characters without spaces.');
-  const format = options.format ?? 'verdict';
+  const fixed = options.format;
   const account = accountOf(options.key);
   return {
     model,
     signer: account.address.toLowerCase(),
     async ask(query: JudgeQuery): Promise<JudgeAnswer> {
-      const natural = localJudgeContent(query.request, format);
+      // Unless fixed, answer in the format the request asks for (seed 003's matrix for an `assessment` request).
+      const natural = localJudgeContent(query.request, fixed ?? (query.request.format === 'assessment' ? 'matrix' : 'verdict'));
       const content = options.script?.(query, natural) ?? natural;
       const requestSha = sha256Hex(query.requestBytes);
       const response = localCompletion(model, requestSha, content);

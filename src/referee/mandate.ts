@@ -80,6 +80,10 @@ export interface Mandate {
   readonly panel: Panel | undefined;
   /** Per-agent limit across sessions, and the optional daily cap across every agent (`undefined` = none). */
   readonly judgeRate: { readonly max: number; readonly windowMs: number; readonly dailyMax: number | undefined };
+  /** The request format sent to judges: seed 002's verdict (default) or seed 003's per-rule assessment. */
+  readonly judgeRequest: 'verdict' | 'assessment';
+  /** `true`: an answer labelled `signed_by: "operator"` does not count (judges must hold their own keys). */
+  readonly judgesIndependent: boolean;
 }
 
 /** Result of {@link parseMandate}. */
@@ -90,7 +94,7 @@ const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
 const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
-const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate'];
+const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
 class Problem {
@@ -261,6 +265,19 @@ function build(m: unknown): Mandate {
       dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
     };
   }
+  let judgeRequest: 'verdict' | 'assessment' = 'verdict';
+  if (o['judge_request'] !== undefined) {
+    if (rules.length === 0) fail(`${w}.judge_request needs ${w}.rules (there is nothing to judge)`);
+    if (o['judge_request'] !== 'verdict' && o['judge_request'] !== 'assessment') fail(`${w}.judge_request must be "verdict" or "assessment"`);
+    judgeRequest = o['judge_request'] as 'verdict' | 'assessment';
+  }
+  let judgesIndependent = false;
+  if (o['judges_independent'] !== undefined) {
+    if (rules.length === 0) fail(`${w}.judges_independent needs ${w}.rules (there is nothing to judge)`);
+    if (typeof o['judges_independent'] !== 'boolean') fail(`${w}.judges_independent must be true or false`);
+    judgesIndependent = o['judges_independent'] as boolean;
+  }
+  if (panel !== undefined && judgesIndependent) panel = { ...panel, independent: true };
   return {
     instance: instance as string,
     principal,
@@ -280,6 +297,8 @@ function build(m: unknown): Mandate {
     judges,
     panel,
     judgeRate,
+    judgeRequest,
+    judgesIndependent,
   };
 }
 

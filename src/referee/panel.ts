@@ -27,6 +27,8 @@ export interface PanelMember {
 export interface Panel {
   readonly members: readonly PanelMember[];
   readonly quorum: number;
+  /** The mandate's `judges_independent`: answers signed by a key the operator holds do not count. */
+  readonly independent?: boolean;
 }
 
 /** One judge's recorded answer in a panel ruling. */
@@ -67,8 +69,8 @@ function failed(member: PanelMember, requestSha256: string, failure: JudgeFailur
   return { judge: member.signer, model: member.model, request_sha256: requestSha256, admitted: false, code: 'judge_unavailable', failure, message: cleanText(Array.from(message).slice(0, MESSAGE_MAX).join('')) };
 }
 
-function assessed(member: PanelMember, requestSha256: string, response: Uint8Array, signature: string, action: string, ruleCount: number, operator: boolean): PanelAnswer {
-  const a = assessVerdict({ model: member.model, requestSha256, response, signature, trusted: [member.signer], action, ruleCount });
+function assessed(member: PanelMember, requestSha256: string, response: Uint8Array, signature: string, action: string, ruleCount: number, operator: boolean, independent: boolean): PanelAnswer {
+  const a = assessVerdict({ model: member.model, requestSha256, response, signature, trusted: [member.signer], action, ruleCount, operatorSigned: operator, independent });
   return {
     judge: member.signer,
     model: member.model,
@@ -116,7 +118,7 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       }
       if (!answer.ok) return failed(member, requestSha256, answer.failure, answer.message);
       if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return failed(member, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
-      return assessed(member, requestSha256, Uint8Array.from(answer.response), answer.signature, base.action, ruleCount, client.signedBy === 'operator');
+      return assessed(member, requestSha256, Uint8Array.from(answer.response), answer.signature, base.action, ruleCount, client.signedBy === 'operator', panel.independent === true);
     }),
   );
 }
@@ -143,7 +145,7 @@ export function reverifyPanel(panel: Panel, base: Omit<JudgeRequestInput, 'model
     const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
     if (!response || typeof ev['signature'] !== 'string') return `panel answer ${i} lacks its response bytes or signature`;
     if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return `panel answer ${i}: signed_by must be "operator" when present`;
-    out.push(assessed(member, requestSha256, response, ev['signature'], base.action, ruleCount, ev['signed_by'] === 'operator'));
+    out.push(assessed(member, requestSha256, response, ev['signature'], base.action, ruleCount, ev['signed_by'] === 'operator', panel.independent === true));
   }
   return out;
 }

@@ -173,6 +173,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       action: actionLine({ instance: m.instance, session: ctx.sessionId, action: intent.action, market: intent.action === 'transfer' ? undefined : intent.market, size: intent.size, intentHash }),
       intent: JSON.parse(canonicalPayload(intent)) as CanonicalObject,
       context: hasContext ? contextText(context) : undefined,
+      ...(m.judgeRequest === 'assessment' ? { format: 'assessment' as const } : {}),
     };
     if (m.panel) return panelVerdict(ctx, m, m.panel, base);
     const request = (model: string): JudgeRequestInput => ({ model, ...base });
@@ -187,7 +188,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       request_sha256: requestSha256,
     });
     const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string, operator: boolean): VerdictRuling => {
-      const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length });
+      const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length, operatorSigned: operator, independent: m.judgesIndependent });
       return {
         stage: 'verdict',
         source: 'judged',

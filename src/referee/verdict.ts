@@ -121,6 +121,10 @@ export interface AssessVerdictInput {
   readonly trusted: readonly string[];
   readonly action: string;
   readonly ruleCount: number;
+  /** The answer carries `signed_by: "operator"` (the operator holds the signing key). */
+  readonly operatorSigned?: boolean;
+  /** The mandate's `judges_independent`: an operator-signed answer does not count. */
+  readonly independent?: boolean;
 }
 
 /**
@@ -136,6 +140,9 @@ export function assessVerdict(i: AssessVerdictInput): AssessedVerdict {
     const other = recoverText(text, i.signature);
     if (other === null) return { admitted: false, code: 'judge_untrusted_signer', message: 'the verdict signature does not recover to any key' };
     return { admitted: false, code: 'judge_untrusted_signer', message: `verdict signer ${other} is not trusted by the mandate`, signer: other };
+  }
+  if (i.independent === true && i.operatorSigned === true) {
+    return { admitted: false, code: 'judge_untrusted_signer', message: 'the answer is signed by a key the operator holds (signed_by "operator"); the mandate requires independent judges (judges_independent)', signer };
   }
   const p = parseJudgeResponse(i.response, i.ruleCount);
   if (!p.ok) return { admitted: false, code: 'judge_unparsable', message: p.message, signer };

@@ -38,12 +38,13 @@ describe('a demo day (seed 1, 48 wakes, in process)', async () => {
   });
 
   it('runs under the referee: mandate breaches, a judge denial, an unparsable verdict, redemptions, a release, a refused double fill', () => {
-    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable']) expect(report.counts.rejectedByCode, code).toHaveProperty(code);
+    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable', 'judge_untrusted_signer']) expect(report.counts.rejectedByCode, code).toHaveProperty(code);
     expect(report.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1 });
     expect(report.referee.transitions['redeem']).toBeGreaterThan(5);
     // Every admitted order's ticket is settled in the next frame (the last wake's, if any, stays active).
     expect((report.referee.tickets['REDEEMED'] ?? 0) + (report.referee.tickets['RELEASED'] ?? 0)).toBeGreaterThanOrEqual(report.counts.admitted - 1);
-    expect(report.referee.verdicts.judged - report.referee.verdicts.allowed).toBe(2);
+    // Judged but not allowed: the prompt injection (DENY), the garbled reply and the verdict signed by an untrusted key.
+    expect(report.referee.verdicts.judged - report.referee.verdicts.allowed).toBe(3);
     expect(Number(report.referee.quota.used)).toBeGreaterThan(0);
     expect(report.counts.quota).toMatchObject({ cap: report.referee.quota.cap });
   });

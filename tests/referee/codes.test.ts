@@ -32,6 +32,7 @@ describe('referee ruling vocabulary', () => {
       [
         "DEFAULT_JUDGE_RATE",
         "DEFAULT_TICKET_TTL_MS",
+        "JUDGE_ASSESSMENT_PROMPT",
         "JUDGE_FAILURES",
         "JUDGE_SYSTEM_PROMPT",
         "LOCAL_JUDGE_MODEL",
