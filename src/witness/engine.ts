@@ -1,4 +1,5 @@
 import type { Notary, NotaryEngine, IssuedCheckpoint, SealWithReceiptResult } from '../receipt/session/notary.js';
+import { TallyError } from '../protocol/index.js';
 import { parseVerifierKey } from '../receipt/note/verifierKey.js';
 import { formatConsistencyProof } from '../receipt/proof/consistency.js';
 import { addSignatureLines, verifyCosignatures } from './cosignature/cosign.js';
@@ -117,7 +118,26 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     return got === undefined ? cp.signedCheckpoint : addSignatureLines(cp.signedCheckpoint, [...got]);
   }
 
+  /**
+   * Only checkpoints the engine's signing log recorded (same origin, size and
+   * root) are submitted: a caller of `cosign` cannot get witnesses to see a
+   * checkpoint the engine key's log does not vouch for.
+   */
+  async function assertLogged(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<void> {
+    const records = typeof cp?.origin === 'string' ? await engine.store.signedCheckpoints(cp.origin) : [];
+    const rec = records.find((r) => r.size === cp.size);
+    if (rec === undefined || rec.root !== cp.root) {
+      throw new TallyError('TALLY_WITNESS_NOT_LOGGED', 'Only checkpoints the engine signing log recorded are submitted to witnesses; this one is not in the log.', {
+        details: `${String(cp?.origin)} size ${String(cp?.size)} root ${String(cp?.root)}${rec === undefined ? '' : `; the log holds root ${rec.root}`}`,
+      });
+    }
+    if (!cp.signedCheckpoint.startsWith(`${cp.origin}\n${cp.size}\n`)) {
+      throw new TallyError('TALLY_WITNESS_NOT_LOGGED', 'The signed checkpoint text does not match its origin and size; nothing was submitted.', { details: cp.origin });
+    }
+  }
+
   async function cosign(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<CosignReport> {
+    await assertLogged(engine, cp);
     const results = await Promise.all(witnesses.map((w) => ask(engine, cp, w)));
     const key = `${cp.origin}\n${cp.size}\n${cp.root}`;
     const set = lines.get(key) ?? new Set<string>();
