@@ -9,6 +9,8 @@ export type {
   AppendRequest,
   AppendOutcome,
   SigningLogStore,
+  CosignatureStore,
+  CosignatureRecord,
   SignedCheckpointRecord,
   ExpectedLatest,
   RecordCheckpointOutcome,

@@ -8,6 +8,8 @@ import type {
   RecordCheckpointOutcome,
   SessionHead,
   SignedCheckpointRecord,
+  CosignatureRecord,
+  CosignatureStore,
   StoredEntry,
   TranscriptStore,
 } from './types.js';
@@ -28,12 +30,14 @@ interface MemSession {
  * @example
  * const engine = createEngine({ store: new MemoryStore() });
  */
-export class MemoryStore implements TranscriptStore {
+export class MemoryStore implements TranscriptStore, CosignatureStore {
   readonly name = 'memory';
   private readonly sessions = new Map<string, MemSession>();
   private readonly nonces = new Map<string, NonceOwner>();
   /** The signing log: origin → size → record. */
   private readonly signed = new Map<string, Map<number, SignedCheckpointRecord>>();
+  private readonly cosigned = new Map<string, CosignatureRecord>();
+  private readonly witnessSizes = new Map<string, number>();
   private closed = false;
 
   // Private copies of appended bytes are carved from shared slabs (one
@@ -145,6 +149,28 @@ export class MemoryStore implements TranscriptStore {
   async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
     this.live();
     return [...(this.signed.get(origin)?.values() ?? [])].sort((a, b) => a.size - b.size);
+  }
+
+  async recordCosignature(r: CosignatureRecord): Promise<void> {
+    this.live();
+    const k = JSON.stringify([r.origin, r.size, r.witness]);
+    if (!this.cosigned.has(k)) this.cosigned.set(k, { origin: r.origin, size: r.size, root: r.root, witness: r.witness, line: r.line });
+  }
+
+  async cosignatures(origin: string, size: number): Promise<CosignatureRecord[]> {
+    this.live();
+    return [...this.cosigned.values()].filter((r) => r.origin === origin && r.size === size).sort((a, b) => (a.witness < b.witness ? -1 : 1));
+  }
+
+  async recordWitnessSize(witness: string, origin: string, size: number): Promise<void> {
+    this.live();
+    const k = JSON.stringify([witness, origin]);
+    this.witnessSizes.set(k, Math.max(size, this.witnessSizes.get(k) ?? -1));
+  }
+
+  async witnessSize(witness: string, origin: string): Promise<number | undefined> {
+    this.live();
+    return this.witnessSizes.get(JSON.stringify([witness, origin]));
   }
 
   async close(): Promise<void> {

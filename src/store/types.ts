@@ -125,6 +125,31 @@ export interface SigningLogStore {
   signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]>;
 }
 
+/** One witness cosignature of a signed checkpoint, as the engine collected it. */
+export interface CosignatureRecord {
+  readonly origin: string;
+  readonly size: number;
+  /** The checkpoint's root, lowercase hex (the cosignature signs it). */
+  readonly root: string;
+  /** The witness (its cosigner key name). */
+  readonly witness: string;
+  /** The cosignature line as the witness sent it (`— <name> <base64>`). */
+  readonly line: string;
+}
+
+/**
+ * The engine's record of witness cosignatures (beside the signing log):
+ * insert-only. `recordCosignature` keeps the first line for an (origin, size,
+ * witness) and ignores later ones; `recordWitnessSize` adds that `witness`
+ * cosigned `origin` at `size`, and `witnessSize` answers the largest.
+ */
+export interface CosignatureStore {
+  recordCosignature(record: CosignatureRecord): Promise<void>;
+  cosignatures(origin: string, size: number): Promise<CosignatureRecord[]>;
+  recordWitnessSize(witness: string, origin: string, size: number): Promise<void>;
+  witnessSize(witness: string, origin: string): Promise<number | undefined>;
+}
+
 /**
  * A transcript store.
  *

@@ -1,4 +1,6 @@
 import type { Notary, NotaryEngine, IssuedCheckpoint, SealWithReceiptResult } from '../receipt/session/notary.js';
+import { TallyError } from '../protocol/index.js';
+import type { CosignatureStore } from '../store/types.js';
 import { parseVerifierKey } from '../receipt/note/verifierKey.js';
 import { formatConsistencyProof } from '../receipt/proof/consistency.js';
 import { addSignatureLines, verifyCosignatures } from './cosignature/cosign.js';
@@ -94,13 +96,22 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
   async function ask(engine: NotaryEngine, cp: IssuedCheckpoint, w: EngineWitness): Promise<{ outcome: WitnessOutcome; lines: readonly string[] }> {
     const k = `${w.url}\n${cp.origin}`;
     const name = w.verifier.name;
+    const durable = cosignatureStoreOf(engine);
+    if (!known.has(k) && durable) {
+      const stored = await durable.witnessSize(name, cp.origin);
+      if (stored !== undefined) known.set(k, stored);
+    }
+    const learn = async (size: number): Promise<void> => {
+      known.set(k, size);
+      await durable?.recordWitnessSize(name, cp.origin, size);
+    };
     let r: SubmitResult | undefined;
     for (let attempt = 0; attempt < 2; attempt++) {
       const body = await proofFrom(engine, cp, known.get(k) ?? 0);
       if (body === undefined) return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${known.get(k)}, above ${cp.size}` }, lines: [] };
       r = await submitCheckpoint(w.url, body, { timeoutMs });
       if (r.kind !== 'conflict') break;
-      known.set(k, r.size);
+      await learn(r.size);
     }
     if (r === undefined || r.kind === 'conflict') return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${r?.kind === 'conflict' ? r.size : '?'}` }, lines: [] };
     if (r.kind === 'unreachable') return { outcome: { witness: name, status: 'unreachable', message: r.message }, lines: [] };
@@ -108,7 +119,7 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     const mine = r.lines.filter((l) => l.startsWith(`\u2014 ${name} `));
     const check = verifyCosignatures(addSignatureLines(cp.signedCheckpoint, mine), [], [w.verifier]);
     if (!check.ok || check.cosignatures.length === 0) return { outcome: { witness: name, status: 'bad-cosignature', message: check.ok ? 'no cosignature by its key' : check.message }, lines: [] };
-    known.set(k, cp.size);
+    await learn(cp.size);
     return { outcome: { witness: name, status: 'cosigned' }, lines: mine };
   }
 
@@ -117,11 +128,40 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     return got === undefined ? cp.signedCheckpoint : addSignatureLines(cp.signedCheckpoint, [...got]);
   }
 
+  /**
+   * Only checkpoints the engine's signing log recorded (same origin, size and
+   * root) are submitted: a caller of `cosign` cannot get witnesses to see a
+   * checkpoint the engine key's log does not vouch for.
+   */
+  async function assertLogged(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<void> {
+    const records = typeof cp?.origin === 'string' ? await engine.store.signedCheckpoints(cp.origin) : [];
+    const rec = records.find((r) => r.size === cp.size);
+    if (rec === undefined || rec.root !== cp.root) {
+      throw new TallyError('TALLY_WITNESS_NOT_LOGGED', 'Only checkpoints the engine signing log recorded are submitted to witnesses; this one is not in the log.', {
+        details: `${String(cp?.origin)} size ${String(cp?.size)} root ${String(cp?.root)}${rec === undefined ? '' : `; the log holds root ${rec.root}`}`,
+      });
+    }
+    if (!cp.signedCheckpoint.startsWith(`${cp.origin}\n${cp.size}\n`)) {
+      throw new TallyError('TALLY_WITNESS_NOT_LOGGED', 'The signed checkpoint text does not match its origin and size; nothing was submitted.', { details: cp.origin });
+    }
+  }
+
   async function cosign(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<CosignReport> {
+    await assertLogged(engine, cp);
     const results = await Promise.all(witnesses.map((w) => ask(engine, cp, w)));
     const key = `${cp.origin}\n${cp.size}\n${cp.root}`;
     const set = lines.get(key) ?? new Set<string>();
-    for (const r of results) for (const l of r.lines) set.add(l);
+    const durable = cosignatureStoreOf(engine);
+    // What an earlier run collected (the store keeps one line per witness), then this round's, kept durably.
+    if (durable) for (const c of await durable.cosignatures(cp.origin, cp.size)) if (c.root === cp.root && !hasLineBy(set, c.witness)) set.add(c.line);
+    for (const r of results) {
+      for (const l of r.lines) {
+        const witness = witnesses.find((w) => l.startsWith(`\u2014 ${w.verifier.name} `))?.verifier.name;
+        if (witness === undefined || hasLineBy(set, witness)) continue;
+        set.add(l);
+        await durable?.recordCosignature({ origin: cp.origin, size: cp.size, root: cp.root, witness, line: l });
+      }
+    }
     if (set.size > 0) lines.set(key, set);
     const signedCheckpoint = attach(cp);
     const cosignedBy = witnesses.filter((w) => [...set].some((l) => l.startsWith(`\u2014 ${w.verifier.name} `))).map((w) => w.verifier.name);
@@ -167,4 +207,17 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     },
   };
   return Object.freeze(wrapped);
+}
+
+/** The engine store's cosignature table, when it keeps one (the memory, SQLite and PostgreSQL stores do). */
+function cosignatureStoreOf(engine: NotaryEngine): CosignatureStore | undefined {
+  const st = engine.store as Partial<CosignatureStore>;
+  return typeof st.recordCosignature === 'function' && typeof st.cosignatures === 'function' && typeof st.witnessSize === 'function' && typeof st.recordWitnessSize === 'function'
+    ? (st as CosignatureStore)
+    : undefined;
+}
+
+function hasLineBy(set: ReadonlySet<string>, witness: string): boolean {
+  for (const l of set) if (l.startsWith(`\u2014 ${witness} `)) return true;
+  return false;
 }

@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createNotary, generateEngineKey } from '../../src/receipt/index.js';
+import { createNotary, generateEngineKey, sessionCheckpointText, signNote } from '../../src/receipt/index.js';
 import {
   cosignerKeyFrom,
   createWitness,
@@ -119,5 +119,28 @@ describe('createWitnessedNotary', () => {
     expect(settled).toBe(false);
     const r = await pending;
     expect(r.ok && notary.report(r.origin, r.size)?.outcomes).toEqual([{ witness: 'w1.example', status: 'unreachable', message: expect.any(String) }]);
+  });
+
+  it('submits only checkpoints the signing log recorded: a checkpoint signed around the log reaches no witness', async () => {
+    const store = new MemoryWitnessStore();
+    const w = createWitness({ key: keys[0]!, store });
+    await w.trustLogKey(engineKey.verifierKey);
+    const url = await listen(createWitnessHttpServer(w));
+    const notary = createWitnessedNotary({ notary: createNotary({ key: engineKey }), witnesses: [{ url, verifier: keys[0]!.verifier }] });
+    const { engine, sid } = await runDay({ finalize: false });
+    const origin = `${engineKey.name}/${sid}`;
+    // Signed with the engine key but never recorded (a second root for size 3, and an honest size never issued).
+    const forged = new Uint8Array(32).fill(0xaa);
+    const text = sessionCheckpointText(engineKey.name, sid, 3, forged);
+    const bypass = { sessionId: sid, origin, size: 3, root: Buffer.from(forged).toString('hex'), signedCheckpoint: signNote(text, [engineKey]) };
+    await expect(notary.cosign(engine, bypass)).rejects.toMatchObject({ code: 'TALLY_WITNESS_NOT_LOGGED' });
+    expect(await store.latest(origin)).toBeUndefined();
+    // Once the log records size 3, the same size with the forged root is still refused (the log holds another root).
+    const honest = await notary.issueCheckpoint(engine, sid, 3);
+    expect(honest.ok).toBe(true);
+    await expect(notary.cosign(engine, bypass)).rejects.toMatchObject({ code: 'TALLY_WITNESS_NOT_LOGGED', details: expect.stringContaining('the log holds root') });
+    // A recorded checkpoint whose text was swapped for another size's is refused too.
+    if (honest.ok) await expect(notary.cosign(engine, { ...honest, signedCheckpoint: signNote(sessionCheckpointText(engineKey.name, sid, 2, forged), [engineKey]) })).rejects.toMatchObject({ code: 'TALLY_WITNESS_NOT_LOGGED' });
+    expect((await store.latest(origin))?.size).toBe(3);
   });
 });

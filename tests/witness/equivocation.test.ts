@@ -113,7 +113,7 @@ describe('the equivocation', () => {
     writeFileSync(join(dir, 'b-cosigned.cp'), addSignatureLines(read('b.cp'), b2.lines));
     // Graders requiring 2 of 2 refuse either view, naming the witness that did not cosign.
     for (const [bundle, cp, missing] of [['a.jsonl', 'a-cosigned.cp', 'w2.example'], ['b.jsonl', 'b-cosigned.cp', 'w1.example']] as const) {
-      const receipt = run(['prove', bundle, '--entry', '1', '--checkpoint', cp, '--out', `${cp}.tlog-proof`]);
+      const receipt = run(['prove', bundle, '--entry', '1', '--checkpoint', cp, '--key', vkey, '--out', `${cp}.tlog-proof`]);
       expect(receipt.code, receipt.stderr).toBe(0);
       const g = run(['verify-proof', `${cp}.tlog-proof`, '--key', vkey, '--witness', wkeys[0]!, '--witness', wkeys[1]!, '--quorum', '2']);
       expect(g.code).toBe(1);

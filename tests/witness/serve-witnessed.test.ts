@@ -10,7 +10,7 @@ import { createEngine } from '../../src/engine.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { parseWitnessPolicy, checkWitnessPolicy } from '../../src/witness/index.js';
 import { TALLY, tally } from '../cli/helpers.js';
-import { startServer, TOKENS } from '../server/helpers.js';
+import { rpc, startServer, TOKENS } from '../server/helpers.js';
 import { runDay } from '../helpers/day.js';
 import { startListening } from './serve.js';
 
@@ -44,6 +44,16 @@ describe('tally serve --witness-policy', () => {
       writeFileSync(join(dir, 'r.tlog-proof'), await get('turn-receipt?index=1'));
       const v = tally(['verify-proof', 'r.tlog-proof', '--key', vkey, '--policy', 'policy'], { cwd: dir });
       expect([v.code, v.stdout]).toEqual([0, expect.stringContaining('cosigned by  w1.example')]);
+      // The seal from the finalize RPC goes through the witnessed notary too: its checkpoint comes back cosigned.
+      const fin = await rpc(server.url, TOKENS.runtime, 'session/finalize', { sessionId: sid });
+      const sealed = fin.body.result as { signedCheckpoint?: string; receipt?: { size: number } } | undefined;
+      expect(sealed?.signedCheckpoint).toEqual(expect.any(String));
+      expect(checkWitnessPolicy(sealed!.signedCheckpoint!, [engine.verifier], policy.policy)).toMatchObject({ ok: true, signed: ['w1.example'] });
+      // ... and the engine's signing log recorded the sealed checkpoint before any witness saw it.
+      const after = new SqliteStore(db);
+      const origin = sealed!.signedCheckpoint!.slice(0, sealed!.signedCheckpoint!.indexOf('\n'));
+      expect((await after.signedCheckpoints(origin)).map((r) => r.size)).toContain(sealed!.receipt!.size);
+      await after.close();
     } finally {
       await server.stop();
       w.child.kill('SIGTERM');

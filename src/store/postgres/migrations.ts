@@ -87,11 +87,34 @@ CREATE TRIGGER signed_checkpoints_immutable BEFORE UPDATE OR DELETE ON ${s}.sign
   FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
 `;
 
+/** Version 4: witness cosignatures and witness sizes (see the SQLite migration 4); insert-only. */
+export const POSTGRES_V4_SQL = (s: string): string => `
+CREATE TABLE ${s}.cosignatures (
+  origin  text   NOT NULL,
+  size    bigint NOT NULL CHECK (size >= 1),
+  root    text   NOT NULL CHECK (length(root) = 64),
+  witness text   NOT NULL,
+  line    text   NOT NULL,
+  PRIMARY KEY (origin, size, witness)
+);
+CREATE TABLE ${s}.witness_sizes (
+  witness text   NOT NULL,
+  origin  text   NOT NULL,
+  size    bigint NOT NULL CHECK (size >= 0),
+  PRIMARY KEY (witness, origin, size)
+);
+CREATE TRIGGER cosignatures_immutable BEFORE UPDATE OR DELETE ON ${s}.cosignatures
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER witness_sizes_immutable BEFORE UPDATE OR DELETE ON ${s}.witness_sizes
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: POSTGRES_V2_SQL },
   { version: 3, name: 'signing log', sql: POSTGRES_V3_SQL },
+  { version: 4, name: 'witness cosignatures', sql: POSTGRES_V4_SQL },
 ];
 
 /** The schema version this code writes. */

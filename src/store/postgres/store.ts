@@ -19,6 +19,8 @@ import type {
   SessionHead,
   StoreHealth,
   SignedCheckpointRecord,
+  CosignatureRecord,
+  CosignatureStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
@@ -66,7 +68,7 @@ interface HeadRow {
  * // …
  * await store.close(); // ends the pool
  */
-export class PostgresStore implements TranscriptStore {
+export class PostgresStore implements TranscriptStore, CosignatureStore {
   readonly name: string;
   /** The schema holding the tables. */
   readonly schema: string;
@@ -303,6 +305,30 @@ export class PostgresStore implements TranscriptStore {
     } catch (cause) {
       return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL does not answer (${this.name}): ${String(cause)}` };
     }
+  }
+
+  /** Keeps a collected cosignature (the first line per origin, size and witness). */
+  async recordCosignature(r: CosignatureRecord): Promise<void> {
+    this.live();
+    await this.query('record a cosignature', `INSERT INTO ${pg.escapeIdentifier(this.schema)}.cosignatures (origin, size, root, witness, line) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [r.origin, r.size, r.root, r.witness, r.line]);
+  }
+
+  async cosignatures(origin: string, size: number): Promise<CosignatureRecord[]> {
+    this.live();
+    const rows = await this.query<{ origin: string; size: string | number; root: string; witness: string; line: string }>('read cosignatures', `SELECT origin, size, root, witness, line FROM ${pg.escapeIdentifier(this.schema)}.cosignatures WHERE origin = $1 AND size = $2 ORDER BY witness`, [origin, size]);
+    return rows.map((x) => ({ origin: x.origin, size: Number(x.size), root: x.root, witness: x.witness, line: x.line }));
+  }
+
+  async recordWitnessSize(witness: string, origin: string, size: number): Promise<void> {
+    this.live();
+    await this.query('record a witness size', `INSERT INTO ${pg.escapeIdentifier(this.schema)}.witness_sizes (witness, origin, size) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [witness, origin, size]);
+  }
+
+  async witnessSize(witness: string, origin: string): Promise<number | undefined> {
+    this.live();
+    const rows = await this.query<{ size: string | number | null }>('read witness sizes', `SELECT max(size) AS size FROM ${pg.escapeIdentifier(this.schema)}.witness_sizes WHERE witness = $1 AND origin = $2`, [witness, origin]);
+    const v = rows[0]?.size;
+    return v === null || v === undefined ? undefined : Number(v);
   }
 
   /** Ends the pool (after in-flight queries finish). */

@@ -91,11 +91,43 @@ CREATE TRIGGER signed_checkpoints_immutable_delete BEFORE DELETE ON signed_check
 BEGIN SELECT RAISE(ABORT, 'tally: the signing log is append-only'); END;
 `;
 
+/**
+ * Version 4: witness cosignatures the engine collected for its signed
+ * checkpoints (one per origin, size and witness), and the sizes each witness
+ * cosigned (its latest is the largest), so a restarted engine serves them and
+ * submits with the right consistency proof. Insert-only, like the signing log.
+ */
+export const SQLITE_V4_SQL = `
+CREATE TABLE cosignatures (
+  origin  TEXT    NOT NULL,
+  size    INTEGER NOT NULL CHECK (size >= 1),
+  root    TEXT    NOT NULL CHECK (length(root) = 64),
+  witness TEXT    NOT NULL,
+  line    TEXT    NOT NULL,
+  PRIMARY KEY (origin, size, witness)
+) WITHOUT ROWID;
+CREATE TABLE witness_sizes (
+  witness TEXT    NOT NULL,
+  origin  TEXT    NOT NULL,
+  size    INTEGER NOT NULL CHECK (size >= 0),
+  PRIMARY KEY (witness, origin, size)
+) WITHOUT ROWID;
+CREATE TRIGGER cosignatures_immutable_update BEFORE UPDATE ON cosignatures
+BEGIN SELECT RAISE(ABORT, 'tally: collected cosignatures are append-only'); END;
+CREATE TRIGGER cosignatures_immutable_delete BEFORE DELETE ON cosignatures
+BEGIN SELECT RAISE(ABORT, 'tally: collected cosignatures are append-only'); END;
+CREATE TRIGGER witness_sizes_immutable_update BEFORE UPDATE ON witness_sizes
+BEGIN SELECT RAISE(ABORT, 'tally: witness sizes are append-only'); END;
+CREATE TRIGGER witness_sizes_immutable_delete BEFORE DELETE ON witness_sizes
+BEGIN SELECT RAISE(ABORT, 'tally: witness sizes are append-only'); END;
+`;
+
 /** Every migration, in order. The last version is the current schema. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: SQLITE_V2_SQL },
   { version: 3, name: 'signing log', sql: SQLITE_V3_SQL },
+  { version: 4, name: 'witness cosignatures', sql: SQLITE_V4_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -23,6 +23,8 @@ import type {
   SessionHead,
   StoreHealth,
   SignedCheckpointRecord,
+  CosignatureRecord,
+  CosignatureStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
@@ -93,7 +95,7 @@ type Settled = { readonly ok: true; readonly outcome: AppendOutcome } | { readon
  * // …
  * await store.close();
  */
-export class SqliteStore implements TranscriptStore {
+export class SqliteStore implements TranscriptStore, CosignatureStore {
   readonly name: string;
   /** The database file. */
   readonly path: string;
@@ -357,6 +359,28 @@ export class SqliteStore implements TranscriptStore {
   async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {
     this.live();
     return this.io('read the signing log', () => this.signing.all(origin));
+  }
+
+  /** Keeps a collected cosignature (the first line per origin, size and witness). */
+  async recordCosignature(r: CosignatureRecord): Promise<void> {
+    this.live();
+    this.write('record a cosignature', () => this.db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, witness, line) VALUES (?, ?, ?, ?, ?)').run(r.origin, r.size, r.root, r.witness, r.line));
+  }
+
+  async cosignatures(origin: string, size: number): Promise<CosignatureRecord[]> {
+    this.live();
+    return this.io('read cosignatures', () => this.db.prepare<[string, number], CosignatureRecord>('SELECT origin, size, root, witness, line FROM cosignatures WHERE origin = ? AND size = ? ORDER BY witness').all(origin, size));
+  }
+
+  async recordWitnessSize(witness: string, origin: string, size: number): Promise<void> {
+    this.live();
+    this.write('record a witness size', () => this.db.prepare('INSERT OR IGNORE INTO witness_sizes (witness, origin, size) VALUES (?, ?, ?)').run(witness, origin, size));
+  }
+
+  async witnessSize(witness: string, origin: string): Promise<number | undefined> {
+    this.live();
+    const r = this.io('read witness sizes', () => this.db.prepare<[string, string], { size: number | null }>('SELECT max(size) AS size FROM witness_sizes WHERE witness = ? AND origin = ?').get(witness, origin));
+    return r?.size ?? undefined;
   }
 
   /** Commits any queued appends, then closes the file. */
