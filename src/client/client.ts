@@ -11,7 +11,7 @@
  * message }` exactly like the engine's; every other refusal is thrown as a
  * {@link WireError}.
  */
-import { SESSION_DIAGNOSTICS, isMember, toBase64, type FailureClass, type SessionDiagnostic, type SessionMessageKind } from '../protocol/index.js';
+import { SESSION_DIAGNOSTICS, isMember, parseStrictJson, toBase64, type FailureClass, type SessionDiagnostic, type SessionMessageKind } from '../protocol/index.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -204,14 +204,15 @@ class Client implements TallyClient {
   }
 
   private async json(res: TransportResponse, attempts: number): Promise<unknown> {
-    const text = await res.text();
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      // A 5xx without a wire body comes from something in front of the server (a proxy, a balancer).
-      if (res.status >= 500) throw new WireError('unavailable', `HTTP ${res.status} from ${this.url} after ${attempts} attempts`, { status: res.status, attempts });
-      throw new WireError('bad-response', `HTTP ${res.status} from ${this.url} is not JSON`, { status: res.status, attempts });
-    }
+    // Raw bytes through the one strict parser: a duplicate key, a lone surrogate, a BOM or
+    // invalid UTF-8 in a response is refused (never read last-wins or repaired).
+    const parts: Uint8Array[] = [];
+    for await (const c of res.chunks()) parts.push(c);
+    const r = parseStrictJson(Buffer.concat(parts));
+    if (r.ok) return r.value;
+    // A 5xx without a wire body comes from something in front of the server (a proxy, a balancer).
+    if (res.status >= 500) throw new WireError('unavailable', `HTTP ${res.status} from ${this.url} after ${attempts} attempts`, { status: res.status, attempts });
+    throw new WireError('bad-response', `HTTP ${res.status} from ${this.url} is not JSON in the one encoding (${r.code}): ${r.message}`, { status: res.status, attempts, data: { code: r.code } });
   }
 
   async call(method: SessionMessageKind, params: Record<string, unknown>, options: CallOptions & { extraTimeoutMs?: number } = {}): Promise<WireCallOutcome> {

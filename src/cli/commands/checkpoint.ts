@@ -66,13 +66,30 @@ export async function verifierKeysFor(values: Values, io: CommandIO, option = 'k
   }
 }
 
-/** Reads a small text file (a checkpoint, a receipt, a grade); an I/O error naming the file otherwise. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Reads a small text file (a checkpoint, a note, a proof, a grade, a policy)
+ * in the one encoding: raw bytes that are well-formed UTF-8 without a byte
+ * order mark. An I/O error (exit 3) naming the file when it cannot be read;
+ * invalid input (exit 1, `TALLY_CLI_INPUT_ENCODING`) naming the problem for a
+ * BOM or invalid UTF-8 — refused, never decoded lossily.
+ */
 export function readTextFile(path: string, io: CommandIO, what: string): string {
   const p = resolve(io.cwd, path);
+  let bytes: Uint8Array;
   try {
-    return readFileSync(p, 'utf8');
+    bytes = readFileSync(p);
   } catch (e) {
     throw new CliError(`cannot read ${what} ${p}: ${ioProblem(e as NodeJS.ErrnoException)}`, EXIT.io, 'TALLY_CLI_IO');
+  }
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw new CliError(`${what} ${p} starts with a byte order mark (bom): refused, not stripped`, EXIT.invalid, 'TALLY_CLI_INPUT_ENCODING');
+  }
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new CliError(`${what} ${p} is not well-formed UTF-8 (invalid-utf8): refused, not replaced`, EXIT.invalid, 'TALLY_CLI_INPUT_ENCODING');
   }
 }
 

@@ -89,10 +89,9 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');
     if (url !== undefined && (str(values, 'db') !== undefined || str(values, 'key') !== undefined)) throw new CliError('use either --db/--key (local) or --url (remote)');
-    const [{ createLogger }, { createMcpServer, localBackend }, { StdioServerTransport }] = await Promise.all([
+    const [{ createLogger }, { createMcpServer, localBackend, StrictStdioServerTransport }] = await Promise.all([
       import('../../server/log.js'),
       import('../../server/mcp/index.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
     ]);
     const logger = createLogger({ level, base: { service: 'tally-mcp' } });
     let backend: McpBackend;
@@ -139,7 +138,8 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
       version: version(),
       onCall: (info) => logger.info(info, 'tool'),
     });
-    const transport = new StdioServerTransport();
+    // Every line through the one strict parser (duplicate keys, lone surrogates: -32700).
+    const transport = new StrictStdioServerTransport();
     const closed = new Promise<void>((resolve) => {
       mcp.server.onclose = () => resolve();
     });

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
-import { canonicalJson, isDigestHex, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
+import { canonicalJson, isDigestHex, parseStrictJson, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
 import { replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { createRefereeRuler } from '../../referee/index.js';
 import { createIntentRuler } from '../../rules/index.js';
@@ -18,8 +18,11 @@ async function hasMandate(path: string): Promise<boolean> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
     for await (const { line } of splitLines(stream)) {
-      const v = JSON.parse(new TextDecoder().decode(line)) as { spec?: { mandate?: unknown } };
-      return v.spec?.mandate !== undefined;
+      // The one strict parser on the raw line: a duplicate "mandate" key is not read last-wins.
+      const r = parseStrictJson(line);
+      if (!r.ok) return false; // Not JSON in the one encoding: replay reports the chain error.
+      const v = r.value as { spec?: { mandate?: unknown } } | null;
+      return typeof v === 'object' && v !== null && typeof v.spec === 'object' && v.spec !== null && v.spec.mandate !== undefined;
     }
   } catch {
     // Not JSON: replay reports the chain error.
