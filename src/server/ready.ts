@@ -1,6 +1,7 @@
 /**
  * `GET /readyz`: whether this server can do its job right now, for a load
- * balancer or Kubernetes. Three checks: the store answers a read, its schema
+ * balancer or Kubernetes. Three checks: the store answers a read and (its
+ * `health()`) can commit, its schema
  * is the one this release migrates to, and the engine key (when the server
  * signs) can still be read. The body names each check's state and a short
  * reason; it never carries a path, a token or a key.
@@ -42,10 +43,14 @@ function reasonOf(e: unknown): string {
 async function storeCheck(store: TranscriptStore): Promise<ReadyCheck> {
   try {
     await store.loadHead(PROBE);
-    return { state: 'ok' };
   } catch (e) {
     return { state: 'failed', reason: `the store did not answer a read (${reasonOf(e)})` };
   }
+  // A store that can read may still be unable to commit (a failed fsync, a full disk, a
+  // read-only database): its own health check says so, and the server is not ready then.
+  const health = await store.health?.();
+  if (health !== undefined && !health.ok) return { state: 'failed', reason: `the store cannot commit (${health.code})` };
+  return { state: 'ok' };
 }
 
 async function migrationsCheck(store: TranscriptStore): Promise<ReadyCheck> {

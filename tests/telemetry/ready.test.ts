@@ -22,6 +22,20 @@ describe('checkReadiness', () => {
     expect(await checkReadiness({ store: new MemoryStore() })).toMatchObject({ ok: true, checks: { migrations: { state: 'skipped' } } });
   });
 
+  it("fails `store` when the store answers reads but its own health check says it cannot commit", async () => {
+    // The store contract's health(): a SQLite store after a failed fsync or on a full disk, a
+    // PostgreSQL database set read-only (tests/faults drive those for real).
+    class CannotCommit extends MemoryStore {
+      async health() {
+        return { ok: false as const, code: 'TALLY_STORE_IO', message: 'the disk is full' };
+      }
+    }
+    const r = await checkReadiness({ store: new CannotCommit() });
+    expect(r.ok).toBe(false);
+    expect(r.failed).toEqual(['store']);
+    expect(r.checks.store).toEqual({ state: 'failed', reason: 'the store cannot commit (TALLY_STORE_IO)' });
+  });
+
   it('fails `migrations` when the database records an older schema than this release migrates to', async () => {
     const path = file();
     const sqlite = new SqliteStore(path);
