@@ -94,8 +94,9 @@ describe('every shell block of README.md and docs/ runs verbatim', () => {
     for (const b of skipped) console.log(`shell-test: skipped ${b.doc}:${b.line} (${b.section}): ${b.skip ?? awaitingSigner(b)}`);
     for (const b of skipped) expect((b.skip ?? awaitingSigner(b))!.length, `${b.doc}:${b.line} skip needs a reason`).toBeGreaterThan(10);
     // Keep skips rare: a new skip marker must be argued for here (today: npm test itself, the long-running server and MCP blocks,
-    // and the Jaeger trace view, which needs Docker).
-    expect(all.filter((b) => b.skip !== undefined).length).toBeLessThanOrEqual(4);
+    // the Jaeger trace view, which needs Docker, and two lines run from the repository root: the faults suite's
+    // reproduce line, which npm test runs, and a benchmark run, whose sections tests/server/bench and tests/perf run small).
+    expect(all.filter((b) => b.skip !== undefined).length).toBeLessThanOrEqual(6);
   });
 
   it('runs each unmarked block on a fresh demo day: exit 0 and its key outputs', () => {
