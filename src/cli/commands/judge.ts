@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { serveUntilSignal } from '../listen.js';
 
 const KEY = /^0x[0-9a-fA-F]{64}$/;
 
@@ -71,31 +72,7 @@ Options:
       key,
       model: upstream === undefined ? { kind: 'local', format } : { kind: 'upstream', baseUrl: upstream, ...(apiKey === undefined ? {} : { apiKey }) },
     });
-    let wake: () => void = () => {};
-    let signalled = false;
-    const onSignal = (): void => {
-      signalled = true;
-      wake();
-    };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-    try {
-      await new Promise<void>((ok, fail) => {
-        server.once('error', fail);
-        server.listen(Number(port), host, () => ok());
-      }).catch((e: unknown) => {
-        throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
-      });
-      const a = server.address();
-      const url = typeof a === 'object' && a !== null ? `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : String(a);
-      println(io.stdout, `tally judge: listening on ${url} signer ${privateKeyToAccount(key).address.toLowerCase()}`);
-      if (!signalled) await new Promise<void>((r) => (wake = r));
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    } finally {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    }
+    await serveUntilSignal(server, Number(port), host, (url) => println(io.stdout, `tally judge: listening on ${url} signer ${privateKeyToAccount(key).address.toLowerCase()}`), { cut: true });
     return EXIT.ok;
   },
 };

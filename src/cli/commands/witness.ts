@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { TallyError } from '../../protocol/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { countOption } from './checkpoint.js';
+import { serveUntilSignal } from '../listen.js';
 
 type Values = Record<string, unknown>;
 
@@ -147,31 +148,10 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
         const witness = createWitness({ key, store });
         for (const k of extra) await witness.trustLogKey(k);
         const server = createWitnessHttpServer(witness, { prefix, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
-        let signalled = false;
-        let wake: () => void = () => {};
-        const onSignal = (): void => {
-          signalled = true;
-          wake();
-        };
-        process.on('SIGTERM', onSignal);
-        process.on('SIGINT', onSignal);
-        try {
-          await new Promise<void>((ok, fail) => {
-            server.once('error', fail);
-            server.listen(port, host, () => ok());
-          }).catch((e: unknown) => {
-            throw new CliError(`cannot listen on ${host}:${port}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
-          });
-          const addr = server.address();
-          const url = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}${prefix}` : '';
-          println(io.stdout, `tally witness: listening on ${url}`);
+        await serveUntilSignal(server, port, host, (url) => {
+          println(io.stdout, `tally witness: listening on ${url}${prefix}`);
           println(io.stdout, `tally witness: verifier key ${key.verifierKey}`);
-          if (!signalled) await new Promise<void>((r) => (wake = r));
-          await new Promise<void>((r) => server.close(() => r()));
-        } finally {
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-        }
+        });
       } finally {
         await store.close().catch(() => {});
       }
