@@ -10,6 +10,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createEngine } from '../dist/index.js';
 import { sha256, verifyBundle } from '../dist/codec/index.js';
 import { openSessionCheckpoint, parsePrivateKey, signNote, verifyTurnReceipt } from '../dist/receipt/index.js';
+import { intentVectors } from './vectors/intents.mjs';
+import { rulingVectors } from './vectors/rulings.mjs';
+import { verdictVectors } from './vectors/verdicts.mjs';
+import { cosignatureVectors } from './vectors/cosignatures.mjs';
 import { canonicalJson, canonicalBytes, entryHash, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
@@ -311,9 +315,19 @@ const proofCases = [
   return { name, text, expect: r.ok ? { ok: true, index: r.index, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size } : { ok: false, stage: r.stage, code: r.code } };
 });
 write('receipts.json', {
-  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §14.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Cosignature, intent and referee files join in a later corpus version.',
+  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §14.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Witness cosignatures are in cosignatures.json.',
   verifierKeys: [vkey],
   checkpoints: noteCases,
   turnReceipts: proofCases,
 });
-console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle vectors`);
+
+// ---------------------------------------------------------------- intents, rulings, verdicts, cosignatures (§9, §10, §12.1)
+const intents = await intentVectors();
+write('intents.json', intents);
+const rulings = await rulingVectors();
+write('rulings.json', rulings);
+const verdicts = await verdictVectors();
+write('verdicts.json', verdicts);
+const cosignatures = cosignatureVectors();
+write('cosignatures.json', cosignatures);
+console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature vectors`);
