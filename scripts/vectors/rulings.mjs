@@ -196,7 +196,9 @@ export async function replayOutcome(lines) {
   if (r.ok) return { ok: true, turns: r.turns, rulings: r.rulings };
   if (r.stage !== 'replay') return { ok: false, stage: r.stage, index: r.index, code: r.code };
   const d = r.divergences[0];
-  return { ok: false, stage: 'replay', index: d.index, kind: d.kind, ...(d.actual && locate(d.actual, 'judge_evidence_invalid') ? { code: 'judge_evidence_invalid' } : {}) };
+  // The code of a diverged ruling: the first refusal in it (verdict, then policy, then intent).
+  const code = d.kind === 'ruling-diverged' && d.actual ? (d.actual.verdict?.code ?? d.actual.policy?.code ?? d.actual.intent?.code) : undefined;
+  return { ok: false, stage: 'replay', index: d.index, kind: d.kind, ...(code === undefined ? {} : { code }) };
 }
 
 /** judge_evidence_invalid: `base`'s transcript with the recorded request hash edited and every later link, the seal's root recomputed. */
