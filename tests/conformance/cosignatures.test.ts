@@ -1,13 +1,19 @@
 /**
  * cosignatures.json (PROTOCOL.md §12.1, §14): witness cosignatures on the
  * golden receipt. Two readers must agree with each expected result: the
- * library's `verifyCosignatures`, and a second reader written here from the
- * C2SP tlog-cosignature text with nothing but node:crypto.
+ * library's `verifyCosignatures`, a second reader written here from the
+ * C2SP tlog-cosignature text with nothing but node:crypto, and the Python
+ * receipt verifier (tests/golden/verify_receipt.py --cosignatures).
  */
+import { spawnSync } from 'node:child_process';
 import { createHash, createPublicKey, verify as edVerify } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCosignerVerifierKey, verifyCosignatures } from '../../src/witness/index.js';
-import { loadVectors } from './corpus.js';
+import { VECTORS, loadVectors } from './corpus.js';
+import { spawnOut } from './cli.js';
+
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 interface Case {
   name: string;
@@ -67,6 +73,10 @@ describe('cosignature vectors (§12.1): every reader agrees with every expected 
   });
   it.each(v.cases.map((c) => [c.name, c] as const))('a second reader from the C2SP text (node:crypto): %s', (_n, c) => {
     expect(naiveOpen(c.note)).toEqual(c.expect.ok ? c.expect : { ok: false });
+  });
+  it.skipIf(!hasPython)('python3 tests/golden/verify_receipt.py --cosignatures gives every case its expected result', async () => {
+    const out = JSON.parse(await spawnOut('python3', [join(import.meta.dirname, '../golden/verify_receipt.py'), '--cosignatures', join(VECTORS, 'cosignatures.json')])) as unknown[];
+    expect(out).toEqual(v.cases.map((c) => c.expect));
   });
   it('covers valid cosignatures and the three refusals the spec names: wrong key, wrong timestamp, altered checkpoint', () => {
     for (const what of ['wrong key', 'wrong timestamp', 'altered checkpoint']) expect(v.cases.find((c) => c.name.startsWith(what))?.expect.ok, what).toBe(false);

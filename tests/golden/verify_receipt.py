@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A Tally receipt verifier in another language, written from docs/PROTOCOL.md
-(sections 6, 11.1-11.4 and 14) with Python's standard library only: signed
+(sections 6, 11.1-11.4, 12.1 and 14) with Python's standard library only: signed
 notes, session checkpoints and single-turn receipts (C2SP signed-note,
 tlog-checkpoint, tlog-proof). Ed25519 verification is RFC 8032 section 6's.
 
 Usage: python3 verify_receipt.py --corpus docs/vectors/receipts.json
 Prints {"checkpoints": [...], "turnReceipts": [...]}: one result per case, in order.
+       python3 verify_receipt.py --cosignatures docs/vectors/cosignatures.json
+Prints one result per case: the cosigners that verified (section 12.1), or the refusal code.
        python3 verify_receipt.py <receipt.tlog-proof> <verifier key>...
 Prints one JSON line: {"ok": true, "index", "sessionId", "size"} or {"ok": false, "stage", "code"}.
 """
@@ -74,12 +76,23 @@ def key_name_ok(name):
     return name != '' and '+' not in name and not any(ch.isspace() for ch in name)
 
 def parse_vkey(vkey):
-    """<name>+<hex8 key ID>+<base64(0x01 || pubkey32)>; the key ID is SHA-256(name || 0x0A || 0x01 || pubkey)[0:4]."""
+    """<name>+<hex8 key ID>+<base64(type || pubkey32)>; the key ID is SHA-256(name || 0x0A || type || pubkey)[0:4].
+    Type 0x01: an engine key (section 11.1); 0x04: a witness cosigner key (section 12.1)."""
     name, kid, b64 = vkey.split('+', 2)
     raw = b64strict(b64)
-    if not key_name_ok(name) or raw is None or len(raw) != 33 or raw[0] != 1: raise ValueError('malformed verifier key')
+    if not key_name_ok(name) or raw is None or len(raw) != 33 or raw[0] not in (1, 4): raise ValueError('malformed verifier key')
     if H(name.encode('utf-8'), b'\n', raw).hex()[:8] != kid: raise ValueError('key ID mismatch')
-    return (name, kid), raw[1:]
+    return (name, kid), (raw[0], raw[1:])
+
+def signature_ok(key, text, sig):
+    """An engine signature over the text, or a cosignature: u64 time T (at most 2^53 - 1) then the
+    signature over "cosignature/v1\ntime T\n" || text (section 12.1). Returns the time, True, or False."""
+    kind, pub = key
+    if kind == 1: return ed25519_verify(pub, text, sig)
+    if len(sig) != 72: return False
+    t = int.from_bytes(sig[:8], 'big')
+    if t > 2**53 - 1: return False
+    return t if ed25519_verify(pub, b'cosignature/v1\ntime %d\n' % t + text, sig[8:]) else False
 
 def open_note(note, pinned):
     """Section 11.2: ('code', None) or (None, (text, verified names))."""
@@ -97,10 +110,17 @@ def open_note(note, pinned):
         kid = raw[:4].hex()
         if (name, kid) not in pinned or (name, kid) in seen: continue  # unknown: ignored; later lines of a pinned key: skipped
         seen.add((name, kid))
-        if not ed25519_verify(pinned[(name, kid)], text.encode('utf-8'), raw[4:]): return 'bad-signature', None
-        verified.append(name)
+        ok = signature_ok(pinned[(name, kid)], text.encode('utf-8'), raw[4:])
+        if ok is False: return 'bad-signature', None
+        verified.append((name, ok))
     if not verified: return 'no-pinned-signature', None
     return None, (text, verified)
+
+def open_cosigned(note, pinned):
+    """Section 12.1: the cosigners whose cosignature verified, in line order, with their time."""
+    code, opened = open_note(note, pinned)
+    if code: return {'ok': False, 'code': code}
+    return {'ok': True, 'cosigners': [{'name': n, 'time': t} for n, t in opened[1] if t is not True]}
 
 def open_checkpoint(note, pinned):
     """Sections 11.2-11.3: (stage, code) or (None, checkpoint)."""
@@ -118,7 +138,7 @@ def open_checkpoint(note, pinned):
     slash = origin.rfind('/')  # the origin splits at its LAST "/": engine names may contain "/"
     engine, sid = origin[:slash], origin[slash + 1:]
     if slash <= 0 or not re.match(r'^[0-9a-f]{64}$', sid): return ('origin', 'not-a-session-origin'), None
-    if engine not in verified: return ('origin', 'origin-not-signer'), None
+    if engine not in [n for n, t in verified if t is True]: return ('origin', 'origin-not-signer'), None
     return None, {'ok': True, 'engineName': engine, 'sessionId': sid, 'size': int(size), 'root': root.hex()}
 
 # ---- Section 11.4: single-turn receipts (C2SP tlog-proof with the entry as "extra")
@@ -203,6 +223,15 @@ def corpus(path):
         where, cp = open_checkpoint(c['note'], pinned)
         cps.append({'ok': False, 'code': where[1]} if where else cp)
     return {'checkpoints': cps, 'turnReceipts': [verify_receipt(c['text'], pinned) for c in v['turnReceipts']]}
+
+def cosignatures(path):
+    with open(path, 'r', encoding='utf-8') as fh: v = json.load(fh)
+    pinned = pinned_keys([v['engineKey']] + v['cosignerKeys'])
+    return [open_cosigned(c['note'], pinned) for c in v['cases']]
+
+if __name__ == '__main__' and sys.argv[1:2] == ['--cosignatures']:
+    print(json.dumps(cosignatures(sys.argv[2])))
+    sys.exit(0)
 
 if __name__ == '__main__' and sys.argv[1:2] == ['--corpus']:
     print(json.dumps(corpus(sys.argv[2])))
