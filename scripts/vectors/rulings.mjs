@@ -168,13 +168,14 @@ export async function rulingVectors() {
   out.push(await ticketDay('transition_malformed: a redemption without a signature', 'transition_malformed', [async () => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [{ ticket: 1, intent: i1 }] } })]));
   out.push(await ticketDay('ticket_unknown: a release of ticket 9', 'ticket_unknown', [async () => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [{ ticket: 9, by: 'anyone' }] } })]));
   out.push(await ticketDay('bad_transition_signature: a redemption signed by another key', 'bad_transition_signature', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c, REFEREE_KEYS.other)] } })]));
+  out.push(await ticketDay('bad_transition_signature: a release by "principal" signed by the operator', 'bad_transition_signature', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [{ ...(await signRelease(REFEREE_KEYS.operator, 'operator', ref(c))), by: 'principal' }] } })]));
+  out.push(await ticketDay('ticket_not_active: released by the operator, then redeemed', 'ticket_not_active', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [await signRelease(REFEREE_KEYS.operator, 'operator', ref(c))] } }), async (c) => one(T0 + 2 * MIN, undefined, { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('ticket_not_active: redeemed twice', 'ticket_not_active', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } }), async (c) => one(T0 + 2 * MIN, undefined, { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('redeem_after_termination: the principal terminated in an earlier frame', 'redeem_after_termination', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } }), async (c) => one(T0 + 2 * MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('ticket_expired: redeemed at the intent ttl', 'ticket_expired', [async (c) => one(T0 + 30 * MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('intent_mismatch: the redemption names another intent', 'intent_mismatch', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c, REFEREE_KEYS.executor, i2)] } })]));
   out.push(await ticketDay('release_not_allowed: released by anyone while active', 'release_not_allowed', [async () => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [{ ticket: 1, by: 'anyone' }] } })]));
   out.push(await ticketDay('already_terminated: terminated twice', 'already_terminated', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } }), async (c) => one(T0 + 2 * MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } })]));
-  void signRelease;
 
   // ---- replay: what re-deriving each transcript answers
   for (const v of out) v.expect.replay = await replayOutcome(v.lines);

@@ -41,36 +41,35 @@ export async function verdictVectors() {
   const altered = enc.encode(Buffer.from(allow).toString('utf8').replace('All 2 rules hold.', 'All 2 rules hold!'));
   const matrix = (outcomes) => content({ assessments: outcomes.map(([outcome, certainty], index) => ({ index, outcome, certainty })) });
   const cases = [
-    ['ALLOW signed by a trusted judge', allow, allowSig],
+    ['ALLOW signed by a trusted judge: admitted', allow, allowSig],
     ['DENY signed by a trusted judge: judge_denied', reply(verdict('DENY', 'Rule 0 fails.')), null],
     ['signed by a key not in trusted: judge_untrusted_signer', allow, await signed(allow, REFEREE_KEYS.other)],
-    ['reason altered after signing (signature kept): recovers another key', altered, allowSig],
-    ['signature over another request hash', allow, await signed(allow, REFEREE_KEYS.judge, model, '0'.repeat(64))],
-    ['signature over another model id', allow, await signed(allow, REFEREE_KEYS.judge, 'judge-b')],
-    ['high-s twin of the signature: refused', allow, highS(allowSig)],
-    ['v = 0 spelling of the signature: refused', allow, allowSig.slice(0, -2) + (allowSig.endsWith('1b') ? '00' : '01')],
-    ['not a signature', allow, '0x1234'],
+    ['reason altered after signing, signature kept (recovers another key): judge_untrusted_signer', altered, allowSig],
+    ['signature over another request hash: judge_untrusted_signer', allow, await signed(allow, REFEREE_KEYS.judge, model, '0'.repeat(64))],
+    ['signature over another model id: judge_untrusted_signer', allow, await signed(allow, REFEREE_KEYS.judge, 'judge-b')],
+    ['high-s twin of the signature: judge_untrusted_signer', allow, highS(allowSig)],
+    ['v = 0 spelling of the signature: judge_untrusted_signer', allow, allowSig.slice(0, -2) + (allowSig.endsWith('1b') ? '00' : '01')],
+    ['not a signature: judge_untrusted_signer', allow, '0x1234'],
     ['duplicate verdict key (DENY then ALLOW): judge_unparsable', reply('{"reason":"x","verdict":"DENY","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
     ['keys out of the seed order (verdict first): judge_unparsable', reply(content({ verdict: 'ALLOW', reason: 'ok', action })), null],
     ['reason of 281 code points: judge_unparsable', reply(verdict('ALLOW', 'é'.repeat(281))), null],
-    ['reason of 280 code points: accepted', reply(verdict('ALLOW', 'é'.repeat(280))), null],
+    ['reason of 280 code points: admitted', reply(verdict('ALLOW', 'é'.repeat(280))), null],
     ['lone surrogate escape in the reason: judge_unparsable', reply('{"reason":"\\ud800","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
     ['content not JSON: judge_unparsable', reply('ALLOW!'), null],
     ['response with a BOM: judge_unparsable', Uint8Array.from([0xef, 0xbb, 0xbf, ...allow]), null],
     ['verdict for another action: judge_action_mismatch', reply(verdict('ALLOW', 'ok', action.replace('|open|', '|close|'))), null],
-    ['assessment matrix, every rule PASS and solid: ALLOW', reply(matrix([['PASS', 'solid'], ['PASS', 'solid']])), null],
+    ['assessment matrix, every rule PASS and solid: admitted', reply(matrix([['PASS', 'solid'], ['PASS', 'solid']])), null],
     ['assessment matrix with one rule PASS and moderate: judge_denied', reply(matrix([['PASS', 'solid'], ['PASS', 'moderate']])), null],
     ['assessment matrix with one entry for two rules: judge_unparsable', reply(matrix([['PASS', 'solid']])), null],
     ['operator-signed ALLOW under judges_independent: judge_untrusted_signer', allow, allowSig, { operatorSigned: true, independent: true }],
-    ['operator-signed ALLOW without judges_independent: accepted', allow, allowSig, { operatorSigned: true }],
+    ['operator-signed ALLOW without judges_independent: admitted', allow, allowSig, { operatorSigned: true }],
   ];
   const verdicts = [];
   for (const [name, response, sig, flags = {}] of cases) {
     const signature = sig ?? (await signed(response));
     const input = { model, requestSha256, response, signature, trusted: [judge], action, ruleCount: rules.length, ...flags };
     const r = assessVerdict(input);
-    const want = name.match(/: (judge_\w+)/)?.[1];
-    const expected = want ?? (/accepted|: ALLOW$|^ALLOW/.test(name) ? 'admitted' : 'judge_untrusted_signer');
+    const expected = name.slice(name.lastIndexOf(': ') + 2); // every name ends in its outcome
     if ((r.admitted ? 'admitted' : r.code) !== expected) throw new Error(`verdict ${name}: expected ${expected}, got ${JSON.stringify(r)}`);
     verdicts.push({ name, model, requestSha256, response: b64(response), responseSha256: sha256Hex(response), signedText: verdictMessage(model, requestSha256, sha256Hex(response)), signature, trusted: [judge], action, ruleCount: rules.length, ...flags,
       expect: { admitted: r.admitted, ...(r.code ? { code: r.code } : {}), ...(r.signer ? { signer: r.signer } : {}), ...(r.decision ? { decision: r.decision } : {}), ...(r.format ? { format: r.format } : {}) } });
