@@ -2,13 +2,19 @@
  * intents.json (PROTOCOL.md §9, §14): every signed Intent re-derived by the
  * library, by viem (an independent Keccak / EIP-191 / ecrecover) and by
  * `tally intent hash|verify`; every validation answered alike by
- * `validateIntent`, the worker pool and (for the signature) `tally intent verify`.
+ * `validateIntent`, the worker pool and (for the signature) `tally intent verify`;
+ * and both by a Python implementation written from PROTOCOL.md §9 (standard
+ * library only: its own Keccak-256 and secp256k1 recovery).
  */
 import { hashMessage, keccak256, recoverMessageAddress, stringToBytes } from 'viem';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INTENT_CODES, canonicalPayload, eip191Digest, intentHash, recoverIntentSigner, signIntent, validateIntent, type IntentPool, type UnsignedIntentInput } from '../../src/intent/index.js';
-import { cliBatch } from './cli.js';
-import { loadVectors } from './corpus.js';
+import { cliBatch, spawnOut } from './cli.js';
+import { VECTORS, loadVectors } from './corpus.js';
+
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 interface Signed {
   name: string;
@@ -103,5 +109,13 @@ describe('Intent validations (§9 validation order): every verifier gives the fi
       return got === passes && runs[i]!.code === (passes ? 0 : 1) ? [] : [`${c.name}: CLI says ${got}`];
     });
     expect(wrong).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasPython)('intents.json: the Python implementation written from PROTOCOL.md §9', () => {
+  it('python3 tests/golden/verify_intent.py --corpus reproduces every signed case and answers every validation', async () => {
+    const out = JSON.parse(await spawnOut('python3', [join(import.meta.dirname, '../golden/verify_intent.py'), '--corpus', join(VECTORS, 'intents.json')])) as { signed: unknown[]; validations: unknown[] };
+    expect(out.signed).toEqual(v.signed.map((c) => ({ payload: c.payload, intentHash: c.intentHash, eip191Digest: c.eip191Digest, signer: c.signer })));
+    expect(out.validations).toEqual(v.validations.map((c) => c.expect));
   });
 });

@@ -1,15 +1,21 @@
 /**
  * verdicts.json (PROTOCOL.md §10, §14): judge verdicts and their signatures,
  * read by `assessVerdict` and cross-checked with an independent EIP-191
- * recovery (viem) over the signed text rebuilt from the bytes; panel answers
+ * recovery (viem) and a Python one (tests/golden/verify_intent.py, its own
+ * Keccak-256 and secp256k1) over the signed text rebuilt from the bytes; panel answers
  * re-verified by `reverifyPanel` and counted by `quorumOf`.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { recoverMessageAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { assessVerdict, judgeRequestBytes, quorumOf, reverifyPanel, type PanelMember } from '../../src/referee/index.js';
 import type { CanonicalObject } from '../../src/protocol/index.js';
-import { loadVectors } from './corpus.js';
+import { VECTORS, loadVectors } from './corpus.js';
+import { spawnOut } from './cli.js';
+
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 interface Verdict {
   name: string;
@@ -64,6 +70,15 @@ describe('verdicts (§10): every reader agrees with every expected result', () =
     const signer = strict ? (await recoverMessageAddress({ message: c.signedText, signature: c.signature as `0x${string}` })).toLowerCase() : undefined;
     expect(signer).toBe(c.expect.signer);
     if (c.expect.signer !== undefined && c.expect.code !== 'judge_untrusted_signer') expect(c.trusted).toContain(signer);
+  });
+});
+
+describe.skipIf(!hasPython)('verdicts: the Python EIP-191 recovery written from PROTOCOL.md §10', () => {
+  it('python3 tests/golden/verify_intent.py --verdicts recovers every expected signer, and trusts exactly the trusted ones', async () => {
+    const out = JSON.parse(await spawnOut('python3', [join(import.meta.dirname, '../golden/verify_intent.py'), '--verdicts', join(VECTORS, 'verdicts.json')])) as { signer: string | null; trusted: boolean }[];
+    expect(out.map((o) => o.signer)).toEqual(v.verdicts.map((c) => c.expect.signer ?? null));
+    // A signature that recovers to a trusted judge is what every admitted verdict has; a refused one never recovers to one unless it failed later (parse, action, decision, independence).
+    v.verdicts.forEach((c, i) => expect(out[i]!.trusted, c.name).toBe(c.expect.admitted || (c.expect.code !== undefined && c.expect.code !== 'judge_untrusted_signer') || c.name.includes('judges_independent')));
   });
 });
 
