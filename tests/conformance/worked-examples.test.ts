@@ -55,10 +55,12 @@ async function derived(): Promise<Set<string>> {
   const hasher = rfc6962Hasher(sha256);
   leaves.forEach((h) => add(toHex(h)));
   for (let i = 0; i < leaves.length; i++) for (let j = i + 1; j <= leaves.length; j++) add(toHex(rootFromLeafHashes(hasher, leaves.slice(i, j))));
-  // §9: the payload as quoted → hash, EIP-191 digest; signed by Anvil #0.
-  const payload = blocks(s9)[0]!;
-  add(hashCanonicalPayload(payload), '0x' + Buffer.from(eip191Digest(payload)).toString('hex'), privateKeyToAccount(ANVIL0).address);
-  add((await signIntent(JSON.parse(payload) as IntentInput, ANVIL0)).signature);
+  // §9: each payload as quoted (Tally's example, seed 000's) → hash, EIP-191 digest; signed by Anvil #0.
+  add(privateKeyToAccount(ANVIL0).address);
+  for (const payload of blocks(s9)) {
+    add(hashCanonicalPayload(payload), '0x' + Buffer.from(eip191Digest(payload)).toString('hex'));
+    add((await signIntent(JSON.parse(payload) as IntentInput, ANVIL0)).signature);
+  }
   // §10: the anchor as quoted → proof hash; the redeem text signed by Anvil #5; the request rebuilt, the response as quoted, signed by Anvil #6.
   const [anchorText, redeem, response, signed] = blocks(s10);
   const anchor = JSON.parse(anchorText!) as { executor: string; instance: string; intent: Record<string, string>; session: string; ticket: number; weight: string };
