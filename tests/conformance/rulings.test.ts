@@ -1,13 +1,15 @@
 /**
  * rulings.json (PROTOCOL.md §9, §10, §14): one scenario per ruling code.
- * Three runners must agree with each expected result: the referee engine
+ * Four runners must agree with each expected result: the referee engine
  * driven live from the scenario's inputs (the judges answer exactly the
- * recorded answers), the library `replay`, and `tally replay --ruler referee`
- * (spawned). A ruling code without a scenario fails the coverage test.
+ * recorded answers), the same through the MCP session tools, the library
+ * `replay`, and `tally replay --ruler referee` (spawned). A ruling code without a scenario fails the coverage test.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { INTENT_CODES } from '../../src/intent/index.js';
@@ -15,6 +17,9 @@ import { replay, type ReplayResult } from '../../src/receipt/index.js';
 import { REFEREE_CODES, createRefereeEngine, createRefereeRuler, type Judge, type JudgeAnswer, type JudgeFailure } from '../../src/referee/index.js';
 import type { CanonicalValue, SessionSpec } from '../../src/protocol/index.js';
 import { MemoryStore } from '../../src/store/index.js';
+import { verifyBundle } from '../../src/codec/index.js';
+import { createMcpServer, localBackend } from '../../src/server/mcp/index.js';
+import { WireService } from '../../src/server/service.js';
 import { cliBatch } from './cli.js';
 import { loadVectors } from './corpus.js';
 
@@ -126,6 +131,42 @@ describe('ruling vectors: every runner agrees with every expected result', () =>
     for (const c of cases.filter((x) => x.live !== false)) {
       const got = await live(c);
       if (JSON.stringify(got) !== JSON.stringify(c.lines)) wrong.push(`${c.name}: first different line ${got.findIndex((l, i) => l !== c.lines[i])}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('MCP session tools (in-process): session_open, session_frame, session_turn, session_finalize seal the recorded transcript', async () => {
+    const wrong: string[] = [];
+    // An invalid mandate is sealed only by an engine without the referee: the MCP server fronts one engine.
+    for (const c of cases.filter((x) => x.live !== false && x.openedWithout === undefined)) {
+      const judges = recordedJudges(c);
+      const { engine } = createRefereeEngine({ ...(judges.judge ? { judge: judges.judge } : {}), ...(judges.panel ? { panel: judges.panel } : {}) });
+      const server = createMcpServer(localBackend(new WireService(engine)));
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 'rulings', version: '1.0.0' });
+      await client.connect(b);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+        if (r.isError) throw new Error(`${c.name}: ${name}: ${JSON.stringify(r.structuredContent)}`);
+        return r.structuredContent!;
+      };
+      try {
+        const { sessionId } = (await call('session_open', { spec: c.spec })) as { sessionId: string };
+        for (let i = 0; i < c.steps.length; i++) {
+          const st = c.steps[i]!;
+          const f = (await call('session_frame', { sessionId, ordinal: i - 1, time: st.time, ...(st.data === undefined ? {} : { data: st.data }) })) as { entryHash: string; frameRoot: string };
+          judges.load(st);
+          const body = st.authored === undefined ? { kind: 'stand-down', failureClass: 'timeout' } : { kind: 'authored', text: st.authored };
+          await call('session_turn', { sessionId, ordinal: i - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body });
+        }
+        const fin = (await call('session_finalize', { sessionId })) as { receipt: { receiptRoot: string; size: number } };
+        const want = await verifyBundle([enc.encode(c.lines.join('\n') + '\n')]);
+        if (!want.ok || fin.receipt.receiptRoot !== want.receiptRoot || fin.receipt.size !== c.lines.length) wrong.push(`${c.name}: receipt ${JSON.stringify(fin.receipt)}`);
+      } finally {
+        await client.close();
+        await server.close();
+      }
     }
     expect(wrong).toEqual([]);
   });
