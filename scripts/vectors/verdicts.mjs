@@ -4,8 +4,7 @@
 // scripts/gen-vectors.mjs; deterministic (RFC 6979 signatures).
 import { privateKeyToAccount } from 'viem/accounts';
 import { canonicalPayload, intentHash, signIntent } from '../../dist/intent/index.js';
-import { actionLine, assessVerdict, judgeRequestBytes, quorumOf, reverifyPanel, sha256Hex, signText, verdictMessage } from '../../dist/referee/index.js';
-import { localCompletion } from '../../dist/referee/local-judge.js';
+import { actionLine, assessVerdict, createLocalJudge, judgeRequestBytes, quorumOf, reverifyPanel, sha256Hex, signText, verdictMessage } from '../../dist/referee/index.js';
 import { INTENT_KEYS } from './intents.mjs';
 import { REFEREE_KEYS } from './rulings.mjs';
 
@@ -33,16 +32,21 @@ export async function verdictVectors() {
   const judge = A(REFEREE_KEYS.judge).toLowerCase();
   const content = (o) => (typeof o === 'string' ? o : JSON.stringify(o));
   const verdict = (v, reason = 'All 2 rules hold.', act = action) => content({ reason, verdict: v, action: act });
-  const reply = (c, m = model, id = requestSha256) => localCompletion(m, id, c);
+  /** The chat completion the local judge sends with content `c` for model `m` (its envelope; the signature is made separately). */
+  const reply = async (c, m = model) => {
+    const a = await createLocalJudge({ key: REFEREE_KEYS.judge, model: m, script: () => c }).ask({ request: { model: m, ...base }, requestBytes: judgeRequestBytes({ model: m, ...base }) });
+    if (!a.ok) throw new Error(a.message);
+    return a.response;
+  };
   const signed = async (response, key = REFEREE_KEYS.judge, m = model, req = requestSha256) => signText(key, verdictMessage(m, req, sha256Hex(response)));
 
-  const allow = reply(verdict('ALLOW'));
+  const allow = await reply(verdict('ALLOW'));
   const allowSig = await signed(allow);
   const altered = enc.encode(Buffer.from(allow).toString('utf8').replace('All 2 rules hold.', 'All 2 rules hold!'));
   const matrix = (outcomes) => content({ assessments: outcomes.map(([outcome, certainty], index) => ({ index, outcome, certainty })) });
   const cases = [
     ['ALLOW signed by a trusted judge: admitted', allow, allowSig],
-    ['DENY signed by a trusted judge: judge_denied', reply(verdict('DENY', 'Rule 0 fails.')), null],
+    ['DENY signed by a trusted judge: judge_denied', await reply(verdict('DENY', 'Rule 0 fails.')), null],
     ['signed by a key not in trusted: judge_untrusted_signer', allow, await signed(allow, REFEREE_KEYS.other)],
     ['reason altered after signing, signature kept (recovers another key): judge_untrusted_signer', altered, allowSig],
     ['signature over another request hash: judge_untrusted_signer', allow, await signed(allow, REFEREE_KEYS.judge, model, '0'.repeat(64))],
@@ -50,17 +54,17 @@ export async function verdictVectors() {
     ['high-s twin of the signature: judge_untrusted_signer', allow, highS(allowSig)],
     ['v = 0 spelling of the signature: judge_untrusted_signer', allow, allowSig.slice(0, -2) + (allowSig.endsWith('1b') ? '00' : '01')],
     ['not a signature: judge_untrusted_signer', allow, '0x1234'],
-    ['duplicate verdict key (DENY then ALLOW): judge_unparsable', reply('{"reason":"x","verdict":"DENY","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
-    ['keys out of the seed order (verdict first): judge_unparsable', reply(content({ verdict: 'ALLOW', reason: 'ok', action })), null],
-    ['reason of 281 code points: judge_unparsable', reply(verdict('ALLOW', 'é'.repeat(281))), null],
-    ['reason of 280 code points: admitted', reply(verdict('ALLOW', 'é'.repeat(280))), null],
-    ['lone surrogate escape in the reason: judge_unparsable', reply('{"reason":"\\ud800","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
-    ['content not JSON: judge_unparsable', reply('ALLOW!'), null],
+    ['duplicate verdict key (DENY then ALLOW): judge_unparsable', await reply('{"reason":"x","verdict":"DENY","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
+    ['keys out of the seed order (verdict first): judge_unparsable', await reply(content({ verdict: 'ALLOW', reason: 'ok', action })), null],
+    ['reason of 281 code points: judge_unparsable', await reply(verdict('ALLOW', 'é'.repeat(281))), null],
+    ['reason of 280 code points: admitted', await reply(verdict('ALLOW', 'é'.repeat(280))), null],
+    ['lone surrogate escape in the reason: judge_unparsable', await reply('{"reason":"\\ud800","verdict":"ALLOW","action":' + JSON.stringify(action) + '}'), null],
+    ['content not JSON: judge_unparsable', await reply('ALLOW!'), null],
     ['response with a BOM: judge_unparsable', Uint8Array.from([0xef, 0xbb, 0xbf, ...allow]), null],
-    ['verdict for another action: judge_action_mismatch', reply(verdict('ALLOW', 'ok', action.replace('|open|', '|close|'))), null],
-    ['assessment matrix, every rule PASS and solid: admitted', reply(matrix([['PASS', 'solid'], ['PASS', 'solid']])), null],
-    ['assessment matrix with one rule PASS and moderate: judge_denied', reply(matrix([['PASS', 'solid'], ['PASS', 'moderate']])), null],
-    ['assessment matrix with one entry for two rules: judge_unparsable', reply(matrix([['PASS', 'solid']])), null],
+    ['verdict for another action: judge_action_mismatch', await reply(verdict('ALLOW', 'ok', action.replace('|open|', '|close|'))), null],
+    ['assessment matrix, every rule PASS and solid: admitted', await reply(matrix([['PASS', 'solid'], ['PASS', 'solid']])), null],
+    ['assessment matrix with one rule PASS and moderate: judge_denied', await reply(matrix([['PASS', 'solid'], ['PASS', 'moderate']])), null],
+    ['assessment matrix with one entry for two rules: judge_unparsable', await reply(matrix([['PASS', 'solid']])), null],
     ['operator-signed ALLOW under judges_independent: judge_untrusted_signer', allow, allowSig, { operatorSigned: true, independent: true }],
     ['operator-signed ALLOW without judges_independent: admitted', allow, allowSig, { operatorSigned: true }],
   ];
@@ -84,7 +88,7 @@ export async function verdictVectors() {
   const keyOf = [REFEREE_KEYS.judge, REFEREE_KEYS.judge2, REFEREE_KEYS.other];
   const answer = async (i, decision, key = keyOf[i]) => {
     const req = sha256Hex(judgeRequestBytes({ model: members[i].model, ...base }));
-    const response = reply(verdict(decision), members[i].model, req);
+    const response = await reply(verdict(decision), members[i].model);
     return { judge: members[i].signer, model: members[i].model, request_sha256: req, response: b64(response), signature: await signed(response, key, members[i].model, req) };
   };
   const timeout = (i) => ({ judge: members[i].signer, model: members[i].model, request_sha256: sha256Hex(judgeRequestBytes({ model: members[i].model, ...base })), code: 'judge_unavailable', failure: 'timeout', message: 'no answer within 20000 ms' });
