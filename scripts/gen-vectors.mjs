@@ -9,8 +9,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createEngine } from '../dist/index.js';
 import { sha256, verifyBundle } from '../dist/codec/index.js';
-import { openSessionCheckpoint, parsePrivateKey, signNote, verifyTurnReceipt } from '../dist/receipt/index.js';
-import { canonicalJson, canonicalBytes, entryHash, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
+import { formatTurnReceipt, openSessionCheckpoint, parsePrivateKey, signNote, verifyTurnReceipt } from '../dist/receipt/index.js';
+import { intentVectors } from './vectors/intents.mjs';
+import { rulingVectors } from './vectors/rulings.mjs';
+import { verdictVectors } from './vectors/verdicts.mjs';
+import { cosignatureVectors } from './vectors/cosignatures.mjs';
+import { canonicalJson, canonicalBytes, entryHash, inclusionProofFromLeafHashes, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
 const out = process.argv[2] ? process.argv[2].replace(/\/?$/, '/') : new URL('../docs/vectors/', import.meta.url).pathname;
@@ -299,21 +303,57 @@ const noteCases = [
   return { name, note, expect: r.ok ? { ok: true, engineName: r.checkpoint.engineName, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size, root: r.checkpoint.root } : { ok: false, code: r.code } };
 });
 const tr = rg.turnReceipt4;
+/** Receipts of other entries of the golden day, and mutations (index ±1, a bit flipped, a hash removed, the entry edited). */
+function moreReceipts() {
+  const gl = golden.toString('utf8').split('\n').filter((l) => l !== '').map((l) => enc.encode(l));
+  const leaves = gl.map((l) => entryHash(sha256, l));
+  const hasher = rfc6962Hasher(sha256);
+  const receipt = (index, o = {}) => formatTurnReceipt({ index: o.index ?? index, proof: o.proof ?? inclusionProofFromLeafHashes(hasher, leaves, index, leaves.length), signedCheckpoint: rg.checkpoint, entryBytes: o.entry ?? gl[index] });
+  const p4 = inclusionProofFromLeafHashes(hasher, leaves, 4, leaves.length);
+  const flipped = p4.map((h, i) => (i === 1 ? Uint8Array.from(h, (x, j) => (j === 0 ? x ^ 1 : x)) : h));
+  const frame = JSON.parse(dec.decode(gl[3]));
+  frame.time += 1;
+  return [
+    ['the genesis (entry 0): its leaf hash is the session id', receipt(0), { ok: true }],
+    ['the seal (entry 9, the last)', receipt(9), { ok: true }],
+    ['a frame (entry 3)', receipt(3), { ok: true }],
+    ['the genesis bytes claimed at index 1', receipt(0, { index: 1, proof: inclusionProofFromLeafHashes(hasher, leaves, 1, leaves.length) }), { ok: false, code: 'wrong-position' }],
+    ['a turn claimed at index 0', receipt(4, { index: 0, proof: inclusionProofFromLeafHashes(hasher, leaves, 0, leaves.length) }), { ok: false, code: 'wrong-position' }],
+    ['index equal to the size', receipt(4, { index: 10, proof: p4 }), { ok: false, code: 'index-out-of-range' }],
+    ['one bit of a proof hash flipped', receipt(4, { proof: flipped }), { ok: false, code: 'root-mismatch' }],
+    ['a proof hash removed', receipt(4, { proof: p4.slice(0, -1) }), { ok: false, code: 'wrong-proof-size' }],
+    ['a frame edited (time + 1, frame root recomputed)', receipt(3, { entry: canonicalBytes({ ...frame, frameRoot: tagged('tally/v1/frame-root', b(canonicalJson({ ...(frame.data === undefined ? {} : { data: frame.data }), ordinal: frame.ordinal, time: frame.time }))) }) }), { ok: false, code: 'root-mismatch' }],
+    ['a frame edited, its frame root kept', receipt(3, { entry: canonicalBytes(frame) }), { ok: false, code: 'bad-frame-root' }],
+    ['no extra line (a plain tlog-proof)', receipt(4).replace(/^extra .*\n/m, ''), { ok: false, code: 'missing-entry' }],
+    ['a checkpoint signed by another key', receipt(4).replace(rg.checkpoint, signNote(cpText, [parsePrivateKey(rg.grader.privateKey)])), { ok: false, code: 'no-pinned-signature' }],
+  ];
+}
 const swap = (t) => { const ls = t.split('\n'); [ls[1], ls[2]] = [ls[2], ls[1]]; return ls.join('\n'); };
 const proofCases = [
   ['the golden single-turn receipt of entry 4', tr, { ok: true }],
   ['index with a leading zero', tr.replace('\nindex 4\n', '\nindex 04\n'), { ok: false, code: 'bad-index' }],
   ['index line before the extra line', swap(tr), { ok: false }],
   ['another index', tr.replace('\nindex 4\n', '\nindex 5\n'), { ok: false }],
+  ...moreReceipts(),
 ].map(([name, text, want]) => {
   const r = verifyTurnReceipt(text, { verifiers: [vkey] });
   if (r.ok !== want.ok || (want.code && r.code !== want.code)) throw new Error(`turn receipt case ${name}: expected ${JSON.stringify(want)}, got ${JSON.stringify(r)}`);
   return { name, text, expect: r.ok ? { ok: true, index: r.index, sessionId: r.checkpoint.sessionId, size: r.checkpoint.size } : { ok: false, stage: r.stage, code: r.code } };
 });
 write('receipts.json', {
-  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §14.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Cosignature, intent and referee files join in a later corpus version.',
+  description: 'Signed session checkpoints (PROTOCOL.md §11.2, §11.3, §14.1) opened with verifierKeys, and single-turn receipts (§11.4) verified with them. Keys: tests/receipt/golden/receipt.json (RFC 8032 TEST 1 and 2 seeds). Witness cosignatures are in cosignatures.json.',
   verifierKeys: [vkey],
   checkpoints: noteCases,
   turnReceipts: proofCases,
 });
-console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle vectors`);
+
+// ---------------------------------------------------------------- intents, rulings, verdicts, cosignatures (§9, §10, §12.1)
+const intents = await intentVectors();
+write('intents.json', intents);
+const rulings = await rulingVectors();
+write('rulings.json', rulings);
+const verdicts = await verdictVectors();
+write('verdicts.json', verdicts);
+const cosignatures = cosignatureVectors();
+write('cosignatures.json', cosignatures);
+console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature vectors`);

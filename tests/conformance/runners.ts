@@ -3,7 +3,6 @@
  * answers each one. A new verifier (the browser's) is one more entry in
  * RUNNERS: a name, what it cannot express, and a batch `run`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { createMcpServer, localBackend } from '../../src/server/mcp/index.js';
 import { WireService } from '../../src/server/service.js';
 import { TALLY } from '../cli/helpers.js';
 import { VECTORS, bundleBytes, type BundleCase } from './corpus.js';
+import { cliBatch, spawnOut } from './cli.js';
 
 /** A verifier's answer, in the corpus's terms (`code` absent when the verifier names none). */
 export type Outcome =
@@ -36,17 +36,6 @@ const library = (name: string, verify: typeof verifyBundle): Runner => ({
   name,
   run: (cases) => Promise.all(cases.map((c) => verify([bundleBytes(c)], c.options ?? {}) as Promise<Outcome>)),
 });
-
-function spawnOut(cmd: string, args: string[], input = ''): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { env: { ...process.env, TALLY_NO_PROGRESS: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    p.on('error', reject);
-    p.on('close', () => resolve(out));
-    p.stdin.end(input);
-  });
-}
 
 /** The `tally verify` arguments for a case whose bundle is in `file`. */
 function verifyArgs(c: BundleCase, file: string, parallel: boolean): string[] {
@@ -74,7 +63,7 @@ function cli(parallel: boolean): Runner {
         writeFileSync(file, bundleBytes(c));
         return verifyArgs(c, file, parallel);
       });
-      const batch = JSON.parse(await spawnOut(process.execPath, [join(import.meta.dirname, 'cli-batch.mjs')], JSON.stringify(argv))) as { code: number; stdout: string }[];
+      const batch = await cliBatch(argv);
       const out = batch.map((r) => ({ ...(JSON.parse(r.stdout) as Outcome), exit: r.code }));
       for (let i = 0; i < Math.min(2, argv.length); i++) {
         const own = JSON.parse(await spawnOut(process.execPath, [TALLY, ...argv[i]!])) as Outcome;

@@ -97,6 +97,41 @@ KEYS = {
     'finalize': ({'kind', 'session', 'parent', 'size', 'root'}, {'artifacts'}),
 }
 
+def read_line(raw):
+    """Section 5 steps 1-2 for one line (after its size): ('code', why) on failure, else (None, entry)."""
+    try:
+        text = raw.decode('utf-8')  # strict, and keeps a BOM (json.loads then refuses it)
+    except UnicodeDecodeError:
+        return 'not-utf8', 'not UTF-8'
+    try:
+        e = json.loads(text, object_pairs_hook=PairList, parse_float=lambda s: float(s), parse_constant=lambda s: float(s))
+    except ValueError as err:
+        return 'not-json', str(err)
+    try:
+        # Section 2.1: duplicate keys, lone surrogates and depth fail at the canonical step;
+        # the RAW bytes must be the UTF-8 of the canonical encoding.
+        e = _undupe(e)
+        if canon(e).encode('utf-8') != raw: return 'not-canonical', 'not canonical'
+    except (ValueError, RecursionError) as err:
+        return 'not-canonical', str(err)
+    bad = structure(e)
+    if bad: return 'bad-structure', bad
+    return None, e
+
+def frame_root(e):
+    """Section 3: the frame root of a frame entry's content."""
+    content = {'ordinal': e['ordinal'], 'time': e['time']}
+    if 'data' in e: content['data'] = e['data']
+    return tagged('tally/v1/frame-root', canon(content).encode('utf-8')).hex()
+
+def authored_code(b):
+    """Section 4.3: None when an authored body's bytes and hash hold, else the error code."""
+    try: authored = base64.b64decode(b['bytes'], validate=True)
+    except (binascii.Error, TypeError): return 'bad-authored-bytes'
+    if base64.b64encode(authored).decode() != b['bytes'] or len(authored) > 262144: return 'bad-authored-bytes'
+    if tagged('tally/v1/authored', authored).hex() != b['hash']: return 'bad-authored-hash'
+    return None
+
 def verify(data, require_sealed=True, pin=None):
     """Section 5; the first failing check decides the reported index and code (section 14.1)."""
     if not data: return {'ok': False, 'index': 0, 'code': 'empty', 'error': 'empty bundle'}
@@ -111,23 +146,8 @@ def verify(data, require_sealed=True, pin=None):
         if len(raw) > 1048576: return fail('too-large')
         if tail and i == len(lines) - 1 and not sealed: return fail('missing-newline')
         if sealed: return fail('after-seal')
-        try:
-            text = raw.decode('utf-8')  # strict, and keeps a BOM (json.loads then refuses it)
-        except UnicodeDecodeError:
-            return fail('not-utf8')
-        try:
-            e = json.loads(text, object_pairs_hook=PairList, parse_float=lambda s: float(s), parse_constant=lambda s: float(s))
-        except ValueError as err:
-            return fail('not-json', str(err))
-        try:
-            # Section 2.1: duplicate keys, lone surrogates and depth fail at the canonical step;
-            # the RAW bytes must be the UTF-8 of the canonical encoding.
-            e = _undupe(e)
-            if canon(e).encode('utf-8') != raw: return fail('not-canonical')
-        except (ValueError, RecursionError) as err:
-            return fail('not-canonical', str(err))
-        bad = structure(e)
-        if bad: return fail('bad-structure', bad)
+        code, e = read_line(raw)
+        if code: return fail(code, e)
         leaf = H(b'\x00', raw)
         h = leaf.hex()
         if i == 0:
@@ -141,9 +161,7 @@ def verify(data, require_sealed=True, pin=None):
                 if pending is not None: return fail('unexpected-entry', 'frame while a frame is pending')
                 if e['ordinal'] != expect: return fail('bad-ordinal')
                 if e['time'] < last_time: return fail('time-regressed')
-                content = {'ordinal': e['ordinal'], 'time': e['time']}
-                if 'data' in e: content['data'] = e['data']
-                root = tagged('tally/v1/frame-root', canon(content).encode('utf-8')).hex()
+                root = frame_root(e)
                 if root != e['frameRoot']: return fail('bad-frame-root')
                 pending, last_time = (e['ordinal'], root), e['time']
             elif e['kind'] == 'turn':
@@ -151,11 +169,7 @@ def verify(data, require_sealed=True, pin=None):
                 if e['ordinal'] != pending[0]: return fail('bad-ordinal')
                 if e['frameRoot'] != pending[1]: return fail('bad-frame-root')
                 b = e['body']
-                if b['kind'] == 'authored':
-                    try: authored = base64.b64decode(b['bytes'], validate=True)
-                    except (binascii.Error, TypeError): return fail('bad-authored-bytes')
-                    if base64.b64encode(authored).decode() != b['bytes'] or len(authored) > 262144: return fail('bad-authored-bytes')
-                    if tagged('tally/v1/authored', authored).hex() != b['hash']: return fail('bad-authored-hash')
+                if b['kind'] == 'authored' and authored_code(b): return fail(authored_code(b))
                 expect, pending = pending[0] + 1, None
             else:
                 if pending is not None: return fail('unexpected-entry', 'seal with a pending frame')
