@@ -19,7 +19,8 @@ import { cleanup, get, startServer, tempDir } from '../server/helpers.js';
 import { AckLog, Day, checkStore, expectNoStackTrace, openDay, type DriveStats } from './helpers/drive.js';
 import { fiuCtrl, fiuEnv, fiuMmapFile, fiuSkip, warnSkips } from './helpers/tools.js';
 
-warnSkips('fiu-open-mmap.test.ts', [fiuSkip, 'skip' in fiuMmapFile ? `the mmap case: ${fiuMmapFile.skip}` : undefined]);
+const mmapFile = fiuMmapFile(tempDir('fiu-mmap-lib'));
+warnSkips('fiu-open-mmap.test.ts', [fiuSkip, 'skip' in mmapFile ? `the mmap case: ${mmapFile.skip}` : undefined]);
 afterAll(cleanup);
 
 const EROFS = 30;
@@ -29,7 +30,7 @@ const RULES = '503 unavailable while it lasts, /readyz not ready, recovery witho
 
 describe.skipIf(fiuSkip !== undefined)('SQLite reopening under libfiu open/mmap faults (tally serve)', () => {
   it(`open fails (EROFS): ${RULES}`, () => reopenUnder('open fails (EROFS)', 'posix/io/oc/open', EROFS, []));
-  it.skipIf('skip' in fiuMmapFile)(`file mmap fails (ENOMEM): ${RULES}`, () => reopenUnder('file mmap fails (ENOMEM)', 'tally/mm/mmap-file', ENOMEM, 'lib' in fiuMmapFile ? [fiuMmapFile.lib] : []));
+  it.skipIf('skip' in mmapFile)(`file mmap fails (ENOMEM): ${RULES}`, () => reopenUnder('file mmap fails (ENOMEM)', 'tally/mm/mmap-file', ENOMEM, 'lib' in mmapFile ? [mmapFile.lib] : []));
 });
 
 /** Drives a day into one failed append, then keeps `point` failing (errno `errno`) while the store tries to reopen; then lets it recover. */

@@ -62,18 +62,18 @@ const LIBFIU = ['/usr/lib/libfiu.so.0', '/usr/lib/x86_64-linux-gnu/libfiu.so.0',
 /**
  * The libfiu point `tally/mm/mmap-file` (file-backed mmap only; see
  * `helpers/fiu-mmap-file.c` for why libfiu's own `posix/mm/mmap` cannot be
- * used inside node), compiled once here: the preload library's path, or why
+ * used inside node), compiled into `dir`: the preload library's path, or why
  * the test skips.
  */
-export const fiuMmapFile: { readonly lib: string } | { readonly skip: string } = (() => {
+export function fiuMmapFile(dir: string): { readonly lib: string } | { readonly skip: string } {
   if (fiuSkip !== undefined) return { skip: fiuSkip };
   if (LIBFIU === undefined) return { skip: 'libfiu.so.0 not found (apt-get install -y libfiu0)' };
   if (!onPath('cc')) return { skip: 'no C compiler to build the file-mmap failure point (apt-get install -y gcc)' };
-  const out = join(mkdtempSync(join(tmpdir(), 'tally-fiu-mmap-')), 'fiu-mmap-file.so');
+  const out = join(dir, 'fiu-mmap-file.so');
   const src = join(import.meta.dirname, 'fiu-mmap-file.c');
   const r = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-o', out, src, '-ldl', LIBFIU], { encoding: 'utf8' });
   return r.status === 0 ? { lib: out } : { skip: `cannot compile ${src}: ${r.stderr.trim()}` };
-})();
+}
 
 /**
  * Why the immutable-file tests skip, or `undefined` when they run. Root
