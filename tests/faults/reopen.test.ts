@@ -8,8 +8,9 @@
  * never reads is damaged on disk. A store that skipped the reopen (or the
  * check) would find nothing wrong in its cache and acknowledge the append; a
  * store that reopens finds the damage and refuses with
- * `TALLY_STORE_CORRUPT`. Without the damage the next append goes through a
- * reopen and is acknowledged.
+ * `TALLY_STORE_CORRUPT` (under `tally serve`: 500 internal, `/readyz` not
+ * ready). Without the damage the next append goes through a reopen and is
+ * acknowledged.
  */
 import Database from 'better-sqlite3';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -18,11 +19,35 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { TallyError } from '../../src/protocol/errors.js';
 import { SqliteStore } from '../../src/store/index.js';
-import { cleanup, tempDir } from '../server/helpers.js';
+import { TOKENS, cleanup, get, rpc, startServer, tempDir } from '../server/helpers.js';
+import { AckLog, Day, openDay, type DriveStats } from './helpers/drive.js';
 import { immutableSkip, setImmutable, warnSkips } from './helpers/tools.js';
 
 warnSkips('reopen.test.ts', [immutableSkip]);
 afterAll(cleanup);
+
+/** Checkpoints the WAL of `db` into the file (so every page is on disk); the page size and the root page of the empty witness_sizes table. */
+function checkpoint(db: string): { page: number; root: number } {
+  const other = new Database(db);
+  try {
+    expect(other.pragma('wal_checkpoint(TRUNCATE)', { simple: false })).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
+    const page = other.pragma('page_size', { simple: true }) as number;
+    const root = (other.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'witness_sizes'").get() as { rootpage: number }).rootpage;
+    return { page, root };
+  } finally {
+    other.close();
+  }
+}
+
+/** Overwrites page `root` of `db` on disk with 0xff bytes. */
+function damage(db: string, page: number, root: number): void {
+  const fd = openSync(db, 'r+');
+  try {
+    writeSync(fd, Buffer.alloc(page, 0xff), 0, page, (root - 1) * page);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A store with one session of `steps` frame+turn pairs, its WAL checkpointed into the database file (so every page is on disk). */
 async function day(steps: number) {
@@ -41,11 +66,7 @@ async function day(steps: number) {
     ordinal++;
   };
   for (let i = 0; i < steps; i++) await step();
-  const other = new Database(db);
-  expect(other.pragma('wal_checkpoint(TRUNCATE)', { simple: false })).toEqual([{ busy: 0, log: 0, checkpointed: 0 }]);
-  const page = other.pragma('page_size', { simple: true }) as number;
-  const root = (other.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'witness_sizes'").get() as { rootpage: number }).rootpage;
-  other.close();
+  const { page, root } = checkpoint(db);
   return { db, store, engine, sid, step, page, root };
 }
 
@@ -70,9 +91,7 @@ describe.skipIf(immutableSkip !== undefined)('SQLite after a failed write: close
       expect(failed).toBeInstanceOf(TallyError);
       expect((failed as TallyError).code).toBe('TALLY_STORE_IO');
       // Writes work again; now a page no append reads (the empty witness_sizes table's root) is damaged on disk.
-      const fd = openSync(db, 'r+');
-      writeSync(fd, Buffer.alloc(page, 0xff), 0, page, (root - 1) * page);
-      closeSync(fd);
+      damage(db, page, root);
       const next = await step().then(
         () => 'acknowledged',
         (e: unknown) => (e instanceof TallyError ? e.code : String(e)),
@@ -99,6 +118,36 @@ describe.skipIf(immutableSkip !== undefined)('SQLite after a failed write: close
       expect(d.ok && d.size).toBe(1 + 2 * 5);
     } finally {
       await store.close();
+    }
+  });
+
+  it('under tally serve: the call after the damage is 500 internal TALLY_STORE_CORRUPT, /readyz not ready, nothing acknowledged', async () => {
+    const dir = tempDir('reopen-serve');
+    const db = join(dir, 'tally.db');
+    const srv = await startServer({ dir, db });
+    const stats: DriveStats = { acks: 0, duplicates: 0, unavailable: 0 };
+    const log = new AckLog(join(dir, 'acks.log'));
+    try {
+      const sid = await openDay(srv.url, `reopen-serve-${process.pid}`, stats);
+      const day = new Day(srv.url, sid, log, stats);
+      await day.driveTo(3);
+      const { page, root } = checkpoint(db);
+      setImmutable([`${db}-wal`], true);
+      try {
+        expect(await day.step()).toBe('unavailable');
+      } finally {
+        setImmutable([`${db}-wal`], false);
+      }
+      damage(db, page, root);
+      const r = await rpc(srv.url, TOKENS.runtime, 'session/frame', { sessionId: sid, ordinal: day.ordinal, time: 1_000 + (day.ordinal + 2) * 60_000, data: { ordinal: day.ordinal } });
+      expect({ status: r.status, type: r.body.error?.data.type, message: r.body.error?.message }).toEqual({ status: 500, type: 'internal', message: 'store error (TALLY_STORE_CORRUPT)' });
+      const ready = await get(srv.url, undefined, '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.text).toContain('TALLY_STORE_CORRUPT');
+      expect(srv.proc.exitCode).toBe(null);
+    } finally {
+      log.close();
+      await srv.stop('SIGKILL');
     }
   });
 });
