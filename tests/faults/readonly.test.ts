@@ -2,7 +2,9 @@
  * The store file made read-only under a running `tally serve` on SQLite
  * (`chattr +i` on the database and its `-wal`: root ignores `chmod`,
  * and Linux refuses `remount,ro` while the server holds the file open for
- * writing). Writes through the server's open descriptors then fail with
+ * writing; see helpers/immutable.ts for where the files live when the temp
+ * directory's filesystem ignores the flag). Writes through the server's open
+ * descriptors then fail with
  * EPERM, and a reopen falls back to a read-only connection. While it lasts
  * every append is 503 `unavailable` (never acknowledged, never a crash),
  * `/readyz` is not ready, and `tally frame` on the same file exits 3; when
@@ -14,15 +16,20 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TALLY, cleanup, get, startServer, tempDir } from '../server/helpers.js';
 import { AckLog, Day, checkStore, expectNoStackTrace, openDay, untilOk, type DriveStats } from './helpers/drive.js';
-import { immutableSkip, setImmutable, sqliteDataFiles, warnSkips } from './helpers/tools.js';
+import { immutableRoot, setImmutable, sqliteDataFiles, storeDirIn } from './helpers/immutable.js';
+import { warnSkips } from './helpers/tools.js';
 
-warnSkips('readonly.test.ts', [immutableSkip]);
-afterAll(cleanup);
+const where = immutableRoot();
+warnSkips('readonly.test.ts', ['skip' in where ? where.skip : undefined]);
+afterAll(() => {
+  cleanup();
+  if ('release' in where) where.release();
+});
 
-describe.skipIf(immutableSkip !== undefined)('SQLite file made read-only under a running server (chattr +i)', () => {
+describe.skipIf('skip' in where)('SQLite file made read-only under a running server (chattr +i)', () => {
   it('appends 503 unavailable, /readyz not ready, the CLI exits 3; clearing the flag resumes without a restart; nothing acknowledged is lost', async () => {
     const dir = tempDir('readonly');
-    const db = join(dir, 'tally.db');
+    const db = join(storeDirIn(where, 'readonly'), 'tally.db');
     const srv = await startServer({ dir, db });
     const log = new AckLog(join(dir, 'acks.log'));
     const stats: DriveStats = { acks: 0, duplicates: 0, unavailable: 0 };
@@ -55,7 +62,7 @@ describe.skipIf(immutableSkip !== undefined)('SQLite file made read-only under a
       expectNoStackTrace(srv.stderr());
       const r = await checkStore(db, sid, log.path, day.steps);
       expect(r.acked).toBe(r.size - 1);
-      console.log(`[faults] sqlite read-only file (chattr +i on ${locked.length} files): 5 of 5 appends 503 unavailable, /readyz 503, tally frame exit 3; ${stats.acks} acks (${stats.duplicates} duplicates), 0 lost, ${r.size} entries verified`);
+      console.log(`[faults] sqlite read-only file (chattr +i on ${locked.length} files, in ${'how' in where ? where.how : '?'}): 5 of 5 appends 503 unavailable, /readyz 503, tally frame exit 3; ${stats.acks} acks (${stats.duplicates} duplicates), 0 lost, ${r.size} entries verified`);
     } finally {
       setImmutable(sqliteDataFiles(db), false);
       log.close();

@@ -21,10 +21,15 @@ import { TallyError } from '../../src/protocol/errors.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { TOKENS, cleanup, get, rpc, startServer, tempDir } from '../server/helpers.js';
 import { AckLog, Day, openDay, type DriveStats } from './helpers/drive.js';
-import { immutableSkip, setImmutable, warnSkips } from './helpers/tools.js';
+import { immutableRoot, setImmutable, storeDirIn } from './helpers/immutable.js';
+import { warnSkips } from './helpers/tools.js';
 
-warnSkips('reopen.test.ts', [immutableSkip]);
-afterAll(cleanup);
+const where = immutableRoot();
+warnSkips('reopen.test.ts', ['skip' in where ? where.skip : undefined]);
+afterAll(() => {
+  cleanup();
+  if ('release' in where) where.release();
+});
 
 /** Checkpoints the WAL of `db` into the file (so every page is on disk); the page size and the root page of the empty witness_sizes table. */
 function checkpoint(db: string): { page: number; root: number } {
@@ -51,7 +56,7 @@ function damage(db: string, page: number, root: number): void {
 
 /** A store with one session of `steps` frame+turn pairs, its WAL checkpointed into the database file (so every page is on disk). */
 async function day(steps: number) {
-  const db = join(tempDir('reopen'), 'tally.db');
+  const db = join(storeDirIn(where, 'reopen'), 'tally.db');
   const store = new SqliteStore(db);
   const engine = createEngine({ store });
   const o = await engine.open({ name: 'reopen-day', day: '2026-11-30', run: String(process.pid) });
@@ -83,7 +88,7 @@ async function failingWrite(db: string, fn: () => Promise<unknown>): Promise<unk
   }
 }
 
-describe.skipIf(immutableSkip !== undefined)('SQLite after a failed write: close, reopen, quick_check before the next acknowledgement', () => {
+describe.skipIf('skip' in where)('SQLite after a failed write: close, reopen, quick_check before the next acknowledgement', () => {
   it('damage on disk that the old connection would not see is found before anything is acknowledged again', async () => {
     const { db, store, step, page, root } = await day(6);
     try {
@@ -123,7 +128,7 @@ describe.skipIf(immutableSkip !== undefined)('SQLite after a failed write: close
 
   it('under tally serve: the call after the damage is 500 internal TALLY_STORE_CORRUPT, /readyz not ready, nothing acknowledged', async () => {
     const dir = tempDir('reopen-serve');
-    const db = join(dir, 'tally.db');
+    const db = join(storeDirIn(where, 'reopen-serve'), 'tally.db');
     const srv = await startServer({ dir, db });
     const stats: DriveStats = { acks: 0, duplicates: 0, unavailable: 0 };
     const log = new AckLog(join(dir, 'acks.log'));

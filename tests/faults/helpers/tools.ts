@@ -4,7 +4,7 @@
  * saying exactly what is missing and how to install it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,7 +15,8 @@ export const FIU_POSIX_PRELOAD = '/usr/lib/fiu/fiu_posix_preload.so';
 /** libfaketime's preload library (Debian package libfaketime). */
 export const FAKETIME_PRELOAD = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'].find((p) => existsSync(p));
 
-function onPath(cmd: string): boolean {
+/** Whether `cmd` is on the PATH. */
+export function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
@@ -73,55 +74,4 @@ export function fiuMmapFile(dir: string): { readonly lib: string } | { readonly 
   const src = join(import.meta.dirname, 'fiu-mmap-file.c');
   const r = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-o', out, src, '-ldl', LIBFIU], { encoding: 'utf8' });
   return r.status === 0 ? { lib: out } : { skip: `cannot compile ${src}: ${r.stderr.trim()}` };
-}
-
-/**
- * Why the immutable-file tests skip, or `undefined` when they run. Root
- * ignores `chmod`, so a read-only store file is made with `chattr +i`; that
- * needs root, chattr, and a filesystem under the temp directory that honours
- * the flag (ext4, xfs, btrfs do; tmpfs and overlayfs may not) and, on this
- * kernel, refuses writes through a descriptor opened before the flag was set.
- * Tried once here on a real file.
- */
-export const immutableSkip: string | undefined = (() => {
-  if (process.getuid?.() !== 0) return 'not root: chattr +i needs CAP_LINUX_IMMUTABLE';
-  if (!onPath('chattr') || !onPath('lsattr')) return 'no chattr/lsattr (apt-get install -y e2fsprogs)';
-  const probe = mkdtempSync(join(tmpdir(), 'tally-chattr-probe-'));
-  const file = join(probe, 'f');
-  try {
-    const fd = openSync(file, 'w');
-    try {
-      const on = spawnSync('chattr', ['+i', file], { encoding: 'utf8' });
-      if (on.status !== 0) return `chattr +i is not supported on the filesystem of ${tmpdir()} (${on.stderr.trim() || `exit ${on.status}`})`;
-      try {
-        writeSync(fd, 'x');
-        return `this kernel lets an already open descriptor write to an immutable file on ${tmpdir()}`;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EPERM') return `a write to an immutable file failed with ${(e as NodeJS.ErrnoException).code}, not EPERM`;
-        return undefined;
-      }
-    } finally {
-      closeSync(fd);
-      spawnSync('chattr', ['-i', file]);
-    }
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-})();
-
-/** Sets (`on`) or clears the immutable flag of each path that exists (a SQLite database and its `-wal`/`-shm`). */
-export function setImmutable(paths: readonly string[], on: boolean): string[] {
-  const present = paths.filter((p) => existsSync(p));
-  if (present.length > 0) execFileSync('chattr', [on ? '+i' : '-i', ...present], { stdio: 'pipe' });
-  return present;
-}
-
-/**
- * A SQLite database file and its write-ahead log: the files that hold data.
- * Not the `-shm` index: SQLite maps it into memory, and a store into a mapped
- * page of an immutable file is SIGBUS, which no process survives (README,
- * "What survives what").
- */
-export function sqliteDataFiles(db: string): string[] {
-  return [db, `${db}-wal`];
 }
