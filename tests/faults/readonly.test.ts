@@ -1,15 +1,15 @@
 /**
- * The store file made read-only under a running `tally serve` on SQLite
- * (`chattr +i` on the database and its `-wal`: root ignores `chmod`,
- * and Linux refuses `remount,ro` while the server holds the file open for
- * writing; see helpers/immutable.ts for where the files live when the temp
- * directory's filesystem ignores the flag). Writes through the server's open
- * descriptors then fail with
- * EPERM, and a reopen falls back to a read-only connection. While it lasts
- * every append is 503 `unavailable` (never acknowledged, never a crash),
- * `/readyz` is not ready, and `tally frame` on the same file exits 3; when
- * the flag is cleared the same server (no restart) completes the clients'
- * retries exactly once, and the file holds every acknowledged entry, whole.
+ * The store file made read-only under a running `tally serve` on SQLite:
+ * `chattr +i` on the database and its `-wal` (root ignores `chmod`, and Linux
+ * refuses `remount,ro` while the server holds the file open for writing; see
+ * helpers/immutable.ts for where the files live when the temp directory's
+ * filesystem ignores the flag). Writes through the server's open descriptors
+ * then fail with EPERM, and a reopen falls back to a read-only connection.
+ * While it lasts every append is 503 `unavailable` (never acknowledged, never
+ * a crash), `/readyz` is not ready, and `tally frame` on the same file exits
+ * 3; when the flag is cleared the same server (no restart) is ready again at
+ * once, completes the clients' retries exactly once, and the file holds every
+ * acknowledged entry, whole.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
