@@ -31,9 +31,22 @@ export function assertSameFile(path: string, opened: FileIdentity): void {
   if (now.dev !== opened.dev || now.ino !== opened.ino) throw new TallyError('TALLY_STORE_IO', `SQLite database ${path} was replaced by another file.`);
 }
 
-/** `PRAGMA quick_check` on a freshly opened connection; `TALLY_STORE_CORRUPT` unless it answers `ok`. */
+/**
+ * `PRAGMA quick_check` on a freshly opened connection; `TALLY_STORE_CORRUPT`
+ * unless it answers `ok` (also when SQLite itself finds the file malformed
+ * while checking it).
+ */
 export function quickCheck(db: Database.Database, path: string): void {
-  const rows = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+  let rows: { quick_check: string }[];
+  try {
+    rows = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+  } catch (cause) {
+    const code = String((cause as { code?: unknown } | null)?.code ?? '');
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
+      throw new TallyError('TALLY_STORE_CORRUPT', `SQLite database ${path} is malformed on disk after a failed write.`, { details: String(cause), cause });
+    }
+    throw cause;
+  }
   if (rows.length !== 1 || rows[0]!.quick_check !== 'ok') {
     throw new TallyError('TALLY_STORE_CORRUPT', `SQLite database ${path} fails quick_check after a failed write.`, { details: rows.map((r) => r.quick_check).join('; ') });
   }

@@ -243,7 +243,14 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
       this.fresh = true;
     }
     if (!probe) return;
-    this.io0('write after reopening', () => probeWrite(this.db));
+    try {
+      this.io0('write after reopening', () => probeWrite(this.db));
+    } catch (e) {
+      // A connection whose write failed is not trusted either: SQLite may have
+      // opened a file it could not write read-only, and stays so until reopened.
+      this.fresh = false;
+      throw e;
+    }
     this.failure = undefined;
   }
 

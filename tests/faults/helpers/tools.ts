@@ -15,7 +15,8 @@ export const FIU_POSIX_PRELOAD = '/usr/lib/fiu/fiu_posix_preload.so';
 /** libfaketime's preload library (Debian package libfaketime). */
 export const FAKETIME_PRELOAD = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1', '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1'].find((p) => existsSync(p));
 
-function onPath(cmd: string): boolean {
+/** Whether `cmd` is on the PATH. */
+export function onPath(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
@@ -51,7 +52,26 @@ export function fiuCtrl(fifoPrefix: string, pid: number, command: string): void 
   execFileSync('fiu-ctrl', ['-f', fifoPrefix, '-c', command, String(pid)], { stdio: 'pipe', timeout: 20_000 });
 }
 
-/** The environment that loads libfiu into a child (what `fiu-run -x` sets), remote-controlled through `<fifoPrefix>-<pid>.in/out`. */
-export function fiuEnv(fifoPrefix: string): Record<string, string> {
-  return { LD_PRELOAD: `${FIU_RUN_PRELOAD} ${FIU_POSIX_PRELOAD}`, FIU_CTRL_FIFO: fifoPrefix, FIU_ENABLE: '' };
+/** The environment that loads libfiu into a child (what `fiu-run -x` sets), remote-controlled through `<fifoPrefix>-<pid>.in/out`; `extra` preload libraries come after libfiu's. */
+export function fiuEnv(fifoPrefix: string, extra: readonly string[] = []): Record<string, string> {
+  return { LD_PRELOAD: [FIU_RUN_PRELOAD, FIU_POSIX_PRELOAD, ...extra].join(' '), FIU_CTRL_FIFO: fifoPrefix, FIU_ENABLE: '' };
+}
+
+/** libfiu's shared library (the preload libraries link it; the file-mmap point below links it too). */
+const LIBFIU = ['/usr/lib/libfiu.so.0', '/usr/lib/x86_64-linux-gnu/libfiu.so.0', '/usr/lib/aarch64-linux-gnu/libfiu.so.0'].find((p) => existsSync(p));
+
+/**
+ * The libfiu point `tally/mm/mmap-file` (file-backed mmap only; see
+ * `helpers/fiu-mmap-file.c` for why libfiu's own `posix/mm/mmap` cannot be
+ * used inside node), compiled into `dir`: the preload library's path, or why
+ * the test skips.
+ */
+export function fiuMmapFile(dir: string): { readonly lib: string } | { readonly skip: string } {
+  if (fiuSkip !== undefined) return { skip: fiuSkip };
+  if (LIBFIU === undefined) return { skip: 'libfiu.so.0 not found (apt-get install -y libfiu0)' };
+  if (!onPath('cc')) return { skip: 'no C compiler to build the file-mmap failure point (apt-get install -y gcc)' };
+  const out = join(dir, 'fiu-mmap-file.so');
+  const src = join(import.meta.dirname, 'fiu-mmap-file.c');
+  const r = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-o', out, src, '-ldl', LIBFIU], { encoding: 'utf8' });
+  return r.status === 0 ? { lib: out } : { skip: `cannot compile ${src}: ${r.stderr.trim()}` };
 }
