@@ -179,15 +179,21 @@ export function planDay(seed: number, wakes: number): DayPlan {
   // The wake before the close stays ordinary: the desk spends its last transaction there.
   const actSlots = rng.shuffle(range(2, Math.min(block, closeAt === undefined ? block : closeAt - 1)));
   const pool = actSlots.slice();
+  const placePair = () => {
+    const at = pool.find((x) => x % 2 === 1 && pool.includes(x + 1));
+    if (at === undefined) return;
+    pool.splice(pool.indexOf(at), 1);
+    pool.splice(pool.indexOf(at + 1), 1);
+    acts.set(at, 'panel-split-denied');
+    acts.set(at + 1, 'judge-rate-limited');
+  };
+  // A day with room for every act takes the pair's hour first (so it always finds one); a shorter day keeps the list's order.
+  const fitsAll = pool.length >= TURN_ACTS.length;
+  if (fitsAll) placePair();
   for (const a of TURN_ACTS) {
     if (a.name === 'judge-rate-limited') continue;
     if (a.name === 'panel-split-denied') {
-      const at = pool.find((x) => x % 2 === 1 && pool.includes(x + 1));
-      if (at === undefined) continue;
-      pool.splice(pool.indexOf(at), 1);
-      pool.splice(pool.indexOf(at + 1), 1);
-      acts.set(at, a.name);
-      acts.set(at + 1, 'judge-rate-limited');
+      if (!fitsAll) placePair();
       continue;
     }
     const at = pool.shift();
