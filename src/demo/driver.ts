@@ -13,7 +13,8 @@ import type { Engine, TurnBodyInput, TurnResult } from '../session/index.js';
 import { TallyError } from '../protocol/errors.js';
 import type { DeskAgent, Decision } from './agent.js';
 import { DEMO_AGENTS, DEMO_PARTIES } from './keys.js';
-import { signRedemption, signRelease } from '../referee/index.js';
+import { signRedemption, signRelease, signTermination } from '../referee/index.js';
+import { TxBudget } from './budget.js';
 import type { Fill, MarketSim } from './market.js';
 import { PROBES, type DayPlan, type ProbeName } from './script.js';
 import type { Notice } from './timeline.js';
@@ -143,6 +144,9 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
   let settlements: Settlement[] = [];
   let resent = 0;
   let prev: { frameRoot: string; turnHash: string; frameHash: string } | undefined;
+  const budget = new TxBudget(plan);
+  /** Transactions taken (used + locked) as the referee last reported them. */
+  let taken = 0;
   const probesAt = (ord: number, when: string): ProbeName[] =>
     (plan.probes.get(ord) ?? []).filter((p) => PROBES.find((d) => d.name === p)?.when === when);
   const note = (ord: number, probe: string, r: Parameters<typeof outcomeOf>[0], into: Notice[]) => {
@@ -170,10 +174,15 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
     carried = [];
     // ── the frame ───────────────────────────────────────────────────────
     let data: CanonicalObject;
+    // Releases hand their transactions back when this frame is ruled on.
+    const released = settlements.filter((x) => x.mode === 'unfilled').length;
     if (ord === -1) {
       data = market.openData(DEMO_AGENTS, o.wakes);
     } else {
-      const referee = o.instance === undefined ? undefined : await settle(o.instance, sessionId, settlements);
+      let referee = o.instance === undefined ? undefined : await settle(o.instance, sessionId, settlements);
+      if (o.instance !== undefined && plan.acts.get(ord) === 'mandate-terminated') {
+        referee = { ...referee, terminate: await signTermination(DEMO_PARTIES.principal, { instance: o.instance, session: sessionId }) };
+      }
       const w = market.wake(ord, orders, notices as unknown as CanonicalObject[], referee);
       data = w.data;
       desk.observe(w.fills);
@@ -185,7 +194,7 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
     if (!f.ok) fail(`the frame at ordinal ${ord} was refused (${f.diagnostic})`, f.message);
     if (f.duplicate) resent++;
     // ── while the frame is pending ──────────────────────────────────────
-    const decision = ord === -1 ? desk.plan() : desk.decide(ord, time, o.plan.acts.get(ord));
+    const decision = ord === -1 ? desk.plan() : desk.decide(ord, time, o.plan.acts.get(ord), budget.pace(ord, taken - released));
     const { body, intent } = await encodeDecision(decision);
     const turnInput = { sessionId, ordinal: ord, parentHash: f.entryHash, frameRoot: f.frameRoot, body };
     const live = ord + 1 > o.recordedThrough;
@@ -201,6 +210,9 @@ export async function driveDay(o: DriveOptions): Promise<DriveResult> {
     const t: TurnResult = await engine.turn(turnInput);
     if (!t.ok) fail(`the answer to ordinal ${ord} was refused (${t.diagnostic})`, t.message);
     if (t.duplicate) resent++;
+    budget.passed(ord);
+    const quota = objectOf(t.ruling?.['quota']);
+    if (quota && typeof quota['used_txs'] === 'number' && typeof quota['locked_txs'] === 'number') taken = quota['used_txs'] + quota['locked_txs'];
     const ruling = objectOf(t.ruling?.['intent']);
     if (intent && ruling?.['admitted'] === true && admittedByAll(t.ruling)) {
       desk.admitted(intent);

@@ -4,6 +4,7 @@
  */
 import type { DemoReport } from './run.js';
 import type { DayCounts, Notice, TimelineRow } from './timeline.js';
+import { panelHas, panelSplit } from './panel-view.js';
 
 /** Filters of a timeline (`tally inspect --agent/--action/--ruling`). */
 export interface TimelineFilter {
@@ -51,7 +52,8 @@ export function formatReport(r: DemoReport, tally = 'tally'): string[] {
     `  duplicates    ${r.diagnostics['duplicate'] ?? 0} (retries and redeliveries, answered idempotently)`,
     `  referee       mandate ${r.referee.instance}: quota ${r.referee.quota.used} used + ${r.referee.quota.locked} locked of ${r.referee.quota.cap} (${r.referee.quota.free} free), ${r.referee.quota.used_txs + r.referee.quota.locked_txs} of ${r.referee.quota.tx_cap} transactions`,
     `  tickets       ${list(r.referee.tickets)}; transitions ${list(r.referee.transitions)}`,
-    `  judge         ${counted(r.referee.verdicts.judged, 'verdict')}, ${r.referee.verdicts.allowed} allowed`,
+    `  judges        ${counted(r.referee.verdicts.judged, 'verdict')}, ${r.referee.verdicts.allowed} allowed; panel splits ${list(c.panels)}`,
+    `  answers       ${list(c.judgeAnswers)}`,
     `  receipt root  ${r.receipt.receiptRoot}`,
     '',
     `  ${check('bundle', r.checks.bundle)}`,
@@ -94,7 +96,7 @@ export function turnMatches(row: Extract<TimelineRow, { kind: 'turn' }>, f: Time
     if (f.ruling === 'admitted') return row.rulings.length > 0 && bad.length === 0;
     if (f.ruling === 'rejected') return bad.length > 0;
     if (row.body === 'stand-down') return f.ruling === 'stand-down' || row.failureClass === f.ruling;
-    return bad.some((x) => x.code === f.ruling);
+    return bad.some((x) => x.code === f.ruling) || panelHas(row.panel, f.ruling);
   }
   return true;
 }
@@ -135,6 +137,14 @@ function turnLine(r: Extract<TimelineRow, { kind: 'turn' }>): string {
   return `${head}  ${(r.agent ?? '?').padEnd(7)}  ${clip(what, 44).padEnd(44)}  ${verdict}${ticket}${why ? `: ${clip(why, 80)}` : ''}`;
 }
 
+/** Who said what, when a panel did not allow unanimously. */
+function panelLines(r: Extract<TimelineRow, { kind: 'turn' }>): string[] {
+  const p = r.panel;
+  if (!p || p.answers.every((a) => a.admitted)) return [];
+  const who = p.answers.map((a) => `${a.model} ${a.outcome}${a.admitted || a.message === undefined ? '' : ` (${clip(a.message, 60)})`}`);
+  return [`          panel ${panelSplit(p)} (quorum ${p.k}): ${who.join(' · ')}`];
+}
+
 function transitionLines(r: Extract<TimelineRow, { kind: 'turn' }>): string[] {
   return (r.transitions ?? []).filter((t) => !t.ok).map((t) => `          ! ticket${t.ticket === undefined ? '' : ` #${t.ticket}`}: ${t.op} refused: ${t.code ?? '?'}${t.message ? ` (${clip(t.message, 80)})` : ''}`);
 }
@@ -160,7 +170,7 @@ export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter =
         break;
       }
       case 'turn':
-        lines.push(turnLine(r), ...transitionLines(r));
+        lines.push(turnLine(r), ...panelLines(r), ...transitionLines(r));
         break;
       case 'seal':
         if (!hasFilter(f)) lines.push(`seal         commits to the ${counted(r.size, 'entry', 'entries')} before it (root ${r.root})`);
@@ -179,6 +189,7 @@ export function formatCounts(c: DayCounts): string[] {
     `runtime notices: ${list(c.notices)}`,
   ];
   if (Object.keys(c.transitions).length > 0) lines.push(`ticket transitions: ${list(c.transitions)}`);
+  if (Object.keys(c.panels).length > 0) lines.push(`panel splits: ${list(c.panels)}`, `judge answers: ${list(c.judgeAnswers)}`);
   if (c.quota) lines.push(`quota: ${String(c.quota['used'])} used + ${String(c.quota['locked'])} locked of ${String(c.quota['cap'])} (${String(c.quota['free'])} free); transactions ${String(c.quota['used_txs'])} used + ${String(c.quota['locked_txs'])} locked of ${String(c.quota['tx_cap'])}`);
   return lines;
 }

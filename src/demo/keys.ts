@@ -3,8 +3,9 @@
  * value or sign anything real:
  * - the agents sign with Anvil/Hardhat dev accounts #0 and #1 (registered in
  *   the spec), the intruder with account #2 (not registered); the mandate's
- *   principal, operator, executor and judge are accounts #3–#6, the treasury
- *   is #8's address;
+ *   principal, operator and executor are accounts #3–#5, its panel of judges
+ *   accounts #6, #7 and #10 (of the same test mnemonic), the treasury is #8's
+ *   address;
  * - the engine signs its receipts with the RFC 8032 §7.1 TEST 1 Ed25519 key,
  *   so the demo's signed receipt is the same on every machine.
  */
@@ -43,14 +44,19 @@ export const ANVIL_KEY_3 = '0x7c852118294e51e653712a81e05800f419141751be58f605c3
 export const ANVIL_KEY_4 = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' as const;
 /** Anvil account #5: the mandate's executor (reports fills as ticket redemptions). */
 export const ANVIL_KEY_5 = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba' as const;
-/** Anvil account #6: the judge that signs verdicts on the mandate's rules. */
+/** Anvil account #6: the panel's rule judge. */
 export const ANVIL_KEY_6 = '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e' as const;
+/** Anvil account #7: the panel's sceptical judge. */
+export const ANVIL_KEY_7 = '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356' as const;
+/** Hardhat account #10 (the test mnemonic's eleventh key): the panel's cautious judge. */
+export const HARDHAT_KEY_10 = '0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897' as const;
 
 /** The referee's parties: who signs what. */
 export const DEMO_PARTIES = Object.freeze({
   principal: privateKeyToAccount(ANVIL_KEY_3),
   operator: privateKeyToAccount(ANVIL_KEY_4),
   executor: privateKeyToAccount(ANVIL_KEY_5),
+  /** The rule judge (the first of the panel). */
   judge: privateKeyToAccount(ANVIL_KEY_6),
 });
 

@@ -1,22 +1,38 @@
 /**
  * The demo's referee: the mandate sealed in the spec (what the principal
- * allows the desk), the deterministic local judge that signs verdicts on its
- * rules, and the ruler that applies both.
+ * allows the desk), the panel of local judges that sign their verdicts on its
+ * rules (see `judges.ts`), and the ruler that applies both.
  */
 import type { CanonicalObject } from '../protocol/index.js';
-import { MANDATE_LIMITS, createLocalJudge, createRefereeRuler, type Judge, type RefereeRuler } from '../referee/index.js';
+import { MANDATE_LIMITS, createRefereeRuler, type Judge, type RefereeRuler } from '../referee/index.js';
 import type { TranscriptStore } from '../store/index.js';
-import { JUDGE_GLITCH, JUDGE_WRONG_KEY } from './agent.js';
-import { ANVIL_KEY_2, ANVIL_KEY_6, DEMO_PARTIES, TREASURY_ADDRESS } from './keys.js';
+import { DEMO_JUDGES, DEMO_JUDGE_TIMEOUT_MS, DEMO_QUORUM, demoPanel } from './judges.js';
+import { DEMO_PARTIES, TREASURY_ADDRESS } from './keys.js';
 import { DEMO_MARKETS } from './market.js';
+import { planDay } from './script.js';
 
-/** The mandate's semantic rules (the judge rules on them; the local judge reads these forms). */
+/** The mandate's semantic rules (the judges rule on them; the local judges read these forms). */
 export const DEMO_RULES = Object.freeze(['Never trade DOGE-PERP.', 'The context must not mention "guaranteed".']);
+
+/** The judge rate of the demo's mandate: one judged proposal per agent an hour (each agent wakes once an hour). */
+export const DEMO_JUDGE_RATE = Object.freeze({ max: 1, window_ms: 3_600_000 });
+
+/** The quota cap of a `wakes`-long day: it grows with the day, so ordinary trading never exhausts it. */
+export function demoQuotaCap(wakes: number): number {
+  return 50 + 2 * wakes;
+}
+
+/** The size cap of a `wakes`-long day: 5000, and always above the whole quota (so one order can ask for more than the quota holds). */
+export function demoSizeCap(wakes: number): string {
+  return String(Math.max(5000, demoQuotaCap(wakes) + 1));
+}
 
 /**
  * The mandate of a demo day: every action on the two markets, transfers only
- * to the treasury, caps, a quota and a transaction cap that grow with the day,
- * tickets that live two hours, and the rules above judged by Anvil account #6.
+ * to the treasury, caps, a quota that grows with the day and a transaction
+ * cap the desk's plan spends by the close (see `planDay`), tickets that live
+ * two hours, one judged proposal per agent an hour, and the rules above
+ * judged by a panel of three (two must allow).
  */
 export function demoMandate(seed: number, wakes: number, start: number, stepMs: number): CanonicalObject {
   return {
@@ -27,30 +43,25 @@ export function demoMandate(seed: number, wakes: number, start: number, stepMs: 
     actions: ['open', 'modify', 'close', 'transfer'],
     markets: DEMO_MARKETS.map((m) => m.symbol),
     targets: [TREASURY_ADDRESS],
-    caps: { size: '5000', leverage: '5', slippage: '0.02' },
-    quota: { cap: String(50 + 2 * wakes), weights: { modify: '0', close: '0', transfer: '0.01' } },
-    tx_cap: Math.min(1_000_000, 50 + wakes),
+    caps: { size: demoSizeCap(wakes), leverage: '5', slippage: '0.02' },
+    quota: { cap: String(demoQuotaCap(wakes)), weights: { modify: '0', close: '0', transfer: '0.01' } },
+    tx_cap: planDay(seed, wakes).txCap,
     // The day's last wake plus a day (the mandate outlives the day), within the longest lifetime a mandate may have.
     starts_at: start,
     expires_at: start + Math.min((wakes + 1) * stepMs + 86_400_000, MANDATE_LIMITS.maxLifetimeMs),
     ticket_ttl_ms: 2 * 3_600_000,
     rules: [...DEMO_RULES],
-    judges: [DEMO_PARTIES.judge.address],
+    panel: { judges: DEMO_JUDGES.map((j) => ({ signer: j.signer, model: j.model })), quorum: DEMO_QUORUM },
+    judge_rate: { ...DEMO_JUDGE_RATE },
   };
 }
 
-/** The judge of the demo: the local rule judge, which garbles its reply when the context carries {@link JUDGE_GLITCH}. */
-export function demoJudge(): Judge {
-  const own = createLocalJudge({
-    key: ANVIL_KEY_6,
-    script: (query) => (query.request.context?.includes(JUDGE_GLITCH) ? 'Looks fine to me, go ahead!' : undefined),
-  });
-  // On {@link JUDGE_WRONG_KEY} the answer is signed by a key the mandate does not list (the intruder's): judge_untrusted_signer.
-  const stranger = createLocalJudge({ key: ANVIL_KEY_2 });
-  return { model: own.model, ask: (query) => (query.request.context?.includes(JUDGE_WRONG_KEY) ? stranger.ask(query) : own.ask(query)) };
-}
-
-/** The ruler a demo day is recorded with (a fresh one per engine): the referee over the engine's store, with the demo judge. */
-export function demoRuler(store: TranscriptStore, judge: Judge | null = demoJudge()): RefereeRuler {
-  return createRefereeRuler({ store, ...(judge === null ? {} : { judge }) });
+/**
+ * The ruler a demo day is recorded with (a fresh one per engine): the referee
+ * over the engine's store, asking the demo's panel with its short per-judge
+ * timeout; `null` records without judges (every judged proposal is then
+ * denied: no client for any member).
+ */
+export function demoRuler(store: TranscriptStore, panel: readonly Judge[] | null = demoPanel()): RefereeRuler {
+  return createRefereeRuler({ store, judgeTimeoutMs: DEMO_JUDGE_TIMEOUT_MS, ...(panel === null ? {} : { panel }) });
 }

@@ -10,7 +10,10 @@
  * Re-running the same seed and wakes into the same store reuses the sealed
  * day (nothing is written again; everything is re-exported and re-checked);
  * an interrupted day is resumed. Either way the receipt root is the one a
- * clean run gives: it depends on the seed and the number of wakes only.
+ * clean run gives: it depends on the seed and the number of wakes only. (The
+ * judge rate counts judged proposals across every session of the store, as
+ * seed 002 asks: another day of the same seed with another number of wakes,
+ * recorded into the same store, shares its hours and sees this day's calls.)
  */
 import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -28,7 +31,7 @@ import { DEMO_AGENTS, DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
 import { MarketSim } from './market.js';
 import { MAX_SEED } from './prng.js';
 import { MAX_DEMO_WAKES } from './limits.js';
-import { demoMandate, demoRuler } from './referee.js';
+import { demoMandate, demoRuler, demoSizeCap } from './referee.js';
 import { planDay } from './script.js';
 import { readTimeline, type DayCounts, type Notice } from './timeline.js';
 import { counted } from './format.js';
@@ -36,7 +39,7 @@ import { counted } from './format.js';
 export { MAX_DEMO_WAKES };
 
 /** Version of the demo script; part of the spec, so a changed script is a different day. */
-export const DEMO_VERSION = 1;
+export const DEMO_VERSION = 2;
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -172,7 +175,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         wakes,
         plan: planDay(seed, wakes),
         market,
-        desk: new DeskAgent(seed, sessionId, market),
+        desk: new DeskAgent(seed, sessionId, market, demoSizeCap(wakes)),
         instance: String((spec['mandate'] as CanonicalObject)['instance']),
         recordedThrough: before.size > 1 ? recordedThrough : -2,
         onWake: (done, total) => progress('record', done, total),

@@ -16,17 +16,27 @@ import type { IntentCode } from '../intent/index.js';
 import type { RefereeCode } from '../referee/index.js';
 import { createRng } from './prng.js';
 
-/** A turn act and what it must produce: a rejection code, a stand-down, or an admission the runtime then releases. */
+/** A turn act and what it must produce: a rejection code, a stand-down, an admission the runtime then settles, or a panel's split. */
 export interface TurnActDef {
   readonly name: string;
   readonly what: string;
   readonly expect:
-    | { readonly code: IntentCode | RefereeCode }
+    /** Rejected with this code (and, for a panel verdict, the panel as given). */
+    | { readonly code: IntentCode | RefereeCode; readonly panel?: PanelExpect }
     | { readonly standDown: FailureClass }
     /** Admitted, then released by the operator in the next frame (never filled). */
     | { readonly released: true }
     /** Admitted and filled, then a transition about it in the next frame is refused with this code. */
-    | { readonly transition: RefereeCode };
+    | { readonly transition: RefereeCode }
+    /** Judged by the panel: admitted or not, with `allow` valid signed ALLOWs, and one answer carrying `answer` (a code or a failure class). */
+    | { readonly panel: PanelExpect };
+}
+
+/** What a panel gave: admitted or not, `allow` valid signed ALLOWs, and one answer carrying `answer` (a code, or a failure class such as `timeout`). */
+export interface PanelExpect {
+  readonly admitted: boolean;
+  readonly allow: number;
+  readonly answer?: string;
 }
 
 /**
@@ -54,19 +64,51 @@ export const TURN_ACTS = Object.freeze([
   { name: 'huge-size', what: 'a 20-digit size', expect: { code: 'magnitude_exceeded' } },
   { name: 'dust-size', what: 'a size with 19 decimals', expect: { code: 'scale_exceeded' } },
   { name: 'transfer-no-target', what: 'a transfer without a destination', expect: { code: 'target_required_on_transfer' } },
-  // The referee: the mandate, the judge, the tickets.
+  // The referee: the mandate, the panel of judges, the tickets.
   { name: 'leverage-over-cap', what: 'leverage 20 under a mandate capped at 5', expect: { code: 'cap_exceeded' } },
   { name: 'unlisted-market', what: 'an open on a market the mandate does not list', expect: { code: 'market_not_allowed' } },
   { name: 'transfer-elsewhere', what: 'a transfer to an address the mandate does not allow', expect: { code: 'target_not_allowed' } },
-  { name: 'prompt-injection', what: 'a context that tells the judge to answer ALLOW', expect: { code: 'judge_denied' } },
-  { name: 'judge-garbled', what: 'the judge answers in prose instead of a verdict', expect: { code: 'judge_unparsable' } },
+  { name: 'quota-exhausted', what: "an open as large as the size cap allows, more than the mandate's whole quota", expect: { code: 'quota_exhausted' } },
+  { name: 'prompt-injection', what: 'a context that tells the judges to answer ALLOW: all three deny', expect: { code: 'judge_quorum_not_met', panel: { admitted: false, allow: 0, answer: 'judge_denied' } } },
+  { name: 'panel-split-admitted', what: 'an order placed without a stop: the cautious judge denies, 2 of 3 allow', expect: { panel: { admitted: true, allow: 2, answer: 'judge_denied' } } },
+  { name: 'panel-split-denied', what: 'a trade on a tip, without a stop: sceptic and cautious deny, 1 of 3 allows', expect: { code: 'judge_quorum_not_met', panel: { admitted: false, allow: 1, answer: 'judge_denied' } } },
+  { name: 'judge-rate-limited', what: 'the agent of the previous wake proposes again within the hour: over the judge rate', expect: { code: 'judge_rate_limited' } },
+  { name: 'judge-timeout', what: 'the cautious judge answers only after its timeout: counted as DENY, 2 of 3 allow', expect: { panel: { admitted: true, allow: 2, answer: 'timeout' } } },
+  { name: 'judge-wrong-key', what: "the rule judge's answer comes back signed by a key the mandate does not name for it", expect: { panel: { admitted: true, allow: 2, answer: 'judge_untrusted_signer' } } },
+  { name: 'judge-garbled', what: 'the rule judge answers in prose instead of a verdict', expect: { panel: { admitted: true, allow: 2, answer: 'judge_unparsable' } } },
   { name: 'unfilled-order', what: 'an admitted order the market cannot fill: the operator releases its ticket', expect: { released: true } },
   { name: 'double-fill', what: 'the runtime reports one fill twice (the second redemption is refused)', expect: { transition: 'ticket_not_active' } },
-  { name: 'judge-wrong-key', what: 'the verdict comes back signed by a key the mandate does not trust', expect: { code: 'judge_untrusted_signer' } },
 ] as const satisfies readonly TurnActDef[]);
 
+/**
+ * The close of a day of at least {@link CLOSING_MIN_WAKES} wakes, on its last
+ * two wakes: the desk has spent its transaction budget and one more proposal
+ * meets the cap; then the principal terminates the mandate and the last
+ * proposal is refused.
+ */
+export const CLOSING_ACTS = Object.freeze([
+  { name: 'tx-cap-reached', what: "one more treasury sweep after the day's transaction budget is spent", expect: { code: 'tx_cap_reached' } },
+  { name: 'mandate-terminated', what: 'the principal terminates the mandate in the last frame; the last proposal is refused', expect: { code: 'mandate_terminated' } },
+] as const satisfies readonly TurnActDef[]);
+
+/** Shortest day that ends with the {@link CLOSING_ACTS}. */
+export const CLOSING_MIN_WAKES = 8;
+
+/**
+ * Acts that keep a transaction of the mandate for good (admitted, and
+ * redeemed): the desk reserves one for each before it trades.
+ */
+export const TX_ACTS: ReadonlySet<string> = new Set(['panel-split-admitted', 'judge-timeout', 'judge-wrong-key', 'judge-garbled', 'double-fill']);
+
+/**
+ * Acts that must pass the transaction cap but keep no transaction (judged and
+ * denied, rate-limited, or admitted and then released): the desk keeps one
+ * transaction spare until the last of them.
+ */
+export const HEADROOM_ACTS: ReadonlySet<string> = new Set(['prompt-injection', 'panel-split-denied', 'judge-rate-limited', 'unfilled-order']);
+
 /** Name of a turn act. */
-export type TurnActName = (typeof TURN_ACTS)[number]['name'];
+export type TurnActName = (typeof TURN_ACTS)[number]['name'] | (typeof CLOSING_ACTS)[number]['name'];
 
 /** A probe and the outcome the engine must give it. */
 export interface ProbeDef {
@@ -106,26 +148,57 @@ export interface DayPlan {
   readonly acts: ReadonlyMap<number, TurnActName>;
   /** The probes sent around each wake ordinal. */
   readonly probes: ReadonlyMap<number, readonly ProbeName[]>;
+  /**
+   * The mandate's transaction cap. A day with a close gets a budget the desk
+   * spends exactly by the close: one transaction for each {@link TX_ACTS} act
+   * and one for every other ordinary wake.
+   */
+  readonly txCap: number;
+  /** Ordinal of the close's first act (`tx-cap-reached`), when the day has a close. */
+  readonly closeAt?: number;
 }
 
 /**
  * Places the acts and probes of a `wakes`-long day for `seed`. Acts take
  * distinct wakes from ordinal 2 on (so the agents have traded first);
- * probes go on wakes from ordinal 1 on (so there is a previous frame).
+ * probes go on wakes from ordinal 1 on (so there is a previous frame). The
+ * panel's 1-of-3 split and the rate-limited proposal take the two wakes of
+ * one hour (an odd ordinal and the next): the judge rate allows each agent
+ * one judged proposal an hour. A day of {@link CLOSING_MIN_WAKES} wakes or
+ * more ends with the {@link CLOSING_ACTS}.
  *
  * @example
- * planDay(1, 48).acts.size; // 19
+ * planDay(1, 48).acts.size; // 34
  */
 export function planDay(seed: number, wakes: number): DayPlan {
   const rng = createRng(seed).fork('script');
   const acts = new Map<number, TurnActName>();
   const probes = new Map<number, ProbeName[]>();
   const block = Math.min(wakes, BLOCK_WAKES);
-  const actSlots = rng.shuffle(range(2, block));
-  TURN_ACTS.forEach((a, i) => {
-    const at = actSlots[i];
+  const closeAt = wakes >= CLOSING_MIN_WAKES ? wakes - CLOSING_ACTS.length : undefined;
+  // The wake before the close stays ordinary: the desk spends its last transaction there.
+  const actSlots = rng.shuffle(range(2, Math.min(block, closeAt === undefined ? block : closeAt - 1)));
+  const pool = actSlots.slice();
+  const placePair = () => {
+    const at = pool.find((x) => x % 2 === 1 && pool.includes(x + 1));
+    if (at === undefined) return;
+    pool.splice(pool.indexOf(at), 1);
+    pool.splice(pool.indexOf(at + 1), 1);
+    acts.set(at, 'panel-split-denied');
+    acts.set(at + 1, 'judge-rate-limited');
+  };
+  // A day with room for every act takes the pair's hour first (so it always finds one); a shorter day keeps the list's order.
+  const fitsAll = pool.length >= TURN_ACTS.length;
+  if (fitsAll) placePair();
+  for (const a of TURN_ACTS) {
+    if (a.name === 'judge-rate-limited') continue;
+    if (a.name === 'panel-split-denied') {
+      if (!fitsAll) placePair();
+      continue;
+    }
+    const at = pool.shift();
     if (at !== undefined) acts.set(at, a.name);
-  });
+  }
   // The turn after an act whose ticket is settled in the next frame must be authored, so the
   // ruling records the transition's outcome: move a stand-down found there to a free wake.
   for (const [ord, name] of [...acts]) {
@@ -143,10 +216,19 @@ export function planDay(seed: number, wakes: number): DayPlan {
   }
   for (let ord = BLOCK_WAKES; ord < wakes; ord++) {
     if (rng.chance(1, 40)) add(probes, ord, 'network-retry');
-    if (rng.chance(1, 200)) acts.set(ord, 'stand-down-timeout');
+    if (rng.chance(1, 200) && (closeAt === undefined || ord < closeAt - 1)) acts.set(ord, 'stand-down-timeout');
   }
   for (const list of probes.values()) list.sort((a, b) => probeOrder(a) - probeOrder(b));
-  return { acts, probes };
+  if (closeAt === undefined) return { acts, probes, txCap: Math.min(1_000_000, 50 + wakes) };
+  CLOSING_ACTS.forEach((a, i) => acts.set(closeAt + i, a.name));
+  let ordinary = 0;
+  let reserved = 0;
+  for (let ord = 0; ord < closeAt; ord++) {
+    const act = acts.get(ord);
+    if (act === undefined) ordinary++;
+    else if (TX_ACTS.has(act)) reserved++;
+  }
+  return { acts, probes, txCap: reserved + Math.ceil(ordinary / 2), closeAt };
 }
 
 function range(from: number, to: number): number[] {

@@ -8,6 +8,9 @@
 import { intentOfAuthored } from '../rules/index.js';
 import { fromBase64, type CanonicalObject, type CanonicalValue, type ChainError, type ChainPin, type ChainSummary, type Entry, type VerifiedEntry } from '../protocol/index.js';
 import { verifyBundleFile } from '../codec/index.js';
+import { panelOf, panelSplit, type PanelView } from './panel-view.js';
+
+export type { PanelView, PanelAnswerView } from './panel-view.js';
 
 /** A runtime notice carried in a frame's `data.notices` or the seal's `artifacts.notices`. */
 export interface Notice {
@@ -65,6 +68,8 @@ export type TimelineRow =
       readonly quota?: Readonly<Record<string, string | number>>;
       /** Outcomes of the ticket transitions the answered frame carried. */
       readonly transitions?: readonly { readonly op: string; readonly ok: boolean; readonly ticket?: number; readonly code?: string; readonly message?: string }[];
+      /** A panel's verdict on the intent: k of n, and who said what. */
+      readonly panel?: PanelView;
     }
   | { readonly kind: 'seal'; readonly index: number; readonly size: number; readonly root: string; readonly artifacts?: CanonicalObject; readonly notices?: readonly Notice[] };
 
@@ -90,6 +95,10 @@ export interface DayCounts {
   readonly transitions: Readonly<Record<string, number>>;
   /** The referee's quota figures after the last ruled turn, if the day ran under a mandate. */
   readonly quota?: Readonly<Record<string, string | number>>;
+  /** Panel verdicts by split (`"2 of 3 allow → admitted"`). */
+  readonly panels: Readonly<Record<string, number>>;
+  /** Panel judges' answers by outcome: `ALLOW`, a code (`judge_denied`, …) or a failure class (`timeout`, …). */
+  readonly judgeAnswers: Readonly<Record<string, number>>;
 }
 
 /** The timeline of a bundle and its verification verdict. */
@@ -136,9 +145,13 @@ function refereeReport(r: Record<string, unknown>): { redeemed: number[]; releas
 }
 
 /** The referee members of a ruling: ticket id, quota figures, transition outcomes. */
-function refereeOf(ruling: CanonicalObject | undefined): { ticket?: number; quota?: Record<string, string | number>; transitions?: { op: string; ok: boolean; ticket?: number; code?: string; message?: string }[] } {
+type RefereeMembers = { ticket?: number; quota?: Record<string, string | number>; transitions?: { op: string; ok: boolean; ticket?: number; code?: string; message?: string }[]; panel?: PanelView };
+
+function refereeOf(ruling: CanonicalObject | undefined): RefereeMembers {
   if (!ruling) return {};
-  const out: { ticket?: number; quota?: Record<string, string | number>; transitions?: { op: string; ok: boolean; ticket?: number; code?: string; message?: string }[] } = {};
+  const out: RefereeMembers = {};
+  const panel = panelOf(ruling);
+  if (panel) out.panel = panel;
   const t = ruling['ticket'];
   if (isObject(t) && typeof t['id'] === 'number') out.ticket = t['id'];
   const q = ruling['quota'];
@@ -252,6 +265,8 @@ export class DayCounter {
   private readonly standDowns: Record<string, number> = {};
   private readonly notices: Record<string, number> = {};
   private readonly transitions: Record<string, number> = {};
+  private readonly panels: Record<string, number> = {};
+  private readonly judgeAnswers: Record<string, number> = {};
   private quota: Readonly<Record<string, string | number>> | undefined;
 
   /** Counts one row. */
@@ -274,6 +289,10 @@ export class DayCounter {
       this.turns++;
       if (r.quota) this.quota = r.quota;
       for (const t of r.transitions ?? []) if (!t.ok) bump(this.transitions, t.code ?? 'refused');
+      if (r.panel) {
+        bump(this.panels, panelSplit(r.panel));
+        for (const a of r.panel.answers) bump(this.judgeAnswers, a.outcome);
+      }
       if (r.body === 'stand-down') bump(this.standDowns, r.failureClass ?? 'unknown');
       else if (r.body === 'note') this.notes++;
       else this.intents++;
@@ -304,6 +323,8 @@ export class DayCounter {
       standDowns: { ...this.standDowns },
       notices: { ...this.notices },
       transitions: { ...this.transitions },
+      panels: { ...this.panels },
+      judgeAnswers: { ...this.judgeAnswers },
       ...(this.quota === undefined ? {} : { quota: this.quota }),
     };
   }

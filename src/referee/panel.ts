@@ -12,6 +12,7 @@ import { fromBase64, toBase64 } from '../protocol/index.js';
 import { judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
 import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
 import { assessVerdict, cleanText } from './verdict.js';
+import { traceJudge } from '../telemetry/index.js';
 
 /** One judge of a mandate's panel. */
 export interface PanelMember {
@@ -110,7 +111,8 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       });
       let answer: JudgeAnswer;
       try {
-        answer = await Promise.race([client.ask({ request: req, requestBytes }), late]);
+        // One judge span per member, ending at its answer or at its timeout (a timeout is the span's failure).
+        answer = await traceJudge(member.model, () => Promise.race([client.ask({ request: req, requestBytes }), late]));
       } catch (e) {
         answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
       } finally {

@@ -25,7 +25,7 @@ describe('tally demo (from outside)', () => {
   const summary = JSON.parse(first.stdout) as {
     mode: string;
     receipt: { receiptRoot: string; size: number; sessionId: string };
-    counts: { rejectedByCode: Record<string, number>; standDowns: Record<string, number>; admittedByAction: Record<string, number> };
+    counts: { rejectedByCode: Record<string, number>; standDowns: Record<string, number>; admittedByAction: Record<string, number>; panels: Record<string, number>; judgeAnswers: Record<string, number> };
     diagnostics: Record<string, number>;
     referee: { transitions: Record<string, number> };
     checks: Record<string, { ok: boolean }>;
@@ -46,8 +46,10 @@ describe('tally demo (from outside)', () => {
     for (const d of SESSION_DIAGNOSTICS) expect(summary.diagnostics).toHaveProperty(d);
     expect(summary.diagnostics['duplicate']).toBeGreaterThan(0);
     for (const a of ['open', 'modify', 'close', 'transfer']) expect(summary.counts.admittedByAction).toHaveProperty(a);
-    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable']) expect(summary.counts.rejectedByCode).toHaveProperty(code);
-    expect(summary.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1 });
+    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'quota_exhausted', 'tx_cap_reached', 'mandate_terminated', 'judge_rate_limited', 'judge_quorum_not_met']) expect(summary.counts.rejectedByCode).toHaveProperty(code);
+    for (const answer of ['judge_denied', 'judge_unparsable', 'judge_untrusted_signer', 'timeout']) expect(summary.counts.judgeAnswers).toHaveProperty(answer);
+    expect(summary.counts.panels).toMatchObject({ '2 of 3 allow → admitted': 4, '1 of 3 allow → denied': 1 });
+    expect(summary.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1, terminate: 1 });
     expect(summary.referee.transitions['redeem']).toBeGreaterThan(0);
   });
 
@@ -111,7 +113,7 @@ describe('tally demo (from outside)', () => {
   it('prints a readable summary without --json', () => {
     const r = tally(['demo', '--seed', '7', '--wakes', '30', '--out', 'day-c', '--db', 'memory:'], { cwd: dir });
     expect(r.code).toBe(0);
-    for (const s of ['tally demo: seed 7, 30 wakes', 'receipt root', 'rejected', 'diagnostics', 'turn-conflict', 'referee', 'quota', 'tickets', 'judge', 'bundle ok', 'receipt ok', 'replay ok', 'proof ok', 'phases', 'record']) expect(r.stdout).toContain(s);
+    for (const s of ['tally demo: seed 7, 30 wakes', 'receipt root', 'rejected', 'diagnostics', 'turn-conflict', 'referee', 'quota', 'tickets', 'judges', 'panel splits', 'answers', 'bundle ok', 'receipt ok', 'replay ok', 'proof ok', 'phases', 'record']) expect(r.stdout).toContain(s);
     expect(r.stdout).toContain('tally inspect day-c/bundle.jsonl');
   });
 

@@ -7,7 +7,8 @@ import { demoRuler } from '../../src/demo/referee.js';
 import { driveDay } from '../../src/demo/driver.js';
 import { DeskAgent } from '../../src/demo/agent.js';
 import { MarketSim } from '../../src/demo/market.js';
-import { PROBES, TURN_ACTS, planDay, type TurnActDef } from '../../src/demo/script.js';
+import { CLOSING_ACTS, PROBES, TURN_ACTS, planDay, type TurnActDef } from '../../src/demo/script.js';
+import { DEMO_JUDGE_TIMEOUT_MS } from '../../src/demo/judges.js';
 import { readTimeline } from '../../src/demo/timeline.js';
 import { Engine } from '../../src/session/index.js';
 import { INTENT_CODES } from '../../src/intent/index.js';
@@ -37,27 +38,48 @@ describe('a demo day (seed 1, 48 wakes, in process)', async () => {
     for (const action of ['open', 'modify', 'close', 'transfer']) expect(report.counts.admittedByAction, action).toHaveProperty(action);
   });
 
-  it('runs under the referee: mandate breaches, a judge denial, an unparsable verdict, redemptions, a release, a refused double fill', () => {
-    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable', 'judge_untrusted_signer']) expect(report.counts.rejectedByCode, code).toHaveProperty(code);
-    expect(report.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1 });
+  it('runs under the referee: mandate breaches, the quota, the transaction cap, the termination, redemptions, a release, a refused double fill', () => {
+    for (const code of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'quota_exhausted', 'tx_cap_reached', 'mandate_terminated', 'judge_rate_limited']) expect(report.counts.rejectedByCode, code).toHaveProperty(code);
+    expect(report.referee.transitions).toMatchObject({ release: 1, ticket_not_active: 1, terminate: 1 });
+    // The principal's termination rides in the last frame.
+    expect(timeline.rows.find((r) => r.kind === 'frame' && r.ordinal === 47)).toMatchObject({ referee: { terminate: true } });
     expect(report.referee.transitions['redeem']).toBeGreaterThan(5);
-    // Every admitted order's ticket is settled in the next frame (the last wake's, if any, stays active).
-    expect((report.referee.tickets['REDEEMED'] ?? 0) + (report.referee.tickets['RELEASED'] ?? 0)).toBeGreaterThanOrEqual(report.counts.admitted - 1);
-    // Judged but not allowed: the prompt injection (DENY), the garbled reply and the verdict signed by an untrusted key.
-    expect(report.referee.verdicts.judged - report.referee.verdicts.allowed).toBe(3);
+    // Every admitted order's ticket is settled in the next frame; the close admits nothing.
+    expect((report.referee.tickets['REDEEMED'] ?? 0) + (report.referee.tickets['RELEASED'] ?? 0)).toBe(report.counts.admitted);
+    // The desk spent its transaction budget exactly by the close.
+    expect(report.referee.quota.used_txs + report.referee.quota.locked_txs).toBe(report.referee.quota.tx_cap);
+    // Judged but not allowed: the prompt injection (0 of 3) and the trade on a tip (1 of 3).
+    expect(report.referee.verdicts.judged - report.referee.verdicts.allowed).toBe(2);
     expect(Number(report.referee.quota.used)).toBeGreaterThan(0);
     expect(report.counts.quota).toMatchObject({ cap: report.referee.quota.cap });
+  });
+
+  it('the panel of three splits for real: 2 of 3 admits, 1 of 3 denies; a judge times out, one signs with a stranger key, one garbles', () => {
+    expect(report.counts.panels).toMatchObject({ '2 of 3 allow → admitted': 4, '1 of 3 allow → denied': 1, '0 of 3 allow → denied': 1 });
+    expect(report.counts.judgeAnswers).toMatchObject({ timeout: 1, judge_untrusted_signer: 1, judge_unparsable: 1 });
+    expect(report.counts.judgeAnswers['judge_denied']).toBe(3 + 2 + 1);
+    expect(report.counts.rejectedByCode['judge_quorum_not_met']).toBe(2);
+    const late = timeline.rows.find((r) => r.kind === 'turn' && r.panel?.answers.some((a) => a.outcome === 'timeout'));
+    if (late?.kind !== 'turn' || !late.panel) throw new Error('no timed-out judge');
+    expect(late.panel).toMatchObject({ k: 2, n: 3, allow: 2, admitted: true });
+    expect(late.panel.answers.find((a) => a.outcome === 'timeout')).toMatchObject({ model: 'tally-local-cautious-v1', message: `no answer within ${DEMO_JUDGE_TIMEOUT_MS} ms` });
   });
 
   it('each scripted act is recorded at its wake with exactly the ruling it was scripted for', () => {
     const plan = planDay(1, 48);
     for (const [ord, act] of plan.acts) {
-      const def = TURN_ACTS.find((a) => a.name === act)!;
+      const def: TurnActDef = [...TURN_ACTS, ...CLOSING_ACTS].find((a) => a.name === act)!;
       const turn = timeline.rows.find((r) => r.kind === 'turn' && r.ordinal === ord);
       if (turn?.kind !== 'turn') throw new Error(`no turn at ${ord}`);
       const e: TurnActDef['expect'] = def.expect;
+      const panel = 'panel' in e ? e.panel : undefined;
+      if (panel) {
+        expect(turn.panel, act).toMatchObject({ admitted: panel.admitted, allow: panel.allow, k: 2, n: 3 });
+        if (panel.answer !== undefined) expect(turn.panel?.answers.map((a) => a.outcome), act).toContain(panel.answer);
+      }
       if ('standDown' in e) expect(turn.failureClass, act).toBe(e.standDown);
       else if ('code' in e) expect(turn.rulings.find((r) => !r.admitted), act).toMatchObject({ admitted: false, code: e.code });
+      else if ('panel' in e) expect(turn.rulings.every((r) => r.admitted) && turn.ticket !== undefined, act).toBe(true);
       else {
         // Admitted; the next frame settles its ticket: released, or a transition about it refused.
         expect(turn.rulings.every((r) => r.admitted), act).toBe(true);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEMO_MARKETS, MarketSim, SIM_EPOCH_MS, WAKE_STEP_MS, formatTicks } from '../../src/demo/market.js';
-import { BLOCK_WAKES, PROBES, TURN_ACTS, planDay } from '../../src/demo/script.js';
+import { BLOCK_WAKES, CLOSING_ACTS, PROBES, TURN_ACTS, TX_ACTS, planDay, type TurnActDef } from '../../src/demo/script.js';
 import { INTENT_CODES } from '../../src/intent/index.js';
 import { FAILURE_CLASSES, SESSION_DIAGNOSTICS } from '../../src/protocol/index.js';
 import { LATE_PROBE } from '../../src/demo/script.js';
@@ -62,9 +62,15 @@ describe('market simulator', () => {
 
 describe('the day script', () => {
   it('covers every intent rejection code, every stand-down class and every session diagnostic', () => {
-    const codes = new Set<string>(TURN_ACTS.flatMap((a) => ('code' in a.expect ? [a.expect.code] : [])));
+    const acts: readonly TurnActDef[] = [...TURN_ACTS, ...CLOSING_ACTS];
+    const codes = new Set<string>(acts.flatMap((a) => ('code' in a.expect ? [a.expect.code] : [])));
     for (const c of INTENT_CODES) expect(codes, c).toContain(c);
-    for (const c of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'judge_denied', 'judge_unparsable']) expect(codes, c).toContain(c);
+    for (const c of ['cap_exceeded', 'market_not_allowed', 'target_not_allowed', 'quota_exhausted', 'tx_cap_reached', 'mandate_terminated', 'judge_rate_limited', 'judge_quorum_not_met']) expect(codes, c).toContain(c);
+    // The panel's answers: a denial, an unparsable reply, a stranger's signature, a timeout; splits 2 of 3 (admitted) and 1 of 3.
+    const answers = new Set(acts.flatMap((a) => ('panel' in a.expect && a.expect.panel?.answer !== undefined ? [a.expect.panel.answer] : [])));
+    for (const c of ['judge_denied', 'judge_unparsable', 'judge_untrusted_signer', 'timeout']) expect(answers, c).toContain(c);
+    const splits = acts.flatMap((a) => ('panel' in a.expect && a.expect.panel !== undefined ? [`${a.expect.panel.allow}:${a.expect.panel.admitted}`] : []));
+    expect(splits).toEqual(expect.arrayContaining(['2:true', '1:false']));
     const classes = new Set(TURN_ACTS.flatMap((a) => ('standDown' in a.expect ? [a.expect.standDown] : [])));
     expect([...classes].sort()).toEqual([...FAILURE_CLASSES].sort());
     const outcomes = new Set<string>([...PROBES.map((p) => p.expect), LATE_PROBE.expect]);
@@ -84,11 +90,22 @@ describe('the day script', () => {
 
   it('places every act once on distinct wakes from 2 and every probe on wakes from 1 (seed 0x5c1f)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: TURN_ACTS.length + 2, max: 200 }), (seed, wakes) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 32 - 1 }), // +3: room to move a stand-down off the wake after an act settled in the next frame.
+      fc.integer({ min: TURN_ACTS.length + 2 + CLOSING_ACTS.length + 1 + 3, max: 200 }), (seed, wakes) => {
         const plan = planDay(seed, wakes);
-        const first = [...plan.acts].filter(([ord]) => ord < BLOCK_WAKES);
+        const closing: readonly string[] = CLOSING_ACTS.map((a) => a.name);
+        const first = [...plan.acts].filter(([ord, a]) => ord < BLOCK_WAKES && !closing.includes(a));
         expect(first.map(([, a]) => a).sort()).toEqual(TURN_ACTS.map((a) => a.name).sort());
         for (const [ord] of first) expect(ord).toBeGreaterThanOrEqual(2);
+        // The close: its two acts on the last two wakes, an ordinary wake before them, a budget the day can spend.
+        expect([plan.acts.get(wakes - 2), plan.acts.get(wakes - 1), plan.acts.get(wakes - 3)]).toEqual([...closing, undefined]);
+        expect(plan.closeAt).toBe(wakes - 2);
+        expect(plan.txCap).toBeGreaterThan(TX_ACTS.size);
+        expect(plan.txCap).toBeLessThan(wakes);
+        // The 1-of-3 split and the rate-limited proposal share one hour: an odd wake and the next.
+        const split = first.find(([, a]) => a === 'panel-split-denied')![0];
+        expect(split % 2).toBe(1);
+        expect(plan.acts.get(split + 1)).toBe('judge-rate-limited');
         const probes = new Set<string>();
         for (const [ord, list] of plan.probes) {
           expect(ord).toBeGreaterThanOrEqual(1);

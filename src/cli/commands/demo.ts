@@ -14,19 +14,27 @@ export const demoCommand: Command = {
 Runs a deterministic agent-day on the embedded SQLite store: a seeded market
 simulator delivers the OPEN frame and the wakes (prices, fills, ticket
 settlements); two scripted agents answer with signed intents (open, modify,
-close, transfer) under a mandate judged by a local rule judge, and also do what
-real agents and attackers do (a replayed nonce, an expired ttl, bad sizes and
-slippage, a target on a close, an unknown signer, a tampered signature, mandate
-breaches, a prompt injection the judge denies, a verdict it cannot parse, an
-order that never fills, a fill reported twice, network retries, a second answer
-into a filled slot, stand-downs of every class). Then it seals the day, exports
+close, transfer) under a mandate whose rules a panel of three local judges
+rules on (each with its own key and a 250 ms timeout; two must allow), and also
+do what real agents and attackers do (a replayed nonce, an expired ttl, bad
+sizes and slippage, a target on a close, an unknown signer, a tampered
+signature, mandate breaches, an order larger than the quota, a prompt
+injection all judges deny, a panel split 2 of 3 and 1 of 3, a judge that times
+out, one that answers in prose, one whose answer another key signed, a second
+proposal within the hour over the judge rate, an order that never fills, a fill
+reported twice, network retries, a second answer into a filled slot,
+stand-downs of every class). A day of 8 wakes or more closes with the desk's
+transaction budget spent (one more proposal meets the cap) and the principal
+terminating the mandate (the last proposal is refused). Then it seals the day, exports
 the bundle and the signed receipt, verifies both, replays every ruling from the
 bundle alone, writes a single-turn receipt and prints a summary with the time
 each phase took. The keys are public test keys (Anvil accounts, RFC 8032).
 
 The same seed and wakes always give the same receipt root. Running again into
 the same database reuses the sealed day (nothing is written twice; the files
-are exported and checked again); an interrupted run is resumed.
+are exported and checked again); an interrupted run is resumed. The judge rate
+counts across every session of the store: record another day of the same seed
+(other --wakes) into another --out, or it shares this day's hours.
 
 Options:
   --seed <n>        PRNG seed, 0 to ${MAX_SEED} (default 1)

@@ -3,6 +3,7 @@ import type { TimelineFilter } from '../../demo/format.js';
 import { INTENT_RULING_CATALOGUE } from '../../intent/catalogue.js';
 import { FAILURE_CLASSES, SESSION_DIAGNOSTICS } from '../../protocol/index.js';
 import { REFEREE_RULING_CATALOGUE } from '../../referee/catalogue.js';
+import { JUDGE_FAILURES } from '../../referee/judge.js';
 import { CliError, didYouMean, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
@@ -14,7 +15,7 @@ const ACTIONS: readonly string[] = ['open', 'modify', 'close', 'transfer', 'note
 /** Every value `--ruling` accepts: outcomes, every catalogued ruling code, stand-down classes, diagnostics. */
 function rulingValues(): string[] {
   const codes = [...INTENT_RULING_CATALOGUE, ...REFEREE_RULING_CATALOGUE].map((r) => r.code);
-  return [...new Set(['admitted', 'rejected', 'stand-down', ...FAILURE_CLASSES, ...codes, ...SESSION_DIAGNOSTICS, 'duplicate'])];
+  return [...new Set(['admitted', 'rejected', 'stand-down', ...FAILURE_CLASSES, ...codes, ...JUDGE_FAILURES, ...SESSION_DIAGNOSTICS, 'duplicate'])];
 }
 
 export const inspectCommand: Command = {
@@ -24,16 +25,19 @@ export const inspectCommand: Command = {
 
 Verifies the bundle while reading it and prints the day: every frame (time,
 prices, fills), every turn (who asked for what, and the ruling with its code
-and reason), the runtime's notices (retries answered as duplicates, refused
-submissions with their diagnostic), and the seal. An invalid bundle is shown
-up to the first bad entry, then the reason.
+and reason; for a panel of judges that did not allow unanimously, who said
+what), the runtime's notices (retries answered as duplicates, refused
+submissions with their diagnostic), and the seal; then the counts: rejections
+by code, panel verdicts by split, the judges' answers by outcome. An invalid
+bundle is shown up to the first bad entry, then the reason.
 
 Filters (turns; combine them):
   --agent <id>        turns whose intent names this agent_id
   --action <action>   open, modify, close, transfer, note or stand-down
   --ruling <ruling>   admitted, rejected, a ruling code (expired, replayed_nonce, …),
                       a stand-down class, or a diagnostic (turn-conflict, …) / duplicate
-                      to list the runtime notices with that outcome
+                      to list the runtime notices with that outcome; a panel judge's
+                      answer code (judge_denied, …) or failure (timeout, …) matches too
   --json              print {verdict, counts, rows} as JSON
 
 Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
