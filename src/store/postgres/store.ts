@@ -1,10 +1,12 @@
 /**
  * The shared durable store: PostgreSQL through a `pg` connection pool. Any
  * number of engine processes may use one database: compare-and-append is one
- * statement (so one transaction) led by a conditional `UPDATE` of the session
- * row (the row lock serialises writers of one session; the losers see the new
- * head and write nothing), and the `(agent_id, nonce)` primary key makes a
- * nonce reservation win exactly once across all sessions.
+ * statement (so one transaction) calling `tally_append`, whose conditional
+ * `UPDATE` of the session row leads each append (the row lock serialises
+ * writers of one session; the losers see the new head and write nothing),
+ * and the `(agent_id, nonce)` primary key makes a nonce reservation win
+ * exactly once across all sessions. Appends of different sessions waiting at
+ * the same moment share one such statement (group commit, `./append.ts`).
  */
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
@@ -13,7 +15,6 @@ import type {
   AppendOutcome,
   AppendRequest,
   ExpectedLatest,
-  NonceClaim,
   NonceOwner,
   RecordCheckpointOutcome,
   SessionHead,
@@ -25,7 +26,7 @@ import type {
   TranscriptStore,
 } from '../types.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
-import { activeSpan, recordBatch } from '../../telemetry/index.js';
+import { GroupCommit, appendParams, isAppendCode, type AppendCode, type GroupCommitOptions, type GroupCommitStats } from './append.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -40,6 +41,12 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Pool size (default 10). Concurrent appends of different sessions run on different connections. */
   readonly poolSize?: number;
+  /**
+   * Group commit (see `./append.ts`): most appends per statement (default
+   * 64; 1 sends every append alone) and most statements running at once
+   * (default 4, at most the pool size).
+   */
+  readonly groupCommit?: GroupCommitOptions;
 }
 
 /** The default schema. */
@@ -74,14 +81,18 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   readonly schema: string;
   private readonly pool: pg.Pool;
   private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly signed: string; readonly version: string };
+  private readonly group: GroupCommit;
+  private readonly appendSql: string;
   private closed = false;
 
-  private constructor(pool: pg.Pool, schema: string, name: string) {
+  private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions) {
     this.pool = pool;
     this.schema = schema;
     this.name = name;
     const s = pg.escapeIdentifier(schema);
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
+    this.appendSql = `SELECT ${s}.tally_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS o`;
+    this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), runOne: (r) => this.runOne(r) }, group);
   }
 
   /** Connects, creates the schema if needed and runs pending migrations (serialised across processes). */
@@ -94,7 +105,8 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     // An idle client that loses its connection emits 'error' on the pool; without a
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
-    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`);
+    const group = { maxBatch: options.groupCommit?.maxBatch ?? 64, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
+    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group);
     try {
       await store.migrate();
     } catch (cause) {
@@ -138,78 +150,69 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   }
 
   /**
-   * Compare-and-append as ONE statement (so one transaction and one round
-   * trip): the conditional `UPDATE` of the session row runs first (the other
-   * two parts depend on its result); only if it matched are the nonce
-   * reservations and the entry inserted. The row lock serialises appends to
-   * one session: a concurrent loser re-checks the `WHERE` against the
-   * winner's row and matches nothing. A nonce already reserved — committed,
-   * or by a concurrent statement that then commits — raises a unique
-   * violation that rolls the whole statement back; the owner is read
-   * afterwards. Concurrent appends to different sessions share WAL flushes
-   * on the server (its own group commit).
+   * Compare-and-append through the group-commit queue ({@link GroupCommit}):
+   * one call of the `tally_append` function (migration 5) per statement, for
+   * this append alone or with appends of other sessions waiting at the same
+   * moment. Resolves only after that statement committed.
    */
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
     checkRequest(req);
-    recordBatch(1, [activeSpan()]);
-    const nonces = sortedDistinct(req.nonces);
-    const n = req.next;
-    const e = req.entry;
-    let rows: { updated: boolean; phase: string | null }[];
+    return this.group.append(req);
+  }
+
+  /** What group commit has done on this store so far (batches, appends in them, failed batches, lone appends). */
+  get groupCommitStats(): GroupCommitStats {
+    return this.group.stats;
+  }
+
+  /** One statement for `batch`; throws (nothing written) if it failed. */
+  private async runBatch(batch: readonly AppendRequest[]): Promise<AppendOutcome[]> {
+    const codes = await this.retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
+    const list = codes[0]?.o;
+    if (!Array.isArray(list) || list.length !== batch.length || !list.every(isAppendCode)) {
+      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append batch with ${JSON.stringify(list)} (${this.name}).`);
+    }
+    const out: AppendOutcome[] = [];
+    for (let i = 0; i < batch.length; i++) out.push(await this.settle(batch[i]!, list[i]!));
+    return out;
+  }
+
+  /**
+   * One append alone. The row lock on the session serialises appends to one
+   * session: a concurrent loser re-checks against the winner's row and writes
+   * nothing. A nonce reserved by a concurrent statement that then commits
+   * raises a unique violation that rolls the whole statement back; the owner
+   * is read afterwards.
+   */
+  private async runOne(req: AppendRequest): Promise<AppendOutcome> {
     try {
-      rows = await this.retrying(() =>
-        this.pool.query<{ updated: boolean; phase: string | null }>(
-          `WITH u AS (
-             UPDATE ${this.t.sessions} SET size = $4, head = $5, frontier = $6, phase = $7
-             WHERE id = $1 AND size = $2 AND head = $3 AND phase <> 'sealed'
-             RETURNING id
-           ), reserve AS (
-             INSERT INTO ${this.t.nonces} (agent_id, nonce, intent_hash, session_id, idx)
-             SELECT c.a, c.n, c.h, u.id, $8 FROM u, unnest($9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS c(a, n, h, o)
-             ORDER BY c.o
-             RETURNING 1
-           ), e AS (
-             INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes)
-             SELECT u.id, $8, $12, $13, $14, $15 FROM u
-             RETURNING 1
-           )
-           SELECT EXISTS (SELECT 1 FROM e) AS updated, (SELECT phase FROM ${this.t.sessions} WHERE id = $1) AS phase`,
-          [
-            req.sessionId,
-            req.expected.size,
-            req.expected.head,
-            n.size,
-            n.head,
-            n.frontier,
-            n.phase,
-            e.index,
-            nonces.map((x) => x.agentId),
-            nonces.map((x) => x.nonce),
-            nonces.map((x) => x.intentHash),
-            e.hash,
-            e.kind,
-            e.ordinal ?? null,
-            buffer(e.bytes),
-          ],
-        ),
-      );
+      return (await this.runBatch([req]))[0]!;
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
-        // Nothing was written; name the first owner in request order.
-        for (const claim of req.nonces) {
-          const owner = await this.nonceOwner(claim.agentId, claim.nonce);
-          if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
-        }
+        const taken = await this.firstOwner(req);
+        if (taken) return taken;
       }
       throw ioError(this.name, 'append', cause);
     }
-    const r = rows[0];
-    if (r?.updated) return { ok: true };
-    // The snapshot's phase: absent → unknown; sealed → sealed; otherwise the head moved.
-    if (r?.phase === null || r?.phase === undefined) return { ok: false, reason: 'unknown-session' };
-    return r.phase === 'sealed' ? { ok: false, reason: 'sealed' } : { ok: false, reason: 'head-moved' };
+  }
+
+  /** The outcome for the database's code; for `nonce-taken`, names the first owner in request order. */
+  private async settle(req: AppendRequest, code: AppendCode): Promise<AppendOutcome> {
+    if (code === 'ok') return { ok: true };
+    if (code !== 'nonce-taken') return { ok: false, reason: code };
+    const taken = await this.firstOwner(req);
+    if (taken) return taken;
+    throw new TallyError('TALLY_STORE_IO', `PostgreSQL reported a taken nonce that has no owner (${this.name}).`);
+  }
+
+  private async firstOwner(req: AppendRequest): Promise<AppendOutcome | undefined> {
+    for (const claim of req.nonces) {
+      const owner = await this.nonceOwner(claim.agentId, claim.nonce);
+      if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
+    }
+    return undefined;
   }
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
@@ -331,10 +334,11 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     return v === null || v === undefined ? undefined : Number(v);
   }
 
-  /** Ends the pool (after in-flight queries finish). */
+  /** Ends the pool (after queued appends and in-flight queries finish). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.group.drained();
     await this.pool.end();
   }
 
@@ -419,16 +423,6 @@ function checkRequest(r: AppendRequest): void {
   if (e.index !== r.expected.size || r.next.size !== r.expected.size + 1 || r.next.head !== e.hash || r.next.sessionId !== r.sessionId) {
     throw new TallyError('TALLY_STORE_MISUSE', 'An append request must add entry `expected.size` and produce the head (size + 1, entry hash) of the same session.');
   }
-}
-
-// One order for every transaction, so two appends reserving overlapping nonce sets cannot deadlock.
-function sortedDistinct(claims: readonly NonceClaim[]): NonceClaim[] {
-  const byKey = new Map<string, NonceClaim>();
-  for (const c of claims) {
-    const k = `${c.agentId.length}:${c.agentId}:${c.nonce}`;
-    if (!byKey.has(k)) byKey.set(k, c);
-  }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }
 
 function buffer(bytes: Uint8Array): Buffer {
