@@ -70,8 +70,8 @@ async function rawCommits(url: string, table: string, connections: number, total
   }
 }
 
-async function withStore<T>(url: string, schema: string, poolSize: number, maxBatch: number, fn: (s: PostgresStore) => Promise<T>): Promise<T> {
-  const store = await PostgresStore.open({ url, schema, poolSize, groupCommit: { maxBatch } });
+async function withStore<T>(url: string, schema: string, poolSize: number, maxBatch: number | undefined, fn: (s: PostgresStore) => Promise<T>): Promise<T> {
+  const store = await PostgresStore.open({ url, schema, poolSize, ...(maxBatch === undefined ? {} : { groupCommit: { maxBatch } }) });
   try {
     return await fn(store);
   } finally {
@@ -117,9 +117,9 @@ export async function benchPostgres(o: BenchPostgresOptions): Promise<PostgresBe
       const perSecond = r.appends / r.seconds;
       return { appends: r.appends, perSecond: Math.round(perSecond), rawPerSecond: Math.round(raw), rawSamples: [Math.round(before), Math.round(after)], ratio: Number((perSecond / raw).toFixed(3)) };
     };
-    const oneRate = await withStore(o.url, schema, o.poolSize, 64, (s) => measure(1, o.oneSessionAppends, () => replay(s, one)));
+    const oneRate = await withStore(o.url, schema, o.poolSize, undefined, (s) => measure(1, o.oneSessionAppends, () => replay(s, one)));
     let stats = { batches: 0, batchedAppends: 0, batchFailures: 0 };
-    const manyRate = await withStore(o.url, schema, o.poolSize, 64, async (s) => {
+    const manyRate = await withStore(o.url, schema, o.poolSize, undefined, async (s) => {
       const r = await measure(o.poolSize, o.sessions * o.appendsPerSession, () => replay(s, many));
       stats = s.groupCommitStats;
       return r;

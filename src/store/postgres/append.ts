@@ -36,7 +36,7 @@ export interface GroupCommitPort {
 
 /** Limits of {@link GroupCommit}. */
 export interface GroupCommitOptions {
-  /** Most appends in one statement (default 64). 1 turns group commit off. */
+  /** Most appends in one statement (default 16). 1 turns group commit off. */
   readonly maxBatch?: number;
   /** Most statements running at once (default 4). */
   readonly maxInFlight?: number;
@@ -74,7 +74,7 @@ export class GroupCommit {
     private readonly port: GroupCommitPort,
     options: GroupCommitOptions = {},
   ) {
-    this.maxBatch = positive('maxBatch', options.maxBatch ?? 64);
+    this.maxBatch = positive('maxBatch', options.maxBatch ?? 16);
     this.maxInFlight = positive('maxInFlight', options.maxInFlight ?? 4);
   }
 

@@ -43,7 +43,7 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number;
   /**
    * Group commit (see `./append.ts`): most appends per statement (default
-   * 64; 1 sends every append alone) and most statements running at once
+   * 16; 1 sends every append alone) and most statements running at once
    * (default 4, at most the pool size).
    */
   readonly groupCommit?: GroupCommitOptions;
@@ -105,7 +105,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     // An idle client that loses its connection emits 'error' on the pool; without a
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
-    const group = { maxBatch: options.groupCommit?.maxBatch ?? 64, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
+    const group = { maxBatch: options.groupCommit?.maxBatch ?? 16, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
     const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group);
     try {
       await store.migrate();
