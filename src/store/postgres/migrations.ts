@@ -124,8 +124,17 @@ CREATE TRIGGER witness_sizes_immutable BEFORE UPDATE OR DELETE ON ${s}.witness_s
  * concurrent uncommitted transaction raises a unique violation that fails
  * the whole statement (the caller then retries each append alone). Returns
  * one code per request, in order: `ok` or the refusal.
+ *
+ * It also moves the sealed-session guard of migration 2 from BEFORE to AFTER
+ * UPDATE: the same refusal (the statement fails, nothing changes), but a
+ * BEFORE row trigger makes every head move lock the old row version first
+ * (an extra tuple lock and WAL record per append), while an AFTER trigger
+ * whose WHEN is false costs nothing.
  */
 export const POSTGRES_V5_SQL = (s: string): string => `
+DROP TRIGGER sessions_sealed ON ${s}.sessions;
+CREATE TRIGGER sessions_sealed AFTER UPDATE ON ${s}.sessions
+  FOR EACH ROW WHEN (OLD.phase = 'sealed') EXECUTE FUNCTION ${s}.tally_refuse_change();
 CREATE FUNCTION ${s}.tally_append(
   p_ids text[], p_sizes integer[], p_heads text[], p_phases text[],
   p_hashes text[], p_kinds text[], p_ordinals integer[], p_bytes bytea[],
