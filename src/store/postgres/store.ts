@@ -217,7 +217,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
     this.live();
-    const rows = await this.query<HeadRow>('read a head', `SELECT size, head, frontier, phase FROM ${this.t.sessions} WHERE id = $1`, [sessionId]);
+    const rows = await this.query<HeadRow>('read a head', `SELECT size, head, frontier, phase FROM ${this.t.sessions} WHERE id = $1`, [sessionId], 'tally_load_head');
     const r = rows[0];
     return r ? { sessionId, size: r.size, head: r.head, frontier: r.frontier, phase: r.phase } : undefined;
   }
@@ -229,6 +229,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       'read entries',
       `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx`,
       [sessionId, Math.max(0, from), Math.min(to, 2_147_483_647)],
+      'tally_read_range',
     );
     return rows.map(toEntry);
   }
@@ -239,13 +240,14 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       'read a slot',
       `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND kind = $2 AND ordinal = $3`,
       [sessionId, kind, ordinal],
+      'tally_read_slot',
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }
 
   async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     this.live();
-    const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce]);
+    const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce], 'tally_nonce_owner');
     const r = rows[0];
     return r ? toOwner(r) : undefined;
   }
@@ -379,9 +381,10 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     }
   }
 
-  private async query<R extends object>(what: string, sql: string, params: unknown[]): Promise<R[]> {
+  /** Runs one statement (a prepared one, parsed and planned once per connection, when `name` is given). */
+  private async query<R extends object>(what: string, sql: string, params: unknown[], name?: string): Promise<R[]> {
     try {
-      return await this.retrying(() => this.pool.query<R>(sql, params));
+      return await this.retrying(() => (name === undefined ? this.pool.query<R>(sql, params) : this.pool.query<R>({ name, text: sql, values: params })));
     } catch (cause) {
       throw ioError(this.name, what, cause);
     }
