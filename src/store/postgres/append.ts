@@ -28,8 +28,10 @@ export function isAppendCode(x: unknown): x is AppendCode {
 
 /** How {@link GroupCommit} reaches the database. */
 export interface GroupCommitPort {
-  /** Runs one statement for the whole batch and settles each request's code into an outcome; throws if the statement failed (nothing written). */
-  runBatch(batch: readonly AppendRequest[]): Promise<AppendOutcome[]>;
+  /** Runs one statement for the whole batch: one code per request, in order; throws if the statement failed (nothing written). */
+  runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]>;
+  /** The outcome of a committed request's code (reads the owner of a taken nonce). */
+  settle(request: AppendRequest, code: AppendCode): Promise<AppendOutcome>;
   /** Appends one request alone, with the full error handling of a lone append. */
   runOne(request: AppendRequest): Promise<AppendOutcome>;
 }
@@ -121,13 +123,18 @@ export class GroupCommit {
     }
   }
 
+  /** Sends one batch and settles every append of it; never rejects. */
   private async flush(batch: Pending[]): Promise<void> {
-    recordBatch(batch.length, batch.map((p) => p.span));
+    try {
+      recordBatch(batch.length, batch.map((p) => p.span));
+    } catch {
+      // Telemetry never fails an append.
+    }
     if (batch.length === 1) return this.alone(batch[0]!);
     batch.sort((a, b) => (a.request.sessionId < b.request.sessionId ? -1 : a.request.sessionId > b.request.sessionId ? 1 : 0));
-    let outcomes: AppendOutcome[];
+    let codes: AppendCode[];
     try {
-      outcomes = await this.port.runBatch(batch.map((p) => p.request));
+      codes = await this.port.runBatch(batch.map((p) => p.request));
     } catch {
       // The statement failed, so nothing of it was written and nothing is acknowledged: each alone.
       this.counts.batchFailures++;
@@ -136,7 +143,8 @@ export class GroupCommit {
     }
     this.counts.batches++;
     this.counts.batchedAppends += batch.length;
-    batch.forEach((p, i) => p.resolve(outcomes[i]!));
+    // Committed: each append's answer is its own (a failure to read one owner rejects only that append).
+    await Promise.all(batch.map((p, i) => this.port.settle(p.request, codes[i]!).then(p.resolve, p.reject)));
   }
 
   private async alone(p: Pending): Promise<void> {

@@ -92,7 +92,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     const s = pg.escapeIdentifier(schema);
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
     this.appendSql = `SELECT ${s}.tally_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS o`;
-    this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), runOne: (r) => this.runOne(r) }, group);
+    this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), settle: (r, c) => this.settle(r, c), runOne: (r) => this.runOne(r) }, group);
   }
 
   /** Connects, creates the schema if needed and runs pending migrations (serialised across processes). */
@@ -166,16 +166,14 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     return this.group.stats;
   }
 
-  /** One statement for `batch`; throws (nothing written) if it failed. */
-  private async runBatch(batch: readonly AppendRequest[]): Promise<AppendOutcome[]> {
-    const codes = await this.retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
-    const list = codes[0]?.o;
+  /** One statement for `batch`: one code per request; throws (nothing written) if it failed. */
+  private async runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]> {
+    const rows = await this.retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
+    const list = rows[0]?.o;
     if (!Array.isArray(list) || list.length !== batch.length || !list.every(isAppendCode)) {
       throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append batch with ${JSON.stringify(list)} (${this.name}).`);
     }
-    const out: AppendOutcome[] = [];
-    for (let i = 0; i < batch.length; i++) out.push(await this.settle(batch[i]!, list[i]!));
-    return out;
+    return list;
   }
 
   /**
@@ -186,8 +184,9 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
    * is read afterwards.
    */
   private async runOne(req: AppendRequest): Promise<AppendOutcome> {
+    let code: AppendCode;
     try {
-      return (await this.runBatch([req]))[0]!;
+      code = (await this.runBatch([req]))[0]!;
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
@@ -196,6 +195,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       }
       throw ioError(this.name, 'append', cause);
     }
+    return this.settle(req, code);
   }
 
   /** The outcome for the database's code; for `nonce-taken`, names the first owner in request order. */
