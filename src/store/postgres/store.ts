@@ -27,6 +27,7 @@ import type {
 } from '../types.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { GroupCommit, appendParams, isAppendCode, type AppendCode, type GroupCommitOptions, type GroupCommitStats } from './append.js';
+import { ioError, redact, retrying, transaction } from './sql.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -53,9 +54,6 @@ export interface PostgresStoreOptions {
 export const DEFAULT_PG_SCHEMA = 'tally';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-const MAX_TX_ATTEMPTS = 5;
-// 40001 serialization_failure, 40P01 deadlock_detected: safe to run again.
-const RETRYABLE = new Set(['40001', '40P01']);
 const UNIQUE_VIOLATION = '23505';
 
 interface HeadRow {
@@ -168,7 +166,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   /** One statement for `batch`: one code per request; throws (nothing written) if it failed. */
   private async runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]> {
-    const rows = await this.retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
+    const rows = await retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
     const list = rows[0]?.o;
     if (!Array.isArray(list) || list.length !== batch.length || !list.every(isAppendCode)) {
       throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append batch with ${JSON.stringify(list)} (${this.name}).`);
@@ -269,7 +267,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
     const cols = 'origin, size, root, signed_at';
-    return this.transaction<RecordCheckpointOutcome>('record a signed checkpoint', async (c) => {
+    return transaction<RecordCheckpointOutcome>(this.pool, this.name, 'record a signed checkpoint', async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:sign:${this.schema}:${record.origin}`]);
       const at = await c.query<SignedRow>(`SELECT ${cols} FROM ${this.t.signed} WHERE origin = $1 AND size = $2`, [record.origin, record.size]);
       if (at.rows[0]) {
@@ -350,7 +348,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   private async migrate(): Promise<void> {
     const s = pg.escapeIdentifier(this.schema);
-    await this.transaction('migrate', async (c) => {
+    await transaction(this.pool, this.name, 'migrate', async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:migrate:${this.schema}`]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await c.query(POSTGRES_VERSION_TABLE_SQL(s));
@@ -368,55 +366,12 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     });
   }
 
-  /** Runs one statement, again if the server aborted it as a deadlock or serialization victim. */
-  private async retrying<R extends object>(run: () => Promise<pg.QueryResult<R>>): Promise<R[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return (await run()).rows;
-      } catch (cause) {
-        const code = (cause as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-        throw cause;
-      }
-    }
-  }
-
   /** Runs one statement (a prepared one, parsed and planned once per connection, when `name` is given). */
   private async query<R extends object>(what: string, sql: string, params: unknown[], name?: string): Promise<R[]> {
     try {
-      return await this.retrying(() => (name === undefined ? this.pool.query<R>(sql, params) : this.pool.query<R>({ name, text: sql, values: params })));
+      return await retrying(() => (name === undefined ? this.pool.query<R>(sql, params) : this.pool.query<R>({ name, text: sql, values: params })));
     } catch (cause) {
       throw ioError(this.name, what, cause);
-    }
-  }
-
-  /** Runs `fn` in a transaction on one pooled connection; commits or rolls back as `fn` says; retries deadlocks. */
-  private async transaction<T>(what: string, fn: (c: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (cause) {
-        throw ioError(this.name, what, cause);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const r = await fn(client);
-        await client.query(r.commit ? 'COMMIT' : 'ROLLBACK');
-        return r.value;
-      } catch (cause) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        const code = (cause as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-        throw ioError(this.name, what, cause);
-      } finally {
-        client.release(broken);
-      }
     }
   }
 }
@@ -430,21 +385,4 @@ function checkRequest(r: AppendRequest): void {
 
 function buffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** The URL without its password, for names and messages. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = '';
-    return `${u.host}${u.pathname}`;
-  } catch {
-    return '(unparsable url)';
-  }
-}
-
-function ioError(name: string, what: string, cause: unknown): TallyError {
-  if (cause instanceof TallyError) return cause;
-  return new TallyError('TALLY_STORE_IO', `PostgreSQL could not ${what} (${name}).`, { details: String(cause), cause });
 }
