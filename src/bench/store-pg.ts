@@ -81,7 +81,7 @@ class RawCommits {
   }
 }
 
-const ROUNDS = 5;
+const ROUNDS = 10;
 
 /**
  * Replays `days` into `store` in {@link ROUNDS} rounds (each round every day's
