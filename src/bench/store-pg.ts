@@ -33,6 +33,8 @@ export interface PostgresRate {
   readonly rawPerSecond: number;
   /** The slowest and the fastest raw round (a wide range means a noisy machine). */
   readonly rawRange: readonly [min: number, max: number];
+  /** The median over rounds of (Tally round rate / the raw round just before it): robust to a burst of load in one round. */
+  readonly medianRoundRatio: number;
   /** `perSecond / rawPerSecond`. */
   readonly ratio: number;
 }
@@ -96,6 +98,7 @@ async function interleaved(store: PostgresStore, days: readonly Recorded[], raw:
   let rawRows = 0;
   let rawSeconds = 0;
   const samples: number[] = [];
+  const roundRatios: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const slices = days.map((d) => d.appends.slice(Math.floor((r * d.appends.length) / ROUNDS), Math.floor(((r + 1) * d.appends.length) / ROUNDS)));
     const n = slices.reduce((x, s) => x + s.length, 0);
@@ -110,12 +113,20 @@ async function interleaved(store: PostgresStore, days: readonly Recorded[], raw:
         if (!o.ok) throw new Error(`bench append refused: ${o.reason}`);
       }
     }));
-    seconds += (performance.now() - t0) / 1000;
+    const took = (performance.now() - t0) / 1000;
+    seconds += took;
     appends += n;
+    roundRatios.push(n / took / (b.rows / b.seconds));
   }
   const perSecond = appends / seconds;
   const rawPerSecond = rawRows / rawSeconds;
-  return { appends, perSecond: Math.round(perSecond), rawPerSecond: Math.round(rawPerSecond), rawRange: [Math.round(Math.min(...samples)), Math.round(Math.max(...samples))], ratio: Number((perSecond / rawPerSecond).toFixed(3)) };
+  return { appends, perSecond: Math.round(perSecond), rawPerSecond: Math.round(rawPerSecond), rawRange: [Math.round(Math.min(...samples)), Math.round(Math.max(...samples))], medianRoundRatio: Number(median(roundRatios).toFixed(3)), ratio: Number((perSecond / rawPerSecond).toFixed(3)) };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 async function withStore<T>(url: string, schema: string, poolSize: number, groupCommit: { maxBatch: number; maxInFlight: number } | undefined, fn: (s: PostgresStore) => Promise<T>): Promise<T> {
@@ -175,7 +186,7 @@ export async function benchPostgres(o: BenchPostgresOptions): Promise<PostgresBe
       baselineName: `raw commits, ${connections} connection${connections === 1 ? '' : 's'} (one ${rowBytes}-byte row per transaction)`,
       baselinePerSecond: r.rawPerSecond,
       ratio: r.ratio,
-      note: `${note}; raw rounds ${r.rawRange[0]}–${r.rawRange[1]}/s; ${(r.perSecond / o.fsyncPerSecond).toFixed(2)}× raw fsync`,
+      note: `${note}; median round ratio ${r.medianRoundRatio.toFixed(3)}; raw rounds ${r.rawRange[0]}–${r.rawRange[1]}/s; ${(r.perSecond / o.fsyncPerSecond).toFixed(2)}× raw fsync`,
     });
     const mean = manyRate.batches === 0 ? 0 : manyRate.batchedAppends / manyRate.batches;
     const figures: Figure[] = [
