@@ -2,20 +2,18 @@
  * Store benchmarks (issue: durable stores): durable appends per second for
  * SQLite (synchronous FULL and NORMAL) and PostgreSQL, for one session and for
  * many concurrent sessions, beside the raw fsync rate of the same disk
- * measured in the same run. One commit per append cannot beat the fsync rate;
+ * measured in the same run (PostgreSQL: beside the server's raw commit rate,
+ * `./store-pg.ts`). One commit per append cannot beat the fsync rate;
  * group commit (many appends per transaction) is how the many-session figures
  * do. Prints nothing: the caller prints the returned numbers.
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { createEngine } from '../session/index.js';
-import { MemoryStore } from '../store/memory.js';
-import { PostgresStore } from '../store/postgres/store.js';
 import { SqliteStore, type SqliteStoreOptions } from '../store/sqlite/store.js';
-import type { AppendOutcome, AppendRequest, SessionHead, StoredEntry, TranscriptStore } from '../store/types.js';
 import type { Figure } from './core.js';
+import { record, replay, type Recorded } from './recorded.js';
+import { benchPostgres, type PostgresBenchResult } from './store-pg.js';
 
 /** Options of {@link benchStores}. */
 export interface BenchStoresOptions {
@@ -57,70 +55,10 @@ export interface StoreBenchResult {
     readonly FULL: { readonly one: AppendRate; readonly many: AppendRate; readonly manyWithoutGroupCommit: AppendRate };
     readonly NORMAL: { readonly one: AppendRate; readonly many: AppendRate };
   };
-  readonly postgres:
-    | { readonly skipped: string }
-    | { readonly one: AppendRate; readonly many: AppendRate; readonly poolSize: number; readonly synchronousCommit: string; readonly serverVersion: string };
-  /** The same numbers as {@link Figure}s (baseline: the fsync rate). */
+  /** PostgreSQL figures, each beside the server's raw commit rate (see `./store-pg.ts`). */
+  readonly postgres: { readonly skipped: string } | PostgresBenchResult;
+  /** The same numbers as {@link Figure}s (baseline: the fsync rate; PostgreSQL: its raw commit rate). */
   readonly figures: Figure[];
-}
-
-interface Recorded {
-  readonly genesis: StoredEntry;
-  readonly head: SessionHead;
-  readonly appends: AppendRequest[];
-}
-
-/** A memory store that keeps every request the engine made, to replay them elsewhere. */
-class Recorder extends MemoryStore {
-  readonly days = new Map<string, Recorded>();
-  override async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
-    const r = await super.createSession(genesis, head);
-    if (r === 'created') this.days.set(head.sessionId, { genesis, head, appends: [] });
-    return r;
-  }
-  override async append(request: AppendRequest): Promise<AppendOutcome> {
-    const r = await super.append(request);
-    if (r.ok) this.days.get(request.sessionId)!.appends.push(request);
-    return r;
-  }
-}
-
-/** Real engine requests: `count` days of at least `appends` appends each (frames and authored turns). */
-async function record(tag: string, count: number, appends: number): Promise<Recorded[]> {
-  const rec = new Recorder();
-  const engine = createEngine({ store: rec });
-  const enc = new TextEncoder();
-  const out: Recorded[] = [];
-  for (let d = 0; d < count; d++) {
-    const open = await engine.open({ name: `bench-${tag}-${d}`, day: '2026-11-30', nonce: `${process.pid}-${Date.now()}` });
-    if (!open.ok) throw new Error(open.message);
-    const sid = open.sessionId;
-    for (let ord = -1; rec.days.get(sid)!.appends.length < appends; ord++) {
-      const f = await engine.frame({ sessionId: sid, ordinal: ord, time: 1_000 + (ord + 1) * 1_000, data: { price: `${100 + (ord % 7)}.25` } });
-      if (!f.ok) throw new Error(f.message);
-      const t = await engine.turn({ sessionId: sid, ordinal: ord, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: enc.encode(`{"action":"hold","ord":${ord}}`) } });
-      if (!t.ok) throw new Error(t.message);
-    }
-    const day = rec.days.get(sid)!;
-    out.push({ ...day, appends: day.appends.slice(0, appends) });
-  }
-  return out;
-}
-
-/** Replays every day's appends into `store`, days concurrently, each day in order; returns seconds taken by the appends. */
-async function replay(store: TranscriptStore, days: readonly Recorded[]): Promise<{ appends: number; seconds: number }> {
-  for (const d of days) await store.createSession(d.genesis, d.head);
-  const t0 = performance.now();
-  await Promise.all(
-    days.map(async (d) => {
-      for (const a of d.appends) {
-        const o = await store.append(a);
-        if (!o.ok) throw new Error(`bench append refused: ${o.reason}`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  return { appends: days.reduce((n, d) => n + d.appends.length, 0), seconds };
 }
 
 function fsyncRate(dir: string, ms: number): number {
@@ -186,27 +124,7 @@ export async function benchStores(options: BenchStoresOptions = {}): Promise<Sto
     const normalMany = await sqliteRun(dir, 'normal-many', { synchronous: 'NORMAL' }, a.many, fsync);
 
     let postgres: StoreBenchResult['postgres'] = { skipped: 'no PostgreSQL URL (set TALLY_PG_URL or pass postgresUrl)' };
-    if (url) {
-      const schema = `tally_bench_${process.pid}_${Date.now().toString(36)}`;
-      const store = await PostgresStore.open({ url, schema, poolSize });
-      try {
-        const info = new pg.Client({ connectionString: url });
-        await info.connect();
-        const sc = (await info.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit ?? '?';
-        const sv = (await info.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '?';
-        await info.end();
-        const p = await fresh('pg');
-        const one = rateOf(await replay(store, p.one), fsync);
-        const many = rateOf(await replay(store, p.many), fsync);
-        postgres = { one, many, poolSize, synchronousCommit: sc, serverVersion: sv };
-      } finally {
-        await store.close();
-        const c = new pg.Client({ connectionString: url });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
-        await c.end();
-      }
-    }
+    if (url) postgres = await benchPostgres({ url, poolSize, oneSessionAppends: oneN, sessions, appendsPerSession: perSession, fsyncPerSecond: fsync });
 
     const after = Math.round(fsyncRate(dir, options.fsyncMs ?? 1000));
     fsync = Math.round((before + after) / 2);
@@ -215,7 +133,6 @@ export async function benchStores(options: BenchStoresOptions = {}): Promise<Sto
       FULL: { one: rebase(fullOne), many: rebase(fullMany), manyWithoutGroupCommit: rebase(fullManySolo) },
       NORMAL: { one: rebase(normalOne), many: rebase(normalMany) },
     };
-    if ('one' in postgres) postgres = { ...postgres, one: rebase(postgres.one), many: rebase(postgres.many) };
     const fig = (name: string, r: AppendRate, note?: string): Figure => ({
       name,
       perSecond: r.perSecond,
@@ -231,10 +148,7 @@ export async function benchStores(options: BenchStoresOptions = {}): Promise<Sto
       fig('SQLite NORMAL, 1 session', sqlite.NORMAL.one),
       fig(`SQLite NORMAL, ${sessions} sessions, group commit`, sqlite.NORMAL.many, `${normalMany.commits} commits`),
     ];
-    if ('one' in postgres) {
-      figures.push(fig('PostgreSQL, 1 session', postgres.one, `synchronous_commit=${postgres.synchronousCommit}`));
-      figures.push(fig(`PostgreSQL, ${sessions} sessions, pool ${poolSize}`, postgres.many, 'server-side group commit of concurrent transactions'));
-    }
+    if ('figures' in postgres) figures.push(...postgres.figures);
     return {
       dir,
       fsyncPerSecond: fsync,

@@ -11,6 +11,7 @@ import { mkdtempSync, openSync, rmSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pgClient from 'pg';
 import { generateToken, hashToken } from '../server/auth.js';
 import type { Figure } from './core.js';
 
@@ -76,6 +77,17 @@ function runClients(job: Record<string, unknown>, tag: string): Promise<ClientRu
   });
 }
 
+/** Drops the schema the served PostgreSQL run created (the bench leaves nothing behind). */
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const c = new pgClient.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(`DROP SCHEMA IF EXISTS ${pgClient.escapeIdentifier(schema)} CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
 const round = (x: number, d = 2): number => Math.round(x * 10 ** d) / 10 ** d;
 
 /**
@@ -104,7 +116,8 @@ export async function benchWireServed(options: BenchWireServedOptions = {}): Pro
       ['memory', 'memory:'],
       ['sqlite', join(dir, 'bench.db')],
     ];
-    if (pg) stores.push(['postgres', `${pg}${pg.includes('?') ? '&' : '?'}schema=bench_wire_${process.pid}_${Date.now()}`]);
+    const pgSchema = `bench_wire_${process.pid}_${Date.now()}`;
+    if (pg) stores.push(['postgres', `${pg}${pg.includes('?') ? '&' : '?'}schema=${pgSchema}`]);
     const env = { ...process.env, TALLY_TOKENS: JSON.stringify({ tokens: [{ name: 'bench', role: 'runtime', sha256: hashToken(token) }] }) };
     for (const [name, db] of stores) {
       const logFd = openSync(join(dir, `${name}.log`), 'w');
@@ -117,6 +130,7 @@ export async function benchWireServed(options: BenchWireServedOptions = {}): Pro
         }
       } finally {
         closeSync(logFd);
+        if (name === 'postgres' && pg) await dropSchema(pg, pgSchema);
       }
     }
   } finally {

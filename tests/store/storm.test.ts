@@ -39,8 +39,8 @@ interface Line {
   sid?: string;
 }
 
-async function storm(location: string, run: string): Promise<void> {
-  const workers = Array.from({ length: WORKERS }, (_, worker) => startWorker('storm.mjs', { location, worker, run, sessions: SESSIONS, wakes: WAKES }));
+async function storm(location: string, run: string, postgres?: Record<string, unknown>): Promise<void> {
+  const workers = Array.from({ length: WORKERS }, (_, worker) => startWorker('storm.mjs', { location, worker, run, sessions: SESSIONS, wakes: WAKES, postgres }));
   await Promise.all(workers.map((w) => w.until((l) => l.some((x) => x.includes('"ready"')))));
   // Lockstep: every process gets each step at the same moment, so every slot is contested.
   const step = async (name: string): Promise<void> => {
@@ -53,6 +53,12 @@ async function storm(location: string, run: string): Promise<void> {
   const exits = await Promise.all(workers.map((w) => w.exited));
   for (const e of exits) expect(e, e.stderr).toMatchObject({ code: 0 });
   const lines: Line[] = workers.flatMap((w) => w.lines.map((l) => JSON.parse(l) as Line)).filter((l) => l.verb !== undefined);
+  if (postgres?.['groupCommit']) {
+    // Each process sent its sessions' appends in shared statements.
+    const stats = workers.flatMap((w) => w.lines.map((l) => JSON.parse(l) as { groupCommit?: { batches: number } })).filter((l) => l.groupCommit);
+    expect(stats).toHaveLength(WORKERS);
+    expect(stats.reduce((n, l) => n + l.groupCommit!.batches, 0)).toBeGreaterThan(WORKERS);
+  }
   const of = (verb: Line['verb'], si: number, ord?: number): Line[] => lines.filter((l) => l.verb === verb && l.si === si && (ord === undefined || l.ord === ord));
 
   const store: TranscriptStore = await openStore(location);
@@ -141,6 +147,17 @@ describe('replay storm across 4 OS processes', () => {
     u.searchParams.set('schema', schema);
     try {
       await storm(u.toString(), `pg-${process.pid}`);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  it.skipIf(!pgReady)('PostgreSQL with group commit forced (one statement at a time per process, so each process batches its sessions): the same guarantees', async () => {
+    const schema = freshSchemaName('stormgc');
+    const u = new URL(PG_URL!);
+    u.searchParams.set('schema', schema);
+    try {
+      await storm(u.toString(), `pggc-${process.pid}`, { groupCommit: { maxBatch: SESSIONS, maxInFlight: 1 } });
     } finally {
       await dropSchema(schema);
     }

@@ -109,12 +109,100 @@ CREATE TRIGGER witness_sizes_immutable BEFORE UPDATE OR DELETE ON ${s}.witness_s
   FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
 `;
 
+/**
+ * Version 5: compare-and-append as a function over a batch (group commit).
+ * `tally_append` takes N appends as parallel arrays (each request's frontier
+ * and nonce claims flattened, with their lengths) and runs them in order in
+ * the caller's one statement, so N appends share one transaction, one round
+ * trip and one WAL flush. Each is validated on its own, exactly as a lone
+ * append: if a claimed nonce is already reserved (committed, or by an
+ * earlier append of this batch) it writes nothing; otherwise a conditional
+ * `UPDATE` of the session row compares and moves the head, and only if it
+ * matched are the nonces and the entry inserted. A refused append answers
+ * `sealed`, `unknown-session`, `nonce-taken` (the head still matched) or
+ * `head-moved`, and the others in the batch go on. A nonce reserved by a
+ * concurrent uncommitted transaction raises a unique violation that fails
+ * the whole statement (the caller then retries each append alone). Returns
+ * one code per request, in order: `ok` or the refusal.
+ *
+ * It also moves the sealed-session guard of migration 2 from BEFORE to AFTER
+ * UPDATE: the same refusal (the statement fails, nothing changes), but a
+ * BEFORE row trigger makes every head move lock the old row version first
+ * (an extra tuple lock and WAL record per append), while an AFTER trigger
+ * whose WHEN is false costs nothing.
+ */
+export const POSTGRES_V5_SQL = (s: string): string => `
+DROP TRIGGER sessions_sealed ON ${s}.sessions;
+CREATE TRIGGER sessions_sealed AFTER UPDATE ON ${s}.sessions
+  FOR EACH ROW WHEN (OLD.phase = 'sealed') EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE FUNCTION ${s}.tally_append(
+  p_ids text[], p_sizes integer[], p_heads text[], p_phases text[],
+  p_hashes text[], p_kinds text[], p_ordinals integer[], p_bytes bytea[],
+  p_frontier text[], p_frontier_len integer[],
+  p_agents text[], p_nonces text[], p_intents text[], p_nonce_len integer[]
+) RETURNS text[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  codes text[] := '{}';
+  f integer := 0;
+  k integer := 0;
+  nf integer;
+  nk integer;
+  taken boolean;
+  cur record;
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+    nf := p_frontier_len[i];
+    nk := p_nonce_len[i];
+    taken := false;
+    IF nk > 0 THEN
+      SELECT EXISTS (
+        SELECT 1 FROM unnest(p_agents[k + 1 : k + nk], p_nonces[k + 1 : k + nk]) AS c(a, n)
+        JOIN ${s}.nonces x ON x.agent_id = c.a AND x.nonce = c.n
+      ) INTO taken;
+    END IF;
+    IF NOT taken THEN
+      UPDATE ${s}.sessions SET size = p_sizes[i] + 1, head = p_hashes[i], frontier = p_frontier[f + 1 : f + nf], phase = p_phases[i]
+        WHERE id = p_ids[i] AND size = p_sizes[i] AND head = p_heads[i] AND phase <> 'sealed';
+      IF FOUND THEN
+        IF nk > 0 THEN
+          INSERT INTO ${s}.nonces (agent_id, nonce, intent_hash, session_id, idx)
+            SELECT c.a, c.n, c.h, p_ids[i], p_sizes[i]
+            FROM unnest(p_agents[k + 1 : k + nk], p_nonces[k + 1 : k + nk], p_intents[k + 1 : k + nk]) WITH ORDINALITY AS c(a, n, h, o)
+            ORDER BY c.o;
+        END IF;
+        INSERT INTO ${s}.entries (session_id, idx, hash, kind, ordinal, bytes)
+          VALUES (p_ids[i], p_sizes[i], p_hashes[i], p_kinds[i], p_ordinals[i], p_bytes[i]);
+        codes := codes || 'ok'::text;
+        f := f + nf;
+        k := k + nk;
+        CONTINUE;
+      END IF;
+    END IF;
+    SELECT size, head, phase INTO cur FROM ${s}.sessions WHERE id = p_ids[i];
+    IF NOT FOUND THEN
+      codes := codes || 'unknown-session'::text;
+    ELSIF cur.phase = 'sealed' THEN
+      codes := codes || 'sealed'::text;
+    ELSIF taken AND cur.size = p_sizes[i] AND cur.head = p_heads[i] THEN
+      codes := codes || 'nonce-taken'::text;
+    ELSE
+      codes := codes || 'head-moved'::text;
+    END IF;
+    f := f + nf;
+    k := k + nk;
+  END LOOP;
+  RETURN codes;
+END
+$fn$;
+`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: POSTGRES_V2_SQL },
   { version: 3, name: 'signing log', sql: POSTGRES_V3_SQL },
   { version: 4, name: 'witness cosignatures', sql: POSTGRES_V4_SQL },
+  { version: 5, name: 'batched compare-and-append', sql: POSTGRES_V5_SQL },
 ];
 
 /** The schema version this code writes. */

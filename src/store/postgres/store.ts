@@ -1,10 +1,12 @@
 /**
  * The shared durable store: PostgreSQL through a `pg` connection pool. Any
  * number of engine processes may use one database: compare-and-append is one
- * statement (so one transaction) led by a conditional `UPDATE` of the session
- * row (the row lock serialises writers of one session; the losers see the new
- * head and write nothing), and the `(agent_id, nonce)` primary key makes a
- * nonce reservation win exactly once across all sessions.
+ * statement (so one transaction) calling `tally_append`, whose conditional
+ * `UPDATE` of the session row leads each append (the row lock serialises
+ * writers of one session; the losers see the new head and write nothing),
+ * and the `(agent_id, nonce)` primary key makes a nonce reservation win
+ * exactly once across all sessions. Appends of different sessions waiting at
+ * the same moment share one such statement (group commit, `./append.ts`).
  */
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
@@ -13,7 +15,6 @@ import type {
   AppendOutcome,
   AppendRequest,
   ExpectedLatest,
-  NonceClaim,
   NonceOwner,
   RecordCheckpointOutcome,
   SessionHead,
@@ -25,7 +26,8 @@ import type {
   TranscriptStore,
 } from '../types.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
-import { activeSpan, recordBatch } from '../../telemetry/index.js';
+import { GroupCommit, appendParams, isAppendCode, type AppendCode, type GroupCommitOptions, type GroupCommitStats } from './append.js';
+import { ioError, redact, retrying, transaction } from './sql.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -40,15 +42,18 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Pool size (default 10). Concurrent appends of different sessions run on different connections. */
   readonly poolSize?: number;
+  /**
+   * Group commit (see `./append.ts`): most appends per statement (default
+   * 16; 1 sends every append alone) and most statements running at once
+   * (default 4, at most the pool size).
+   */
+  readonly groupCommit?: GroupCommitOptions;
 }
 
 /** The default schema. */
 export const DEFAULT_PG_SCHEMA = 'tally';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-const MAX_TX_ATTEMPTS = 5;
-// 40001 serialization_failure, 40P01 deadlock_detected: safe to run again.
-const RETRYABLE = new Set(['40001', '40P01']);
 const UNIQUE_VIOLATION = '23505';
 
 interface HeadRow {
@@ -74,14 +79,18 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   readonly schema: string;
   private readonly pool: pg.Pool;
   private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly signed: string; readonly version: string };
+  private readonly group: GroupCommit;
+  private readonly appendSql: string;
   private closed = false;
 
-  private constructor(pool: pg.Pool, schema: string, name: string) {
+  private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions) {
     this.pool = pool;
     this.schema = schema;
     this.name = name;
     const s = pg.escapeIdentifier(schema);
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
+    this.appendSql = `SELECT ${s}.tally_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS o`;
+    this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), settle: (r, c) => this.settle(r, c), runOne: (r) => this.runOne(r) }, group);
   }
 
   /** Connects, creates the schema if needed and runs pending migrations (serialised across processes). */
@@ -94,7 +103,8 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     // An idle client that loses its connection emits 'error' on the pool; without a
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
-    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`);
+    const group = { maxBatch: options.groupCommit?.maxBatch ?? 16, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
+    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group);
     try {
       await store.migrate();
     } catch (cause) {
@@ -138,83 +148,74 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   }
 
   /**
-   * Compare-and-append as ONE statement (so one transaction and one round
-   * trip): the conditional `UPDATE` of the session row runs first (the other
-   * two parts depend on its result); only if it matched are the nonce
-   * reservations and the entry inserted. The row lock serialises appends to
-   * one session: a concurrent loser re-checks the `WHERE` against the
-   * winner's row and matches nothing. A nonce already reserved — committed,
-   * or by a concurrent statement that then commits — raises a unique
-   * violation that rolls the whole statement back; the owner is read
-   * afterwards. Concurrent appends to different sessions share WAL flushes
-   * on the server (its own group commit).
+   * Compare-and-append through the group-commit queue ({@link GroupCommit}):
+   * one call of the `tally_append` function (migration 5) per statement, for
+   * this append alone or with appends of other sessions waiting at the same
+   * moment. Resolves only after that statement committed.
    */
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
     checkRequest(req);
-    recordBatch(1, [activeSpan()]);
-    const nonces = sortedDistinct(req.nonces);
-    const n = req.next;
-    const e = req.entry;
-    let rows: { updated: boolean; phase: string | null }[];
+    return this.group.append(req);
+  }
+
+  /** What group commit has done on this store so far (batches, appends in them, failed batches, lone appends). */
+  get groupCommitStats(): GroupCommitStats {
+    return this.group.stats;
+  }
+
+  /** One statement for `batch`: one code per request; throws (nothing written) if it failed. */
+  private async runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]> {
+    const rows = await retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
+    const list = rows[0]?.o;
+    if (!Array.isArray(list) || list.length !== batch.length || !list.every(isAppendCode)) {
+      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append batch with ${JSON.stringify(list)} (${this.name}).`);
+    }
+    return list;
+  }
+
+  /**
+   * One append alone. The row lock on the session serialises appends to one
+   * session: a concurrent loser re-checks against the winner's row and writes
+   * nothing. A nonce reserved by a concurrent statement that then commits
+   * raises a unique violation that rolls the whole statement back; the owner
+   * is read afterwards.
+   */
+  private async runOne(req: AppendRequest): Promise<AppendOutcome> {
+    let code: AppendCode;
     try {
-      rows = await this.retrying(() =>
-        this.pool.query<{ updated: boolean; phase: string | null }>(
-          `WITH u AS (
-             UPDATE ${this.t.sessions} SET size = $4, head = $5, frontier = $6, phase = $7
-             WHERE id = $1 AND size = $2 AND head = $3 AND phase <> 'sealed'
-             RETURNING id
-           ), reserve AS (
-             INSERT INTO ${this.t.nonces} (agent_id, nonce, intent_hash, session_id, idx)
-             SELECT c.a, c.n, c.h, u.id, $8 FROM u, unnest($9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS c(a, n, h, o)
-             ORDER BY c.o
-             RETURNING 1
-           ), e AS (
-             INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes)
-             SELECT u.id, $8, $12, $13, $14, $15 FROM u
-             RETURNING 1
-           )
-           SELECT EXISTS (SELECT 1 FROM e) AS updated, (SELECT phase FROM ${this.t.sessions} WHERE id = $1) AS phase`,
-          [
-            req.sessionId,
-            req.expected.size,
-            req.expected.head,
-            n.size,
-            n.head,
-            n.frontier,
-            n.phase,
-            e.index,
-            nonces.map((x) => x.agentId),
-            nonces.map((x) => x.nonce),
-            nonces.map((x) => x.intentHash),
-            e.hash,
-            e.kind,
-            e.ordinal ?? null,
-            buffer(e.bytes),
-          ],
-        ),
-      );
+      code = (await this.runBatch([req]))[0]!;
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
-        // Nothing was written; name the first owner in request order.
-        for (const claim of req.nonces) {
-          const owner = await this.nonceOwner(claim.agentId, claim.nonce);
-          if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
-        }
+        const taken = await this.firstOwner(req);
+        if (taken) return taken;
       }
       throw ioError(this.name, 'append', cause);
     }
-    const r = rows[0];
-    if (r?.updated) return { ok: true };
-    // The snapshot's phase: absent → unknown; sealed → sealed; otherwise the head moved.
-    if (r?.phase === null || r?.phase === undefined) return { ok: false, reason: 'unknown-session' };
-    return r.phase === 'sealed' ? { ok: false, reason: 'sealed' } : { ok: false, reason: 'head-moved' };
+    return this.settle(req, code);
+  }
+
+  /** The outcome for the database's code; for `nonce-taken`, names the first owner in request order. */
+  private async settle(req: AppendRequest, code: AppendCode): Promise<AppendOutcome> {
+    if (code === 'ok') return { ok: true };
+    if (code !== 'nonce-taken') return { ok: false, reason: code };
+    const taken = await this.firstOwner(req);
+    if (taken) return taken;
+    throw new TallyError('TALLY_STORE_IO', `PostgreSQL reported a taken nonce that has no owner (${this.name}).`);
+  }
+
+  private async firstOwner(req: AppendRequest): Promise<AppendOutcome | undefined> {
+    for (const claim of req.nonces) {
+      const owner = await this.nonceOwner(claim.agentId, claim.nonce);
+      if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
+    }
+    return undefined;
   }
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
     this.live();
-    const rows = await this.query<HeadRow>('read a head', `SELECT size, head, frontier, phase FROM ${this.t.sessions} WHERE id = $1`, [sessionId]);
+    const rows = await this.query<HeadRow>('read a head', `SELECT size, head, frontier, phase FROM ${this.t.sessions} WHERE id = $1`, [sessionId], 'tally_load_head');
     const r = rows[0];
     return r ? { sessionId, size: r.size, head: r.head, frontier: r.frontier, phase: r.phase } : undefined;
   }
@@ -226,6 +227,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       'read entries',
       `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx`,
       [sessionId, Math.max(0, from), Math.min(to, 2_147_483_647)],
+      'tally_read_range',
     );
     return rows.map(toEntry);
   }
@@ -236,13 +238,14 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       'read a slot',
       `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND kind = $2 AND ordinal = $3`,
       [sessionId, kind, ordinal],
+      'tally_read_slot',
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }
 
   async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     this.live();
-    const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce]);
+    const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce], 'tally_nonce_owner');
     const r = rows[0];
     return r ? toOwner(r) : undefined;
   }
@@ -264,7 +267,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
     const cols = 'origin, size, root, signed_at';
-    return this.transaction<RecordCheckpointOutcome>('record a signed checkpoint', async (c) => {
+    return transaction<RecordCheckpointOutcome>(this.pool, this.name, 'record a signed checkpoint', async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:sign:${this.schema}:${record.origin}`]);
       const at = await c.query<SignedRow>(`SELECT ${cols} FROM ${this.t.signed} WHERE origin = $1 AND size = $2`, [record.origin, record.size]);
       if (at.rows[0]) {
@@ -331,10 +334,11 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     return v === null || v === undefined ? undefined : Number(v);
   }
 
-  /** Ends the pool (after in-flight queries finish). */
+  /** Ends the pool (after queued appends and in-flight queries finish). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.group.drained();
     await this.pool.end();
   }
 
@@ -344,7 +348,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   private async migrate(): Promise<void> {
     const s = pg.escapeIdentifier(this.schema);
-    await this.transaction('migrate', async (c) => {
+    await transaction(this.pool, this.name, 'migrate', async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:migrate:${this.schema}`]);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await c.query(POSTGRES_VERSION_TABLE_SQL(s));
@@ -362,54 +366,12 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     });
   }
 
-  /** Runs one statement, again if the server aborted it as a deadlock or serialization victim. */
-  private async retrying<R extends object>(run: () => Promise<pg.QueryResult<R>>): Promise<R[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return (await run()).rows;
-      } catch (cause) {
-        const code = (cause as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-        throw cause;
-      }
-    }
-  }
-
-  private async query<R extends object>(what: string, sql: string, params: unknown[]): Promise<R[]> {
+  /** Runs one statement (a prepared one, parsed and planned once per connection, when `name` is given). */
+  private async query<R extends object>(what: string, sql: string, params: unknown[], name?: string): Promise<R[]> {
     try {
-      return await this.retrying(() => this.pool.query<R>(sql, params));
+      return await retrying(() => (name === undefined ? this.pool.query<R>(sql, params) : this.pool.query<R>({ name, text: sql, values: params })));
     } catch (cause) {
       throw ioError(this.name, what, cause);
-    }
-  }
-
-  /** Runs `fn` in a transaction on one pooled connection; commits or rolls back as `fn` says; retries deadlocks. */
-  private async transaction<T>(what: string, fn: (c: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.pool.connect();
-      } catch (cause) {
-        throw ioError(this.name, what, cause);
-      }
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        const r = await fn(client);
-        await client.query(r.commit ? 'COMMIT' : 'ROLLBACK');
-        return r.value;
-      } catch (cause) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        const code = (cause as { code?: unknown } | null)?.code;
-        if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
-        throw ioError(this.name, what, cause);
-      } finally {
-        client.release(broken);
-      }
     }
   }
 }
@@ -421,33 +383,6 @@ function checkRequest(r: AppendRequest): void {
   }
 }
 
-// One order for every transaction, so two appends reserving overlapping nonce sets cannot deadlock.
-function sortedDistinct(claims: readonly NonceClaim[]): NonceClaim[] {
-  const byKey = new Map<string, NonceClaim>();
-  for (const c of claims) {
-    const k = `${c.agentId.length}:${c.agentId}:${c.nonce}`;
-    if (!byKey.has(k)) byKey.set(k, c);
-  }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
-}
-
 function buffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-/** The URL without its password, for names and messages. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
-    u.search = '';
-    return `${u.host}${u.pathname}`;
-  } catch {
-    return '(unparsable url)';
-  }
-}
-
-function ioError(name: string, what: string, cause: unknown): TallyError {
-  if (cause instanceof TallyError) return cause;
-  return new TallyError('TALLY_STORE_IO', `PostgreSQL could not ${what} (${name}).`, { details: String(cause), cause });
 }

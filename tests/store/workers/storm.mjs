@@ -12,7 +12,7 @@ import { claimBytes, nonceRuler } from './ruler.mjs';
 const cfg = JSON.parse(process.argv[2]);
 const w = cfg.worker;
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
-const store = await openStore(cfg.location);
+const store = await openStore(cfg.location, cfg.postgres ? { postgres: cfg.postgres } : {});
 const engine = createEngine({ store, ruler: nonceRuler });
 
 const rl = createInterface({ input: process.stdin });
@@ -71,5 +71,7 @@ await Promise.all(
   }),
 );
 out({ stepDone: 'finalize' });
+// What group commit did in this process (PostgreSQL), for the parent to check batches formed.
+if (store.groupCommitStats) out({ groupCommit: store.groupCommitStats });
 rl.close();
 await store.close();
