@@ -10,15 +10,15 @@
  * those answers. The rule asks the same questions in the same order both
  * times up to its first "no", so the second pass is exactly the rule's verdict.
  */
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { bytesEqual, type Digest } from '../../protocol/index.js';
 import { ED25519_SIGNATURE_BYTES } from '../../receipt/note/layout.js';
 import { openPinnedNote } from '../../receipt/note/open-pinned.js';
 import type { NoteVerifier, OpenNoteResult } from '../../receipt/note/types.js';
 import type { DecodedVerifierKey } from '../../receipt/note/verifier-key-text.js';
+import { sha256 as nobleSha256 } from './sha256.js';
 
 /** SHA-256 for the pure protocol layer. */
-export const sha256: Digest = (data) => nobleSha256(data);
+export const sha256: Digest = nobleSha256;
 
 /** Ed25519 (RFC 8032) verification through WebCrypto; `false` for any refusal. */
 export async function ed25519VerifyWebCrypto(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> {

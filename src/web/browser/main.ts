@@ -8,6 +8,7 @@ import { drawCharts } from './charts.js';
 import { byId, h, put } from './dom.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
+import { AUTO_REPLAY_ENTRIES, showReplayIdle, showReplayReport, showReplayRunning } from './replay-view.js';
 import { Timeline, options, readFilters, renderDetail } from './timeline.js';
 import VerifyWorker from './worker.ts?worker&inline';
 
@@ -108,6 +109,23 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
       refresh();
       openFromHash();
       document.body.setAttribute('data-ready', 'true');
+      if (m.verdict.state === 'pinned' || m.verdict.state === 'unpinned') {
+        const replayHost = byId('replay');
+        replayHost.hidden = false;
+        const run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
+        showReplayIdle(replayHost, rows.length, run);
+        if (rows.length <= AUTO_REPLAY_ENTRIES) run();
+      }
+    } else if (m.type === 'replay-progress') {
+      showReplayRunning(byId('replay'), m.entries, m.total);
+    } else if (m.type === 'replayed') {
+      for (const d of m.report.divergences) {
+        const r = rows[d.index];
+        if (r && r.i === d.index) r.diverged = `${d.kind}: ${d.message}`;
+      }
+      showReplayReport(byId('replay'), m.report, m.ms);
+      if (m.report.divergences.length > 0) timeline.render(rows, readFilters());
+      document.body.setAttribute('data-replayed', m.report.state);
     } else if (m.type === 'receipt') {
       if (m.text === undefined) {
         put(byId('receipt-status'), `No receipt for entry ${m.index}: ${m.problem ?? ''}`);
@@ -131,6 +149,8 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
   };
   const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }) };
   document.body.removeAttribute('data-ready');
+  document.body.removeAttribute('data-replayed');
+  byId('replay').hidden = true;
   w.postMessage(msg);
 }
 

@@ -4,7 +4,31 @@ import type { Row } from './rows.js';
 /** What the page asks the worker. */
 export type ToWorker =
   | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly unsealed?: boolean }
-  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean };
+  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
+  | { readonly type: 'replay' };
+
+/** One entry replay did not re-derive (texts are canonical JSON, cut at 2000 characters). */
+export interface ReplayDivergenceView {
+  readonly index: number;
+  readonly kind: 'ruling-diverged' | 'entry-diverged' | 'rejected';
+  readonly message: string;
+  readonly recorded?: string;
+  readonly rederived?: string;
+}
+
+/** What `replay` said about the day, as the page shows it. */
+export interface ReplayReport {
+  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first. */
+  readonly state: 'replayed' | 'diverged' | 'chain';
+  readonly ruler: 'intent' | 'referee' | 'none';
+  readonly turns: number;
+  readonly rulings: number;
+  readonly divergences: readonly ReplayDivergenceView[];
+  /** Facts taken from the transcript because one bundle cannot re-derive them (trusted, not verified). */
+  readonly facts: readonly { readonly index: number; readonly text: string }[];
+  readonly stoppedAt?: number;
+  readonly chain?: { readonly index: number; readonly code: string; readonly message: string };
+}
 
 /** The one verdict banner's content. */
 export type Verdict =
@@ -17,5 +41,7 @@ export type Verdict =
 export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
-  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number }
+  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean }
+  | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
+  | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };

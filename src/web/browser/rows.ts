@@ -36,6 +36,8 @@ export interface Row {
   notices?: string[];
   /** Authored text (UTF-8 of the turn's bytes), cut at 4 KiB. */
   authored?: string;
+  /** Set by replay in the page: how this entry diverged (kind: message). */
+  diverged?: string;
   /** Fills reported in a frame: market and size, for exposure. */
   fills?: { market: string; size: number; side: string; action: string }[];
 }

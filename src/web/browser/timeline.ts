@@ -48,13 +48,14 @@ function line(r: Row): HTMLLIElement {
         : (r.message ?? r.kind);
   const li = h(
     'li',
-    { class: `row ${r.outcome ?? ''}`, tabindex: '-1', 'data-i': String(r.i), role: 'option', id: `row-${r.i}` },
+    { class: `row ${r.outcome ?? ''}${r.diverged ? ' diverged' : ''}`, tabindex: '-1', 'data-i': String(r.i), role: 'option', id: `row-${r.i}` },
     h('span', { class: 'ix' }, `#${r.i}`),
     h('span', { class: 'kind' }, r.kind),
     h('span', { class: 'time' }, fmtTime(r.time)),
     h('span', { class: 'what' }, what),
     h('span', { class: `code ${r.outcome ?? ''}` }, r.code ?? ''),
     r.notices ? h('span', { class: 'diag', title: r.notices.join('; ') }, `⚑ ${r.notices.length}`) : undefined,
+    r.diverged ? h('span', { class: 'diverged-mark' }, 'diverged') : undefined,
   );
   return li;
 }
@@ -88,7 +89,8 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boo
       field('signer', r.signer),
       field('stand-down', r.standDown),
       field('judge', v ? `${v.decision ?? v.code ?? '?'}${v.message ? ` — ${v.message}` : ''}` : undefined),
-      field('judge signature', v ? (v.signed ? `present (signer ${v.signer ?? '?'}); re-checked by tally replay, not in the page` : 'absent') : undefined),
+      field('judge signature', v ? (v.signed ? `present (signer ${v.signer ?? '?'}); re-verified by the replay below` : 'absent') : undefined),
+      field('replay', r.diverged),
       field('ticket transitions', r.transitions?.join('; ')),
       field('quota', r.quota ? `used ${r.quota.used}, locked ${r.quota.locked}, cap ${r.quota.cap}` : undefined),
       field('diagnostics', r.notices?.join('; ')),

@@ -16,7 +16,9 @@ import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
 import { sessionCheckpointFromNote, type SessionCheckpoint } from '../../receipt/session/checkpoint-note.js';
 import { openNoteWebCrypto, sha256 } from './crypto.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
+import { replayDay } from './replay.js';
 import { rowOf, type Row } from './rows.js';
+import { specSealsMandate } from '../../referee/replay-ruler.js';
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -29,6 +31,9 @@ let tree = new MerkleLevels(rfc6962Hasher(sha256));
 let offsets: number[] = [];
 let bundle: Blob | undefined;
 let checkpoint: SessionCheckpoint | undefined;
+let sealsMandate = false;
+let requireSealed = true;
+let verifiedEntries = 0;
 
 async function* chunksOf(blob: Blob, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
   const reader = blob.stream().getReader();
@@ -68,6 +73,8 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   offsets = [];
   bundle = msg.bundle;
   checkpoint = undefined;
+  sealsMandate = false;
+  requireSealed = msg.unsealed !== true;
   const total = msg.bundle.size;
   let bytes = 0;
   let offset = 0;
@@ -79,6 +86,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     offsets.push(offset);
     offset += line.length + 1;
     if (e.entry.kind === 'frame') frameTime = e.entry.time;
+    else if (e.entry.kind === 'genesis') sealsMandate = specSealsMandate(e.entry.spec);
     rows.push(rowOf(e.index, e.hash, line.length, e.entry, frameTime));
   };
   const onChunk = async (): Promise<void> => {
@@ -116,7 +124,22 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   }
   if (rows.length > 0) post({ type: 'rows', rows });
   post({ type: 'progress', bytes, total, entries: offsets.length });
-  post({ type: 'done', verdict, ms: performance.now() - t0 });
+  verifiedEntries = offsets.length;
+  post({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate });
+}
+
+async function replayBundle(): Promise<void> {
+  if (bundle === undefined) return;
+  const t0 = performance.now();
+  let last = 0;
+  const report = await replayDay(bundle, sealsMandate, requireSealed, (i) => {
+    const now = performance.now();
+    if (now - last > 100) {
+      last = now;
+      post({ type: 'replay-progress', entries: i + 1, total: verifiedEntries });
+    }
+  });
+  post({ type: 'replayed', report, ms: performance.now() - t0 });
 }
 
 async function receipt(index: number, download: boolean): Promise<void> {
@@ -140,5 +163,6 @@ async function lineLength(blob: Blob, start: number): Promise<number> {
 scope.onmessage = (ev) => {
   const m = ev.data;
   if (m.type === 'verify') void verify(m);
+  else if (m.type === 'replay') void replayBundle();
   else void receipt(m.index, m.download);
 };
