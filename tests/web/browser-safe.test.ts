@@ -49,7 +49,7 @@ describe('the browser bundle', () => {
 
   it('reaches the protocol and receipt rules it reuses', () => {
     const rel = [...files].map((f) => relative(src, f));
-    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'rules/intent.ts', 'session/engine.ts']) {
+    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'rules/intent.ts', 'session/engine.ts', 'witness/policy/check.ts', 'witness/policy/parse-text.ts']) {
       expect(rel).toContain(f);
     }
   });
@@ -57,7 +57,7 @@ describe('the browser bundle', () => {
   it('imports no node: module and no Node-bound file', () => {
     for (const [spec, from] of bare) expect(spec.startsWith('node:') || ['fs', 'crypto', 'path', 'os'].includes(spec), `${from} imports ${spec}`).toBe(false);
     const rel = [...files].map((f) => relative(src, f));
-    for (const nodeBound of ['codec/sha256.ts', 'codec/bundle.ts', 'receipt/note/ed25519.ts', 'receipt/note/verifierKey.ts', 'receipt/note/open.ts', 'receipt/bytes.ts']) {
+    for (const nodeBound of ['codec/sha256.ts', 'codec/bundle.ts', 'receipt/note/ed25519.ts', 'receipt/note/verifierKey.ts', 'receipt/note/open.ts', 'receipt/bytes.ts', 'witness/cosignature/key.ts', 'witness/policy/parse.ts', 'receipt/proof/bundle.ts']) {
       expect(rel, nodeBound).not.toContain(nodeBound);
     }
   });

@@ -36,8 +36,11 @@ function showVerdict(v: Verdict, ms: number): void {
     case 'pinned':
       put(
         banner,
-        h('strong', {}, 'Verified and pinned'),
+        h('strong', {}, v.witnessed ? 'Verified and pinned by quorum' : 'Verified and pinned'),
         h('span', { class: 'sub' }, ` — ${v.coversAll ? `all ${v.total} entries` : `the first ${v.size} of ${v.total} entries`} match the checkpoint signed by ${v.signedBy.join(', ')}${v.sealed ? '' : ' (day in progress, not sealed yet)'}`),
+        v.witnessed
+          ? h('div', { class: 'witnessed', id: 'banner-witnessed' }, `witnessed ${v.witnessed.k} of ${v.witnessed.n} (quorum ${v.witnessed.q}): cosigned by ${v.witnessed.signed.join(', ') || 'no witness'}${v.witnessed.missing.length > 0 ? `; not by ${v.witnessed.missing.join(', ')}` : ''}`)
+          : h('div', { class: 'meta' }, 'no witness policy loaded: pinned by the engine key alone, not by a witness quorum'),
         h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
         h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
       );
@@ -80,7 +83,7 @@ function openFromHash(): void {
   if (m) timeline.open(Number(m[1]));
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false): void {
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string): void {
   worker?.terminate();
   rows = [];
   pinned = false;
@@ -147,7 +150,7 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
       put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --key <vkey>.`);
     }
   };
-  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }) };
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }) };
   document.body.removeAttribute('data-ready');
   document.body.removeAttribute('data-replayed');
   byId('replay').hidden = true;
@@ -164,7 +167,8 @@ async function fromInputs(): Promise<void> {
   const c = byId<HTMLInputElement>('in-checkpoint').files?.[0];
   const k = byId<HTMLInputElement>('in-key').files?.[0];
   const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
-  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name);
+  const p = byId<HTMLInputElement>('in-policy').files?.[0];
+  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name, false, p ? await p.text() : undefined);
 }
 
 /** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */
@@ -257,7 +261,8 @@ drop.addEventListener('drop', (ev) => {
     if (!bundle) return;
     const note = files.find((f) => f !== bundle && /\.(note|tlog-proof)$/.test(f.name));
     const key = files.find((f) => f !== bundle && /\.(vkey|key|keys)$/.test(f.name));
-    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name);
+    const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
+    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, false, policy ? await policy.text() : undefined);
   })();
 });
 if (location.protocol === 'file:') byId('server-box').hidden = true;

@@ -3,7 +3,7 @@ import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly unsealed?: boolean }
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
   | { readonly type: 'replay' };
 
@@ -30,9 +30,18 @@ export interface ReplayReport {
   readonly chain?: { readonly index: number; readonly code: string; readonly message: string };
 }
 
+/** A witness quorum that was met: k of the policy's n witnesses cosigned; the quorum needs q at its top. */
+export interface Witnessed {
+  readonly k: number;
+  readonly n: number;
+  readonly q: number;
+  readonly signed: readonly string[];
+  readonly missing: readonly string[];
+}
+
 /** The one verdict banner's content. */
 export type Verdict =
-  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean }
+  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed }
   | { readonly state: 'unpinned'; readonly root: string; readonly size: number; readonly sessionId: string; readonly sealed: boolean; readonly why: string }
   | { readonly state: 'failed-entry'; readonly index: number; readonly code: string; readonly message: string }
   | { readonly state: 'failed-pin'; readonly stage: string; readonly code: string; readonly message: string };

@@ -15,8 +15,9 @@ import { verifyChunksAgainstCheckpoint } from '../../receipt/proof/bundle-checkp
 import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
 import { sessionCheckpointFromNote, type SessionCheckpoint } from '../../receipt/session/checkpoint-note.js';
 import { openNoteWebCrypto, sha256 } from './crypto.js';
-import type { FromWorker, ToWorker, Verdict } from './messages.js';
+import type { FromWorker, ToWorker, Verdict, Witnessed } from './messages.js';
 import { replayDay } from './replay.js';
+import { checkWitnesses } from './witness.js';
 import { rowOf, type Row } from './rows.js';
 import { specSealsMandate } from '../../referee/replay-ruler.js';
 
@@ -52,7 +53,7 @@ function signedCheckpointOf(text: string): string | { problem: string } {
   return p.ok ? p.tlogProof.signedCheckpoint : { problem: `tlog-proof: ${p.code}: ${p.message}` };
 }
 
-async function openPin(cpText: string, vkeyText: string): Promise<SessionCheckpoint | Verdict> {
+async function openPin(cpText: string, vkeyText: string, policyText: string | undefined): Promise<{ cp: SessionCheckpoint; witnessed?: Witnessed } | Verdict> {
   const keys = [];
   for (const line of vkeyText.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
     const k = decodeVerifierKey(line);
@@ -62,9 +63,12 @@ async function openPin(cpText: string, vkeyText: string): Promise<SessionCheckpo
   if (keys.length === 0) return { state: 'failed-pin', stage: 'key', code: 'malformed-verifier-key', message: 'no verifier key given' };
   const signed = signedCheckpointOf(cpText);
   if (typeof signed !== 'string') return { state: 'failed-pin', stage: 'proof', code: 'bad-tlog-proof', message: signed.problem };
+  // With a policy, the quorum first (as verifyWitnessedBundleCheckpoint: cheap, and a refusal there is the CLI's).
+  const witnessed = policyText === undefined ? undefined : await checkWitnesses(signed, keys, policyText);
+  if (witnessed !== undefined && 'state' in witnessed) return witnessed;
   const opened = sessionCheckpointFromNote(await openNoteWebCrypto(signed, keys), signed);
   if (!opened.ok) return { state: 'failed-pin', stage: opened.stage, code: opened.code, message: opened.message };
-  return opened.checkpoint;
+  return { cp: opened.checkpoint, ...(witnessed === undefined ? {} : { witnessed }) };
 }
 
 async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void> {
@@ -103,14 +107,15 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   const chunks = chunksOf(msg.bundle, (n) => (bytes += n));
   let verdict: Verdict;
   if (msg.checkpoint !== undefined && msg.vkey !== undefined) {
-    const pin = await openPin(msg.checkpoint, msg.vkey);
-    if ('state' in pin) {
-      verdict = pin;
+    const opened = await openPin(msg.checkpoint, msg.vkey, msg.policy);
+    if ('state' in opened) {
+      verdict = opened;
     } else {
+      const pin = opened.cp;
       checkpoint = pin;
       const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: msg.unsealed !== true });
       if (r.ok) {
-        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed };
+        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }) };
       } else if (r.stage === 'chain') {
         verdict = { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
       } else {
@@ -119,7 +124,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     }
   } else {
     const r = await verifyChunks(sha256, chunks, { onEntry: (e: VerifiedEntry, line: Uint8Array, _v: ChainVerifier) => onEntry(e, line), onChunk, requireSealed: msg.unsealed !== true });
-    const why = msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given';
+    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
     verdict = r.ok ? { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why } : { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
   }
   if (rows.length > 0) post({ type: 'rows', rows });
