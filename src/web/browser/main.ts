@@ -8,6 +8,7 @@ import { drawCharts } from './charts.js';
 import { byId, h, put } from './dom.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
+import { startFollowing, type Following } from './live.js';
 import { AUTO_REPLAY_ENTRIES, showReplayIdle, showReplayReport, showReplayRunning } from './replay-view.js';
 import { Timeline, options, readFilters, renderDetail } from './timeline.js';
 import VerifyWorker from './worker.ts?worker&inline';
@@ -16,7 +17,7 @@ let worker: Worker | undefined;
 let rows: Row[] = [];
 let pinned = false;
 let loadedName = 'bundle';
-let live: { timer: number; session: string; token: string; seen: number } | undefined;
+let live: Following | undefined;
 
 const banner = byId('banner');
 const progress = byId<HTMLProgressElement>('progress');
@@ -83,7 +84,8 @@ function openFromHash(): void {
   if (m) timeline.open(Number(m[1]));
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string): void {
+/** A fresh worker for a day named `name`, the page reset to receive it. */
+function spawn(name: string): Worker {
   worker?.terminate();
   rows = [];
   pinned = false;
@@ -107,12 +109,13 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
       for (const r of m.rows) rows.push(r);
     } else if (m.type === 'done') {
       pinned = m.verdict.state === 'pinned';
+      if (m.live && live && (m.verdict.state.startsWith('failed') || ('sealed' in m.verdict && m.verdict.sealed))) stopLive(m.verdict.state.startsWith('failed') ? 'stopped: the day failed verification' : 'the day is sealed: following stopped');
       showVerdict(m.verdict, m.ms);
       byId<HTMLDetailsElement>('load').open = false;
       refresh();
       openFromHash();
       document.body.setAttribute('data-ready', 'true');
-      if (m.verdict.state === 'pinned' || m.verdict.state === 'unpinned') {
+      if ((m.verdict.state === 'pinned' || m.verdict.state === 'unpinned') && (!m.live || m.verdict.sealed)) {
         const replayHost = byId('replay');
         replayHost.hidden = false;
         const run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
@@ -150,10 +153,16 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
       put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --key <vkey>.`);
     }
   };
-  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }) };
   document.body.removeAttribute('data-ready');
   document.body.removeAttribute('data-replayed');
   byId('replay').hidden = true;
+  return w;
+}
+
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string): void {
+  stopLive();
+  const w = spawn(name);
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }) };
   w.postMessage(msg);
 }
 
@@ -177,54 +186,32 @@ async function fromServer(): Promise<void> {
   const token = byId<HTMLInputElement>('srv-token').value.trim();
   if (!/^[0-9a-f]{64}$/.test(session)) return put(byId('srv-status'), 'session id must be 64 lowercase hex');
   const auth = { authorization: `Bearer ${token}` };
+  let vkey: string | undefined;
+  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
+  if (k.ok) vkey = await k.text();
+  if (byId<HTMLInputElement>('srv-follow').checked) {
+    stopLive();
+    const w = spawn(`session-${session.slice(0, 12)}`);
+    w.postMessage({ type: 'follow' } satisfies ToWorker);
+    live = startFollowing({ session, token, ...(vkey === undefined ? {} : { vkey }) }, w, (text) => put(byId('srv-status'), text));
+    return;
+  }
   const res = await fetch(`/sessions/${session}/bundle`, { headers: auth, cache: 'no-store' });
   if (!res.ok) return put(byId('srv-status'), `GET bundle: HTTP ${res.status}`);
   const bundle = await res.blob();
   let cp: string | undefined;
-  let vkey: string | undefined;
-  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
-  if (k.ok) {
-    vkey = await k.text();
+  if (vkey !== undefined) {
     const c = await fetch(`/sessions/${session}/checkpoint`, { headers: auth, cache: 'no-store' });
     if (c.ok) cp = await c.text();
   }
   put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}`);
-  const follow = byId<HTMLInputElement>('srv-follow').checked;
-  if (live) window.clearTimeout(live.timer);
-  live = undefined;
   start(bundle, cp, vkey, `session-${session.slice(0, 12)}`, true);
-  if (follow) live = { timer: window.setTimeout(() => void poll(), 1500), session, token, seen: bundle.size };
 }
 
-async function poll(): Promise<void> {
-  if (!live) return;
-  const l = live;
-  try {
-    const b = await fetch(`/sessions/${l.session}/bundle`, { headers: { authorization: `Bearer ${l.token}` }, cache: 'no-store' });
-    if (b.ok) {
-      const blob = await b.blob();
-      if (blob.size !== l.seen) {
-        l.seen = blob.size;
-        put(byId('srv-status'), `following: ${blob.size} bytes`);
-        await fromServerAgain(blob, l);
-      }
-    }
-  } finally {
-    if (live === l) l.timer = window.setTimeout(() => void poll(), 1500);
-  }
-}
-
-async function fromServerAgain(bundle: Blob, l: NonNullable<typeof live>): Promise<void> {
-  const auth = { authorization: `Bearer ${l.token}` };
-  let cp: string | undefined;
-  let vkey: string | undefined;
-  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
-  if (k.ok) {
-    vkey = await k.text();
-    const c = await fetch(`/sessions/${l.session}/checkpoint`, { headers: auth, cache: 'no-store' });
-    if (c.ok) cp = await c.text();
-  }
-  start(bundle, cp, vkey, `session-${l.session.slice(0, 12)}`, true);
+function stopLive(why?: string): void {
+  live?.stop();
+  live = undefined;
+  if (why !== undefined) put(byId('srv-status'), why);
 }
 
 function embedded(): void {

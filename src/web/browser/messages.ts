@@ -5,7 +5,11 @@ import type { Row } from './rows.js';
 export type ToWorker =
   | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
-  | { readonly type: 'replay' };
+  | { readonly type: 'replay' }
+  /** Start following a live day: entries arrive by `append` (whole lines, in order), fresh checkpoints by `pin`. */
+  | { readonly type: 'follow' }
+  | { readonly type: 'append'; readonly bytes: Uint8Array }
+  | { readonly type: 'pin'; readonly checkpoint: string; readonly vkey: string };
 
 /** One entry replay did not re-derive (texts are canonical JSON, cut at 2000 characters). */
 export interface ReplayDivergenceView {
@@ -50,7 +54,7 @@ export type Verdict =
 export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
-  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean }
+  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
   | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };
