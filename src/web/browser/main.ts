@@ -24,7 +24,7 @@ const progress = byId<HTMLProgressElement>('progress');
 const progressText = byId('progress-text');
 const detail = byId('detail');
 const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
-  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined);
+  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined, (i) => worker?.postMessage({ type: 'entry', index: i } satisfies ToWorker));
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
@@ -97,6 +97,7 @@ function spawn(name: string): Worker {
   banner.removeAttribute('data-code');
   put(banner, h('strong', {}, 'Verifying…'), h('span', { class: 'sub' }, ` ${name}`));
   progress.value = 0;
+  progress.setAttribute('data-updates', '0');
   const w = new VerifyWorker();
   worker = w;
   w.onmessage = (ev: MessageEvent<FromWorker>) => {
@@ -104,6 +105,7 @@ function spawn(name: string): Worker {
     if (m.type === 'progress') {
       progress.max = Math.max(1, m.total);
       progress.value = m.bytes;
+      progress.setAttribute('data-updates', String(Number(progress.getAttribute('data-updates') ?? '0') + 1));
       put(progressText, `${m.entries} entries, ${(m.bytes / 1048576).toFixed(1)} of ${(m.total / 1048576).toFixed(1)} MiB`);
     } else if (m.type === 'rows') {
       for (const r of m.rows) rows.push(r);
@@ -122,6 +124,9 @@ function spawn(name: string): Worker {
         showReplayIdle(replayHost, rows.length, run);
         if (rows.length <= AUTO_REPLAY_ENTRIES) run();
       }
+    } else if (m.type === 'entry') {
+      const pre = document.getElementById('entry-text');
+      if (pre && pre.getAttribute('data-i') === String(m.index)) put(pre, m.text);
     } else if (m.type === 'replay-progress') {
       showReplayRunning(byId('replay'), m.entries, m.total);
     } else if (m.type === 'replayed') {

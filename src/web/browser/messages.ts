@@ -6,6 +6,8 @@ export type ToWorker =
   | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
   | { readonly type: 'replay' }
+  /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */
+  | { readonly type: 'entry'; readonly index: number }
   /** Start following a live day: entries arrive by `append` (whole lines, in order), fresh checkpoints by `pin`. */
   | { readonly type: 'follow' }
   | { readonly type: 'append'; readonly bytes: Uint8Array }
@@ -55,6 +57,7 @@ export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
   | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean }
+  | { readonly type: 'entry'; readonly index: number; readonly text: string }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
   | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };

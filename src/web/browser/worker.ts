@@ -123,6 +123,19 @@ async function receipt(index: number, download: boolean): Promise<void> {
   post({ type: 'receipt', index, download, proof: proof.map(toHex), size: cp.size, root: cp.root, text: formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes }) });
 }
 
+const MAX_ENTRY_TEXT = 1 << 18;
+
+/** Posts entry `index`'s line as text (cut at 256 KiB; shown as text only). */
+async function entryText(index: number): Promise<void> {
+  const offsets = day.offsets;
+  if (index < 0 || index >= offsets.length) return;
+  const bundle = bundleOf(day);
+  const start = offsets[index]!;
+  const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
+  const bytes = new Uint8Array(await bundle.slice(start, Math.min(end, start + MAX_ENTRY_TEXT)).arrayBuffer());
+  post({ type: 'entry', index, text: new TextDecoder().decode(bytes) + (end - start > MAX_ENTRY_TEXT ? '…' : '') });
+}
+
 async function lineLength(blob: Blob, start: number): Promise<number> {
   const rest = new Uint8Array(await blob.slice(start).arrayBuffer());
   const nl = rest.indexOf(0x0a);
@@ -135,6 +148,7 @@ scope.onmessage = (ev) => {
   if (m.type === 'verify') void verify(m);
   else if (m.type === 'replay') void replayBundle();
   else if (m.type === 'receipt') void receipt(m.index, m.download);
+  else if (m.type === 'entry') void entryText(m.index);
   else if (m.type === 'follow') {
     const f = new Follower();
     follower = f;
