@@ -3,7 +3,7 @@
  * view`, or fetched from the serving engine it came from), has the worker
  * verify it, and shows the verdict banner first, then charts and timeline.
  */
-import { fromBase64 } from '../../protocol/index.js';
+import { fromBase64, isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { drawCharts } from './charts.js';
 import { byId, h, put } from './dom.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
@@ -33,6 +33,14 @@ function showVerdict(v: Verdict, ms: number): void {
   banner.setAttribute('data-state', v.state);
   banner.setAttribute('data-ms', ms.toFixed(1));
   const took = `checked in the browser in ${(ms / 1000).toFixed(2)} s`;
+  for (const a of ['data-index', 'data-code', 'data-session', 'data-size', 'data-root', 'data-sealed']) banner.removeAttribute(a);
+  if (v.state === 'pinned' || v.state === 'unpinned') {
+    // What the chain verifier answered, for machines (the conformance corpus drives this page).
+    banner.setAttribute('data-session', v.sessionId);
+    banner.setAttribute('data-size', String(v.state === 'pinned' ? v.total : v.size));
+    banner.setAttribute('data-sealed', String(v.sealed));
+    if (v.state === 'unpinned') banner.setAttribute('data-root', v.root);
+  }
   switch (v.state) {
     case 'pinned':
       put(
@@ -164,10 +172,10 @@ function spawn(name: string): Worker {
   return w;
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string): void {
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin): void {
   stopLive();
   const w = spawn(name);
-  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }) };
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }), ...(pin === undefined ? {} : { pin }) };
   w.postMessage(msg);
 }
 
@@ -182,7 +190,30 @@ async function fromInputs(): Promise<void> {
   const k = byId<HTMLInputElement>('in-key').files?.[0];
   const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
   const p = byId<HTMLInputElement>('in-policy').files?.[0];
-  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name, false, p ? await p.text() : undefined);
+  const pin = pinFromForm();
+  if (typeof pin === 'string') return put(progressText, pin);
+  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin);
+}
+
+/** The values pinned by hand (as `tally verify --root --session --size`), or what is wrong with them. */
+function pinFromForm(): ChainPin | undefined | string {
+  const root = byId<HTMLInputElement>('pin-root').value.trim();
+  const session = byId<HTMLInputElement>('pin-session').value.trim();
+  const size = byId<HTMLInputElement>('pin-size').value.trim();
+  const pin: { receiptRoot?: string; sessionId?: string; size?: number } = {};
+  if (root !== '') {
+    if (!isDigestHex(root)) return 'the pinned receipt root must be 64 lowercase hex characters';
+    pin.receiptRoot = root;
+  }
+  if (session !== '') {
+    if (!isDigestHex(session)) return 'the pinned session id must be 64 lowercase hex characters';
+    pin.sessionId = session;
+  }
+  if (size !== '') {
+    if (!/^[1-9][0-9]{0,15}$/.test(size)) return 'the pinned size must be a positive integer';
+    pin.size = Number(size);
+  }
+  return Object.keys(pin).length === 0 ? undefined : pin;
 }
 
 /** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */

@@ -1,9 +1,10 @@
 /** Messages between the page and its verification worker. */
+import type { ChainPin } from '../../protocol/index.js';
 import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean }
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
   | { readonly type: 'replay' }
   /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */

@@ -67,7 +67,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     } else {
       const pin = opened.cp;
       day.checkpoint = pin;
-      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed });
+      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
       if (r.ok) {
         verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }) };
       } else if (r.stage === 'chain') {
@@ -77,8 +77,9 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       }
     }
   } else {
-    const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed });
-    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
+    const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+    const pinned = msg.pin === undefined ? '' : `; held to the values pinned by hand (${Object.keys(msg.pin).join(', ')})`;
+    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}${pinned}`;
     verdict = r.ok ? { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why } : { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
   }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
