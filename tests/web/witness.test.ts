@@ -90,6 +90,15 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
       if (note === 'both.note') await page.screenshot({ path: join(ARTIFACTS, 'witnessed.png') });
       await page.close();
     }
+    // tally view --policy embeds the policy: the offline page checks the quorum on open.
+    const out = file('witnessed.html');
+    const v = tally(['view', file('bundle.jsonl'), '--checkpoint', file('both.note'), '--key', file('engine.vkey'), '--policy', file('all.policy'), '--out', out]);
+    expect(v.code, v.stderr).toBe(0);
+    const viewed = await ctx.newPage();
+    await viewed.goto(`file://${out}`);
+    await viewed.waitForSelector('body[data-ready=true]');
+    expect(await viewed.textContent('#banner-witnessed')).toBe('witnessed 2 of 2 (quorum 2): cosigned by w1.example, w2.example');
+    await viewed.close();
   });
 
   it('refuses pinned-by-quorum below the quorum and on a forged cosignature, with the CLI code', async () => {

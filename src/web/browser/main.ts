@@ -253,10 +253,10 @@ function stopLive(why?: string): void {
 function embedded(): void {
   const el = document.getElementById('tally-embedded');
   if (!el || !el.textContent) return;
-  const data = JSON.parse(el.textContent) as { name?: string; bundle?: string; checkpoint?: string; key?: string };
+  const data = JSON.parse(el.textContent) as { name?: string; bundle?: string; checkpoint?: string; key?: string; policy?: string };
   const bytes = typeof data.bundle === 'string' ? fromBase64(data.bundle) : undefined;
   if (!bytes) return;
-  start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle');
+  start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle', false, typeof data.policy === 'string' ? data.policy : undefined);
 }
 
 for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', () => timeline.render(rows, readFilters()));
