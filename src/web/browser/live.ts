@@ -3,7 +3,8 @@
  * poll asks only for the entries after the ones it has
  * (`GET /sessions/<id>/bundle?from=N`, at most BUNDLE_RANGE_MAX a request),
  * hands their bytes to the worker (which continues its one streaming
- * verification), then the fresh signed checkpoint when the engine signs.
+ * verification), then a signed checkpoint at exactly that size when the
+ * engine signs.
  * Same origin only; the auditor token goes in the Authorization header.
  */
 import type { ToWorker } from './messages.js';
@@ -40,8 +41,9 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
         w.postMessage({ type: 'append', bytes: got } satisfies ToWorker, [got.buffer]);
         if (lines < RANGE_MAX) break;
       }
-      if (o.vkey !== undefined && !stopped) {
-        const c = await fetch(`/sessions/${o.session}/checkpoint`, { headers: auth, cache: 'no-store' });
+      if (o.vkey !== undefined && !stopped && entries > 0) {
+        // Signed at exactly the entries the worker has: turns landing meanwhile cannot put the checkpoint beyond them.
+        const c = await fetch(`/sessions/${o.session}/checkpoint?size=${entries}`, { headers: auth, cache: 'no-store' });
         if (c.ok) w.postMessage({ type: 'pin', checkpoint: await c.text(), vkey: o.vkey } satisfies ToWorker);
       }
       if (!stopped) status(`following: ${entries} entries, ${bytes} bytes fetched in ${requests} requests (only new entries each time)`);
