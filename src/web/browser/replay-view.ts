@@ -34,6 +34,7 @@ export function showReplayReport(host: HTMLElement, r: ReplayReport, ms: number)
   host.setAttribute('data-state', r.state);
   host.setAttribute('data-divergences', String(r.divergences.length));
   host.setAttribute('data-ruler', r.ruler);
+  host.setAttribute('data-ms', ms.toFixed(1));
   host.className = `replay ${r.state}`;
   const took = `ruler ${r.ruler} · ${(ms / 1000).toFixed(2)} s in the browser`;
   const facts =
