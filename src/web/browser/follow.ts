@@ -85,6 +85,8 @@ export class Follower {
     this.pushed++;
     this.feed.push(bytes);
     while (this.processed < this.pushed && this.result === undefined) await new Promise<void>((r) => this.waiters.push(r));
+    // The seal ends the stream: wait for the chain's final checks, so the verdict after this append is the day's.
+    if (this.day.sealed) await this.done;
   }
 
   /** Opens a fresh signed checkpoint and matches it against the entries verified so far. */

@@ -27,6 +27,7 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
   let stopped = false;
   let timer = 0;
   const poll = async (): Promise<void> => {
+    const pieces: Uint8Array[] = [];
     try {
       for (;;) {
         const res = await fetch(`/sessions/${o.session}/bundle?from=${entries}`, { headers: auth, cache: 'no-store' });
@@ -38,13 +39,18 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
         for (const b of got) if (b === 0x0a) lines++;
         entries += lines;
         bytes += got.length;
-        w.postMessage({ type: 'append', bytes: got } satisfies ToWorker, [got.buffer]);
+        pieces.push(got);
         if (lines < RANGE_MAX) break;
       }
-      if (o.vkey !== undefined && !stopped && entries > 0) {
-        // Signed at exactly the entries the worker has: turns landing meanwhile cannot put the checkpoint beyond them.
+      let checkpoint: string | undefined;
+      if (o.vkey !== undefined && !stopped && entries > 0 && pieces.length > 0) {
+        // Signed at exactly the entries the worker will have: turns landing meanwhile cannot put the checkpoint beyond them.
         const c = await fetch(`/sessions/${o.session}/checkpoint?size=${entries}`, { headers: auth, cache: 'no-store' });
-        if (c.ok) w.postMessage({ type: 'pin', checkpoint: await c.text(), vkey: o.vkey } satisfies ToWorker);
+        if (c.ok) checkpoint = await c.text();
+      }
+      if (pieces.length > 0 && !stopped) {
+        const msg: ToWorker = { type: 'append', pieces, ...(checkpoint === undefined || o.vkey === undefined ? {} : { checkpoint, vkey: o.vkey }) };
+        w.postMessage(msg, pieces.map((p) => p.buffer));
       }
       if (!stopped) status(`following: ${entries} entries, ${bytes} bytes fetched in ${requests} requests (only new entries each time)`);
     } catch (e) {

@@ -9,10 +9,9 @@ export type ToWorker =
   | { readonly type: 'replay' }
   /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */
   | { readonly type: 'entry'; readonly index: number }
-  /** Start following a live day: entries arrive by `append` (whole lines, in order), fresh checkpoints by `pin`. */
+  /** Start following a live day: each poll's new entries (whole lines, in order) arrive by one `append`, with a checkpoint at exactly that size when the engine signs. */
   | { readonly type: 'follow' }
-  | { readonly type: 'append'; readonly bytes: Uint8Array }
-  | { readonly type: 'pin'; readonly checkpoint: string; readonly vkey: string };
+  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string };
 
 /** One entry replay did not re-derive (texts are canonical JSON, cut at 2000 characters). */
 export interface ReplayDivergenceView {
@@ -25,8 +24,8 @@ export interface ReplayDivergenceView {
 
 /** What `replay` said about the day, as the page shows it. */
 export interface ReplayReport {
-  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first. */
-  readonly state: 'replayed' | 'diverged' | 'chain';
+  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what). */
+  readonly state: 'replayed' | 'diverged' | 'chain' | 'error';
   readonly ruler: 'intent' | 'referee' | 'none';
   readonly turns: number;
   readonly rulings: number;
@@ -35,6 +34,7 @@ export interface ReplayReport {
   readonly facts: readonly { readonly index: number; readonly text: string }[];
   readonly stoppedAt?: number;
   readonly chain?: { readonly index: number; readonly code: string; readonly message: string };
+  readonly error?: string;
 }
 
 /** A witness quorum that was met: k of the policy's n witnesses cosigned; the quorum needs q at its top. */

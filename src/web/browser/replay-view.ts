@@ -50,6 +50,10 @@ export function showReplayReport(host: HTMLElement, r: ReplayReport, ms: number)
     put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Every ruling re-derived'), ` — ${r.turns} turns replayed, ${r.rulings} rulings identical, 0 divergences · ${took}`), facts, h('p', { class: 'muted' }, LIMITS));
     return;
   }
+  if (r.state === 'error') {
+    put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Replay could not run'), ` — ${r.error ?? 'unknown error'} (tally replay stops with the same error)`));
+    return;
+  }
   if (r.state === 'chain') {
     put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, `Not replayed: the chain fails at entry ${r.chain?.index ?? '?'} (${r.chain?.code ?? '?'})`)));
     return;

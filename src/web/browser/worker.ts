@@ -15,7 +15,7 @@ import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
 import { sha256 } from './crypto.js';
 import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
 import { Follower } from './follow.js';
-import type { FromWorker, ToWorker, Verdict } from './messages.js';
+import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
 
@@ -100,13 +100,19 @@ async function replayBundle(): Promise<void> {
   const t0 = performance.now();
   let last = 0;
   const total = day.offsets.length;
-  const report = await replayDay(bundleOf(day), day.sealsMandate, day.requireSealed, (i) => {
-    const now = performance.now();
-    if (now - last > 100) {
-      last = now;
-      post({ type: 'replay-progress', entries: i + 1, total });
-    }
-  });
+  let report: ReplayReport;
+  try {
+    report = await replayDay(bundleOf(day), day.sealsMandate, day.requireSealed, (i) => {
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        post({ type: 'replay-progress', entries: i + 1, total });
+      }
+    });
+  } catch (e) {
+    // `tally replay` would stop with the same error: say so rather than spin.
+    report = { state: 'error', ruler: day.sealsMandate ? 'referee' : 'intent', turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
+  }
   post({ type: 'replayed', report, ms: performance.now() - t0 });
 }
 
@@ -155,13 +161,13 @@ scope.onmessage = (ev) => {
     follower = f;
     day = f.day;
     queue = Promise.resolve();
-    void f.done.then(() => postLive(f, t0));
   } else {
     const f = follower;
     if (f === undefined) return;
     queue = queue.then(async () => {
-      if (m.type === 'append') await f.append(m.bytes);
-      else await f.repin(m.checkpoint, m.vkey);
+      for (const bytes of m.pieces) await f.append(bytes);
+      if (m.checkpoint !== undefined && m.vkey !== undefined) await f.repin(m.checkpoint, m.vkey);
+      // One verdict per poll: the new entries and the checkpoint that covers them, together.
       postLive(f, t0);
     });
   }
