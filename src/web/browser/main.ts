@@ -285,7 +285,9 @@ drop.addEventListener('drop', (ev) => {
     const note = files.find((f) => f !== bundle && /\.(note|tlog-proof)$/.test(f.name));
     const key = files.find((f) => f !== bundle && /\.(vkey|key|keys)$/.test(f.name));
     const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
-    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, false, policy ? await policy.text() : undefined);
+    const pin = pinFromForm();
+    if (typeof pin === 'string') return put(progressText, pin);
+    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin);
   })();
 });
 if (location.protocol === 'file:') byId('server-box').hidden = true;
