@@ -6,13 +6,29 @@
 // Policy (script and style allowed by SHA-256 hash only) is written into the
 // page and to dist/web/csp.txt for the server's header.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(repo, 'dist/web');
+const src = resolve(repo, 'src');
+// Platform bindings: a module the page reuses through the engine's own code
+// (replay drives the real Engine) but whose Node binding it cannot load —
+// node:crypto's SHA-256 — is resolved to its browser twin (src/web/browser/bindings.json).
+const BINDINGS = new Map(Object.entries(JSON.parse(readFileSync(resolve(src, 'web/browser/bindings.json'), 'utf8'))).map(([from, to]) => [resolve(src, from), resolve(src, to)]));
+function bindings() {
+  return {
+    name: 'tally-browser-bindings',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!source.startsWith('.') || importer === undefined) return null;
+      const r = await this.resolve(source, importer, { ...options, skipSelf: true });
+      return r && BINDINGS.has(r.id) ? BINDINGS.get(r.id) : null;
+    },
+  };
+}
 const sha = (s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 
 /** Inlines the emitted script and stylesheet into the HTML and drops the separate files. */
@@ -62,8 +78,8 @@ await build({
   root: resolve(repo, 'src/web/browser'),
   base: './',
   logLevel: 'warn',
-  plugins: [singleFile()],
-  worker: { format: 'iife' },
+  plugins: [bindings(), singleFile()],
+  worker: { format: 'iife', plugins: () => [bindings()] },
   build: {
     outDir,
     emptyOutDir: false,

@@ -2,13 +2,20 @@
  * The grader's desk benchmark: entries per second the audit page verifies a
  * 100,000-entry day at, in Chromium (its web worker, SHA-256 from
  * @noble/hashes, streaming the picked File), beside `verifyBundle` on this
- * thread over the same bytes in the same run. Skipped when /usr/bin/chromium
- * or the built page is absent. `TALLY_BENCH_WEB_ENTRIES` sets the size.
+ * thread over the same bytes in the same run; and replay in the page (its
+ * worker re-derives every ruling of a demo day with `replay`, referee ruler,
+ * secp256k1 and EIP-191 from @noble/viem) beside `replay` in Node over the
+ * same bundle. Skipped when /usr/bin/chromium or the built page is absent.
+ * `TALLY_BENCH_WEB_ENTRIES` sets the verify day's size,
+ * `TALLY_BENCH_WEB_REPLAY_WAKES` the replayed demo day's wakes (default 1000).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeBundle, verifyBundle } from '../codec/index.js';
+import { runDemo } from '../demo/index.js';
+import { replayFile } from '../receipt/index.js';
+import { replayRuler } from '../referee/index.js';
 import { createEngine } from '../session/index.js';
 import { loadAuditPage } from '../web/index.js';
 import type { Figure } from './core.js';
@@ -86,6 +93,7 @@ export async function benchWeb(): Promise<Figure[]> {
     }
     const perSecond = Math.round((size / Math.min(...web)) * 1000);
     const baseline = Math.round((size / Math.min(...node)) * 1000);
+    const replayed = await benchReplay(dir, html);
     return [
       {
         name: `verify in the browser (Chromium worker, ${size} entries)`,
@@ -95,8 +103,55 @@ export async function benchWeb(): Promise<Figure[]> {
         ratio: perSecond / baseline,
         note: `${Math.round(bundle.length / 1048576)} MB; page time includes building the timeline rows`,
       },
+      replayed,
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Replay of a demo day in the page's worker beside `replay` in Node, same bytes, same run. */
+async function benchReplay(dir: string, html: string): Promise<Figure> {
+  const wakes = Number(process.env['TALLY_BENCH_WEB_REPLAY_WAKES'] ?? 1000);
+  const out = join(dir, 'demo');
+  await runDemo({ out, wakes, db: 'memory:' });
+  const file = join(out, 'bundle.jsonl');
+  const node: number[] = [];
+  let entries = 0;
+  for (let i = 0; i < 2; i++) {
+    const t0 = performance.now();
+    const r = await replayFile(file, { ruler: replayRuler('referee', true).ruler });
+    node.push(performance.now() - t0);
+    if (!r.ok) throw new Error('the bench demo day did not replay');
+    entries = r.size;
+  }
+  const { chromium } = await import('playwright-core');
+  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, 'profile-replay-')), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const web: number[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const tab = await ctx.newPage();
+      await tab.goto(`file://${html}`);
+      await tab.setInputFiles('#in-bundle', file);
+      await tab.click('#load-files');
+      await tab.waitForSelector('body[data-replayed]', { timeout: 600_000 });
+      if ((await tab.getAttribute('body', 'data-replayed')) !== 'replayed') throw new Error('the page did not replay the bench day');
+      web.push(Number(await tab.getAttribute('#replay', 'data-ms')));
+      await tab.close();
+    }
+  } finally {
+    await ctx.close();
+  }
+  return {
+    name: `replay in the browser (Chromium worker, demo day of ${entries} entries)`,
+    perSecond: Math.round((entries / Math.min(...web)) * 1000),
+    baselineName: 'replay (node, this thread)',
+    baselinePerSecond: Math.round((entries / Math.min(...node)) * 1000),
+    ratio: Math.min(...node) / Math.min(...web),
+    note: `${wakes} wakes; referee ruler, every signature re-checked`,
+  };
 }

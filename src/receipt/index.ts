@@ -87,7 +87,8 @@ export { peekSessionCheckpoint, turnReceiptFromBundle } from './proof/prove-bund
 export type { TurnReceiptFromBundleResult } from './proof/prove-bundle.js';
 
 // Replay.
-export { replay, replayFile, intentExternalNonceFact } from './replay/replay.js';
+export { replay, intentExternalNonceFact } from './replay/replay.js';
+export { replayFile } from './replay/replay-file.js';
 export type { ReplayOptions, ReplayResult, ReplayDivergence, ReplayDivergenceKind, ExternalFact } from './replay/types.js';
 
 // Certified grades.

@@ -4,7 +4,8 @@
  * rules as Intent signatures.
  */
 import { privateKeyToAccount, type LocalAccount } from 'viem/accounts';
-import { createSignerCache, eip191Digest } from '../intent/index.js';
+import { eip191Digest } from '../intent/canonical.js';
+import { createSignerCache } from '../intent/signer-cache.js';
 import { checkSignature } from '../intent/check-signature.js';
 import { addressOfPoint, recoverPoint } from '../intent/ecdsa.js';
 import { parseSignature } from '../intent/signature.js';

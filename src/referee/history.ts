@@ -6,9 +6,9 @@
  * genesis. So an engine restart, a second engine on the same store, or a
  * replay into a fresh store all derive the same state from the same bytes.
  */
-import { intentHash } from '../intent/index.js';
+import { intentHash } from '../intent/canonical.js';
 import { fromBase64, parseEntry, TallyError, type Entry, type TurnEntry } from '../protocol/index.js';
-import { intentOfAuthored } from '../rules/index.js';
+import { intentOfAuthored } from '../rules/intent.js';
 import { KeyedMutex } from '../session/mutex.js';
 import type { StoredEntry } from '../store/types.js';
 import { mandateOf, type Mandate } from './mandate.js';

@@ -7,6 +7,8 @@
 export { createRefereeRuler, checkRefereeSpec } from './ruler.js';
 export type { RefereeRuler, RefereeRulerOptions, RefereeRuling, PolicyRuling, VerdictRuling, TicketRuling } from './ruler.js';
 export { createRefereeEngine } from './engine.js';
+export { replayRuler, specSealsMandate, REPLAY_RULERS } from './replay-ruler.js';
+export type { ReplayRulerChoice } from './replay-ruler.js';
 export type { RefereeEngineOptions } from './engine.js';
 export { refereeState } from './describe.js';
 export type { RefereeStateResult, RefereeView, TicketView } from './describe.js';

@@ -21,7 +21,7 @@
  * previous instructions", "you are now", "system prompt", …) is a DENY.
  */
 import { canonicalBytes, type CanonicalObject } from '../protocol/index.js';
-import { canonicalDecimal } from '../intent/index.js';
+import { canonicalDecimal } from '../intent/decimal.js';
 import { sha256Hex, verdictMessage, type JudgeRequestInput } from './bytes.js';
 import { decCmp } from './decimal.js';
 import { accountOf, signText, type RefereeSigner } from './eip191.js';

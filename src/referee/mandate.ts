@@ -17,7 +17,7 @@
  * }
  * ```
  */
-import { INTENT_ACTIONS, type IntentAction } from '../intent/index.js';
+import { INTENT_ACTIONS, type IntentAction } from '../intent/schema.js';
 import type { SessionSpec } from '../protocol/index.js';
 import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
 import { isModelId } from './judge.js';

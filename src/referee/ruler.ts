@@ -12,10 +12,13 @@
  * the transcript (see `RefereeHistory`); with `ctx.recorded` (replay) the
  * judge is never called: the recorded evidence is re-verified instead.
  */
-import { canonicalPayload, createSignerCache, type Intent, type SignerCache } from '../intent/index.js';
+import { canonicalPayload } from '../intent/canonical.js';
+import type { Intent } from '../intent/schema.js';
+import { createSignerCache, type SignerCache } from '../intent/signer-cache.js';
 import { fromBase64, toBase64, type CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
-import { intentOfAuthored, ruleIntent, checkIntentSpec, type IntentRuling } from '../rules/index.js';
+import { intentOfAuthored, ruleIntent, type IntentRuling } from '../rules/intent.js';
+import { checkIntentSpec } from '../rules/spec.js';
 import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
 import type { NonceClaim } from '../store/types.js';
 import { actionLine, contextText, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';

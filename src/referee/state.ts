@@ -5,7 +5,8 @@
  * verdicts. Nothing here reads a clock or calls a judge, so replaying the
  * same entries always yields the same state.
  */
-import { intentSchema, normalizeTtl, type Intent, type IntentAction } from '../intent/index.js';
+import { intentSchema, type Intent, type IntentAction } from '../intent/schema.js';
+import { normalizeTtl } from '../intent/ttl.js';
 import { canonicalJson, type CanonicalObject } from '../protocol/index.js';
 import { ticketAnchor, ticketProofHash } from './bytes.js';
 import { decAdd, decCmp, decMul, decSub } from './decimal.js';

@@ -11,7 +11,9 @@
  * are not such an object are recorded without a ruling (a plain turn).
  */
 import type { CanonicalObject } from '../protocol/index.js';
-import { createSignerCache, validateIntent, type SignerCache, type ValidateIntentOptions, type ValidateIntentResult } from '../intent/index.js';
+// Direct modules, not intent/index.js: that index also exports the worker-thread pool (node-only), and this ruler runs in the audit page too.
+import { createSignerCache, type SignerCache } from '../intent/signer-cache.js';
+import { validateIntent, type ValidateIntentOptions, type ValidateIntentResult } from '../intent/validate.js';
 import { carriedIntent } from '../intent/carried.js';
 import type { IntentPool } from '../intent/pool.js';
 import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';

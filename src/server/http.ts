@@ -57,6 +57,9 @@ export interface ListenAddress {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+/** Most entries one `GET /sessions/:id/bundle?from=N` answers (the follower asks again for the rest). */
+export const BUNDLE_RANGE_MAX = 10_000;
+
 const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency)$/;
 
 /** An HTTP server speaking the wire; create with {@link createWireServer}. */
@@ -251,8 +254,15 @@ export class WireServer {
     const sessionId = m[1]!;
     const what = m[2]!;
     switch (what) {
-      case 'bundle':
-        return this.bundle(req, res, t0, principal, sessionId);
+      case 'bundle': {
+        // ?from=N[&limit=M]: entries N… only (at most BUNDLE_RANGE_MAX), for a grader following a live day.
+        const from = optionalInt(query.get('from'));
+        const limit = optionalInt(query.get('limit'));
+        if (from === null || limit === null || limit === 0 || (limit !== undefined && from === undefined)) {
+          return this.refuse(req, res, t0, principal, { type: 'malformed-entry', message: `bundle takes ?from=<n> (and optionally &limit=<1..${BUNDLE_RANGE_MAX}>) as non-negative integers` });
+        }
+        return this.bundle(req, res, t0, principal, sessionId, from === undefined ? undefined : { from, limit: Math.min(limit ?? BUNDLE_RANGE_MAX, BUNDLE_RANGE_MAX) });
+      }
       case 'events': {
         const params: Record<string, unknown> = { sessionId };
         for (const k of ['after', 'limit', 'wait']) {
@@ -358,8 +368,8 @@ export class WireServer {
     if (reply.calls.length === 0) this.access(req, t0, reply.status, principal, Array.isArray(reply.body) ? undefined : (reply.body as { error?: { data?: { type?: string } } }).error?.data?.type);
   }
 
-  private async bundle(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, sessionId: string): Promise<void> {
-    const out = await this.service.bundle(principal, sessionId);
+  private async bundle(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, sessionId: string, range?: { readonly from: number; readonly limit: number }): Promise<void> {
+    const out = await this.service.bundle(principal, sessionId, range);
     if (!out.ok) return this.readFailure(req, res, t0, principal, 'bundle', sessionId, out);
     res.writeHead(200, { 'content-type': 'application/jsonl', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...(this.draining ? { connection: 'close' } : {}) });
     let lines = 0;
@@ -370,7 +380,7 @@ export class WireServer {
         if (res.destroyed) return;
       }
       res.end();
-      this.log.info({ method: 'GET bundle', session: sessionId, status: 200, entries: lines, ms: ms(t0), principal: principal.name }, 'read');
+      this.log.info({ method: 'GET bundle', session: sessionId, status: 200, entries: lines, ...(range === undefined ? {} : { from: range.from }), ms: ms(t0), principal: principal.name }, 'read');
     } catch (e) {
       // Cut the stream: a truncated bundle fails verification, never passes as shorter.
       this.log.error({ method: 'GET bundle', session: sessionId, err: errInfo(e), entries: lines }, 'bundle stream failed');

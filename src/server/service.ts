@@ -287,11 +287,12 @@ export class WireService {
    * The bundle for `GET /sessions/:id/bundle` (access checked, session known):
    * each entry's canonical bytes followed by `\n`, one chunk per entry.
    */
-  async bundle(p: Principal, sessionId: string): Promise<ReadOutcome<AsyncGenerator<Uint8Array>>> {
+  async bundle(p: Principal, sessionId: string, range?: { readonly from: number; readonly limit: number }): Promise<ReadOutcome<AsyncGenerator<Uint8Array>>> {
     return this.read(p, sessionId, async () => {
       const head = await this.engine.store.loadHead(sessionId);
       if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
-      return { ok: true, value: bundleLines(this.engine.exportEntries(sessionId)) };
+      const r = range === undefined ? {} : { from: range.from, to: Math.min(head.size, range.from + range.limit) };
+      return { ok: true, value: bundleLines(this.engine.exportEntries(sessionId, 4096, r)) };
     });
   }
 

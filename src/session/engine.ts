@@ -338,12 +338,16 @@ export class Engine {
     }));
   }
 
-  /** The canonical bytes of every entry, in order: write each followed by `\n` to get the bundle. */
-  async *exportEntries(sessionId: string, batch = 4096): AsyncGenerator<Uint8Array> {
+  /**
+   * The canonical bytes of every entry, in order: write each followed by `\n` to get the bundle.
+   * `range` limits it to entries `from` (default 0) up to before `to` (default: the head).
+   */
+  async *exportEntries(sessionId: string, batch = 4096, range: { readonly from?: number; readonly to?: number } = {}): AsyncGenerator<Uint8Array> {
     const head = await this.store.loadHead(sessionId);
     if (!head) throw new StoreCorruptionError(sessionId, 0, 'unknown session');
-    for (let from = 0; from < head.size; from += batch) {
-      const rows = await this.store.readRange(sessionId, from, Math.min(head.size, from + batch));
+    const end = Math.min(head.size, range.to ?? head.size);
+    for (let from = range.from ?? 0; from < end; from += batch) {
+      const rows = await this.store.readRange(sessionId, from, Math.min(end, from + batch));
       for (const r of rows) {
         if (toHex(entryHash(sha256, r.bytes)) !== r.hash) throw new StoreCorruptionError(sessionId, r.index, 'stored hash is not the hash of the stored bytes');
         yield r.bytes;

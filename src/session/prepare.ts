@@ -17,6 +17,7 @@ import {
   isFrameTime,
   isMember,
   isOrdinal,
+  toBase64,
   toHex,
   tryCanonicalJson,
   turnClaimHash,
@@ -26,7 +27,6 @@ import {
   type TurnClaim,
   type TurnEntry,
 } from '../protocol/index.js';
-import { Buffer } from 'node:buffer';
 import { canonicalEntryText } from '../protocol/chain.js';
 import { sha256 } from '../codec/sha256.js';
 import type { Rejection } from './types.js';
@@ -155,8 +155,12 @@ export function prepareTurn(input: unknown): { ok: true; turn: PreparedTurn } | 
 
 // Node's native base64 writes the same standard padded alphabet as the
 // protocol's `toBase64` (RFC 4648 §4), natively: faster for large bodies.
+// Where there is no Buffer (the audit page replays a day in a browser worker)
+// the protocol's own encoder writes the same text.
+type NodeBuffer = { from(b: ArrayBufferLike, offset: number, length: number): { toString(enc: 'base64'): string } };
+const nodeBuffer = (globalThis as { Buffer?: NodeBuffer }).Buffer;
 function base64Of(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  return nodeBuffer ? nodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') : toBase64(bytes);
 }
 
 /** Claim hash of a turn entry (its ruling ignored). */

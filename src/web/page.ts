@@ -38,6 +38,8 @@ export interface EmbeddedDay {
   readonly checkpoint?: string;
   /** Verifier key text (one key a line). */
   readonly key?: string;
+  /** Witness policy text (Sigsum format). */
+  readonly policy?: string;
 }
 
 /**
@@ -50,6 +52,7 @@ export function embedDay(page: AuditPage, day: EmbeddedDay): string {
     bundle: toBase64(day.bundle),
     ...(day.checkpoint === undefined ? {} : { checkpoint: day.checkpoint }),
     ...(day.key === undefined ? {} : { key: day.key }),
+    ...(day.policy === undefined ? {} : { policy: day.policy }),
   }).replace(/</g, '\\u003c');
   const at = page.html.indexOf('<body>');
   if (at < 0) throw new TallyError('TALLY_WEB_NOT_BUILT', 'The audit page has no body.');

@@ -17,6 +17,7 @@ import { WireService } from '../../src/server/service.js';
 import { TALLY } from '../cli/helpers.js';
 import { VECTORS, bundleBytes, type BundleCase } from './corpus.js';
 import { cliBatch, spawnOut } from './cli.js';
+import { pageRunner } from './page-runner.js';
 
 /** A verifier's answer, in the corpus's terms (`code` absent when the verifier names none). */
 export type Outcome =
@@ -123,9 +124,11 @@ const { verifyBundleParallel } = (await import('../../dist/codec/parallel/index.
 /**
  * The browser verifier's loop as its page worker runs it (src/web/browser/worker.ts):
  * the protocol's verifyChunks over the page's own SHA-256 (@noble/hashes), in
- * this process. (The page in a real browser is tests/web/browser.ts's concern.)
+ * this process. The real page in Chromium is the next runner (page-runner.ts),
+ * present where Chromium is installed.
  */
 const browserLoop = library('browser verify loop (verifyChunks, the page\'s SHA-256)', (chunks, options) => verifyChunks(browserSha256, chunks, options));
 
 /** Every verifier of the project that runs the corpus. */
-export const RUNNERS: readonly Runner[] = [library('verifyBundle', verifyBundle), library('verifyBundleParallel', verifyBundleParallel), cli(false), cli(true), mcp, python, browserLoop];
+const page = pageRunner();
+export const RUNNERS: readonly Runner[] = [library('verifyBundle', verifyBundle), library('verifyBundleParallel', verifyBundleParallel), cli(false), cli(true), mcp, python, browserLoop, ...(page === undefined ? [] : [page])];

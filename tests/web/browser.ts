@@ -15,8 +15,12 @@ export const SKIP_REASON = 'browser tests skipped: /usr/bin/chromium is absent (
 /** Screenshots land here (gitignored). */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/web');
 
-/** A fresh headless Chromium profile, offline except for what the page asks of its origin. */
-export async function launch(): Promise<BrowserContext> {
+/**
+ * A fresh headless Chromium profile, offline except for what the page asks of
+ * its origin. `bypassCSP` lets a test inject a checker (axe-core) into the
+ * page; the page's own code never needs it.
+ */
+export async function launch(options: { readonly bypassCSP?: boolean } = {}): Promise<BrowserContext> {
   const { chromium } = await import('playwright-core');
   mkdirSync(ARTIFACTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'tally-chromium-'));
@@ -24,6 +28,7 @@ export async function launch(): Promise<BrowserContext> {
     executablePath: CHROMIUM!,
     headless: true,
     acceptDownloads: true,
+    bypassCSP: options.bypassCSP === true,
     viewport: { width: 1280, height: 800 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });

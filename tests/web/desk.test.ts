@@ -12,12 +12,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../src/codec/index.js';
-import { canonicalJson, entryHash, rfc6962Hasher, rootFromLeafHashes, toHex, type CanonicalValue } from '../../src/protocol/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle } from '../../src/codec/index.js';
 import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
+import { resealedForgery } from './forge.js';
 
 const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
 const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
@@ -217,24 +216,6 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     }
   });
 });
-
-/** Edits one ruling and re-seals: every hash, link and the seal recomputed, so only a signed checkpoint can tell. */
-function resealedForgery(lines: string[]): Buffer {
-  const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-  const k = entries.findIndex((e) => e['kind'] === 'turn' && typeof e['ruling'] === 'object');
-  const ruling = entries[k]!['ruling'] as Record<string, Record<string, unknown>>;
-  ruling['quota']!['cap'] = '999999';
-  const hashes: Uint8Array[] = [];
-  const out: string[] = [];
-  entries.forEach((e, i) => {
-    if (i > 0 && i >= k) e['parent'] = toHex(hashes[i - 1]!);
-    if (e['kind'] === 'finalize') e['root'] = toHex(rootFromLeafHashes(rfc6962Hasher(sha256), hashes));
-    const text = canonicalJson(e as CanonicalValue);
-    out.push(text);
-    hashes.push(entryHash(sha256, new TextEncoder().encode(text)));
-  });
-  return Buffer.from(out.map((l) => `${l}\n`).join(''));
-}
 
 /** A sealed day whose spec name, frame notices and authored intent fields are all `evil`. */
 async function hostileDay(evil: string): Promise<Uint8Array> {

@@ -3,15 +3,12 @@ import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { canonicalJson, isDigestHex, parseStrictJson, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
 import { replayFile, type ReplayOptions } from '../../receipt/index.js';
-import { createRefereeRuler } from '../../referee/index.js';
-import { createIntentRuler } from '../../rules/index.js';
+import { replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
-
-const RULERS = ['auto', 'intent', 'referee', 'none'] as const;
 
 /** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
 async function hasMandate(path: string): Promise<boolean> {
@@ -21,8 +18,8 @@ async function hasMandate(path: string): Promise<boolean> {
       // The one strict parser on the raw line: a duplicate "mandate" key is not read last-wins.
       const r = parseStrictJson(line);
       if (!r.ok) return false; // Not JSON in the one encoding: replay reports the chain error.
-      const v = r.value as { spec?: { mandate?: unknown } } | null;
-      return typeof v === 'object' && v !== null && typeof v.spec === 'object' && v.spec !== null && v.spec.mandate !== undefined;
+      const v = r.value as { spec?: unknown } | null;
+      return typeof v === 'object' && v !== null && specSealsMandate(v.spec);
     }
   } catch {
     // Not JSON: replay reports the chain error.
@@ -87,7 +84,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("replay takes exactly one bundle path. Run 'tally replay --help'.");
     const ruler = str(values, 'ruler') ?? 'auto';
-    if (!(RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${RULERS.join(', ')}`);
+    if (!(REPLAY_RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${REPLAY_RULERS.join(', ')}`);
     const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
     for (const [opt, field] of [
       ['root', 'receiptRoot'],
@@ -114,8 +111,8 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       replayPin.sessionId = c.result.summary.sessionId;
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }
-    const useReferee = ruler === 'referee' || (ruler === 'auto' && (await hasMandate(file)));
-    const rulerOption: ReplayOptions['ruler'] = ruler === 'none' ? null : useReferee ? (store) => createRefereeRuler({ store }) : createIntentRuler();
+    const chosen = replayRuler(ruler as ReplayRulerChoice, ruler === 'auto' && (await hasMandate(file)));
+    const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
     const progress = progressReporter(io, 'replaying');
     const r = await replayFile(file, {
       ruler: rulerOption,
@@ -126,14 +123,14 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     });
     progress.done();
     const json = values['json'] === true;
-    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent', ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
+    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: chosen.name, ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
     if (r.ok) {
       if (!json) {
         println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
         println(io.stdout, verdictLine(pin, pinnedTo));
         println(io.stdout, `session      ${r.sessionId}`);
         println(io.stdout, `receipt root ${r.receiptRoot}`);
-        println(io.stdout, `ruler        ${ruler === 'none' ? 'none' : useReferee ? 'referee' : 'intent'}`);
+        println(io.stdout, `ruler        ${chosen.name}`);
         for (const f of r.externalFacts) {
           const what = f.kind === 'nonce-owner' ? `nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used` : `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)} reserved`;
           println(io.stdout, `external     entry ${f.index}: ${what} in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);

@@ -14,6 +14,24 @@ export type CheckpointMatchResult =
   | (ChainError & { readonly stage: 'chain' })
   | { readonly ok: false; readonly stage: 'match'; readonly code: 'empty-checkpoint' | 'beyond-bundle' | 'root-mismatch'; readonly message: string };
 
+/** A checkpoint that does not match the verified entries (the `match` stage). */
+export type CheckpointMismatch = Extract<CheckpointMatchResult, { stage: 'match' }>;
+
+/**
+ * The match rule itself, for a chain already verified up to `size` entries:
+ * `rootAt` is the RFC 6962 root of its first `cp.size` entries (`undefined`
+ * when `cp.size > size`). Shared by {@link verifyChunksAgainstCheckpoint} and
+ * the audit page following a live day.
+ */
+export function matchCheckpoint(cp: SessionCheckpoint, size: number, rootAt: string | undefined): CheckpointMismatch | undefined {
+  if (cp.size < 1) return { ok: false, stage: 'match', code: 'empty-checkpoint', message: 'the checkpoint commits to no entry (size 0)' };
+  if (rootAt === undefined) return { ok: false, stage: 'match', code: 'beyond-bundle', message: `the checkpoint covers ${cp.size} entries, the bundle has only ${size}` };
+  if (rootAt !== cp.root) {
+    return { ok: false, stage: 'match', code: 'root-mismatch', message: `the root of the bundle's first ${cp.size} entries is ${rootAt}, the signed checkpoint says ${cp.root}` };
+  }
+  return undefined;
+}
+
 /** Options of {@link verifyChunksAgainstCheckpoint}. */
 export interface CheckpointMatchOptions {
   readonly requireSealed?: boolean;
@@ -36,7 +54,7 @@ export async function verifyChunksAgainstCheckpoint(
   cp: SessionCheckpoint,
   options: CheckpointMatchOptions = {},
 ): Promise<CheckpointMatchResult> {
-  if (cp.size < 1) return { ok: false, stage: 'match', code: 'empty-checkpoint', message: 'the checkpoint commits to no entry (size 0)' };
+  if (cp.size < 1) return matchCheckpoint(cp, 0, undefined)!;
   const hasher = rfc6962Hasher(digest);
   const onEntry = options.onEntry;
   let rootAt: string | undefined;
@@ -50,9 +68,7 @@ export async function verifyChunksAgainstCheckpoint(
     ...(options.onChunk === undefined ? {} : { onChunk: options.onChunk }),
   });
   if (!r.ok) return { ...r, stage: 'chain' };
-  if (rootAt === undefined) return { ok: false, stage: 'match', code: 'beyond-bundle', message: `the checkpoint covers ${cp.size} entries, the bundle has only ${r.size}` };
-  if (rootAt !== cp.root) {
-    return { ok: false, stage: 'match', code: 'root-mismatch', message: `the root of the bundle's first ${cp.size} entries is ${rootAt}, the signed checkpoint says ${cp.root}` };
-  }
+  const mismatch = matchCheckpoint(cp, r.size, rootAt);
+  if (mismatch) return mismatch;
   return { ok: true, summary: r, checkpoint: cp, coversAll: cp.size === r.size };
 }

@@ -1,9 +1,10 @@
-import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
-import { createIntentRuler } from '../../rules/index.js';
+import { sha256 } from '../../codec/sha256.js';
+import { TallyError, canonicalJson, fromBase64, parseEntry, verifyChunks, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
+import { createIntentRuler } from '../../rules/intent.js';
 import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
 import { MemoryStore } from '../../store/memory.js';
 import type { NonceOwner, TranscriptStore } from '../../store/types.js';
-import { bundleFileChunks, streamVerifiedEntries, type BundleChunks } from '../proof/bundle.js';
+import type { BundleChunks } from '../proof/bundle.js';
 import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -212,7 +213,10 @@ export async function replay(chunks: BundleChunks, options: ReplayOptions = {}):
     options.onEntry?.(v.index);
   };
 
-  const chain = await streamVerifiedEntries(chunks, (v) => visit(v), {
+  // The one streaming chain verifier (what `streamVerifiedEntries` runs), called directly so this
+  // module stays free of file I/O: the audit page runs the same replay in its worker.
+  const chain = await verifyChunks(sha256, chunks, {
+    onEntry: (v) => visit(v),
     requireSealed: options.requireSealed ?? true,
     ...(options.pin === undefined ? {} : { pin: options.pin }),
   });
@@ -222,14 +226,4 @@ export async function replay(chunks: BundleChunks, options: ReplayOptions = {}):
     return { ok: false, stage: 'replay', ...summary, divergences, ...(stoppedAt === undefined ? {} : { stoppedAt }), externalFacts: facts };
   }
   return { ok: true, ...summary, sealed: chain.sealed, turns, rulings, externalFacts: facts };
-}
-
-/**
- * {@link replay} over a bundle file, streamed from disk.
- *
- * @example
- * const r = await replayFile('day.jsonl');
- */
-export function replayFile(path: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-  return replay(bundleFileChunks(path), options);
 }

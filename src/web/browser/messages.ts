@@ -1,14 +1,54 @@
 /** Messages between the page and its verification worker. */
+import type { ChainPin } from '../../protocol/index.js';
 import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly unsealed?: boolean }
-  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean };
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin }
+  | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
+  | { readonly type: 'replay' }
+  /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */
+  | { readonly type: 'entry'; readonly index: number }
+  /** Start following a live day: each poll's new entries (whole lines, in order) arrive by one `append`, with a checkpoint at exactly that size when the engine signs. */
+  | { readonly type: 'follow' }
+  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string };
+
+/** One entry replay did not re-derive (texts are canonical JSON, cut at 2000 characters). */
+export interface ReplayDivergenceView {
+  readonly index: number;
+  readonly kind: 'ruling-diverged' | 'entry-diverged' | 'rejected';
+  readonly message: string;
+  readonly recorded?: string;
+  readonly rederived?: string;
+}
+
+/** What `replay` said about the day, as the page shows it. */
+export interface ReplayReport {
+  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what). */
+  readonly state: 'replayed' | 'diverged' | 'chain' | 'error';
+  readonly ruler: 'intent' | 'referee' | 'none';
+  readonly turns: number;
+  readonly rulings: number;
+  readonly divergences: readonly ReplayDivergenceView[];
+  /** Facts taken from the transcript because one bundle cannot re-derive them (trusted, not verified). */
+  readonly facts: readonly { readonly index: number; readonly text: string }[];
+  readonly stoppedAt?: number;
+  readonly chain?: { readonly index: number; readonly code: string; readonly message: string };
+  readonly error?: string;
+}
+
+/** A witness quorum that was met: k of the policy's n witnesses cosigned; the quorum needs q at its top. */
+export interface Witnessed {
+  readonly k: number;
+  readonly n: number;
+  readonly q: number;
+  readonly signed: readonly string[];
+  readonly missing: readonly string[];
+}
 
 /** The one verdict banner's content. */
 export type Verdict =
-  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean }
+  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed }
   | { readonly state: 'unpinned'; readonly root: string; readonly size: number; readonly sessionId: string; readonly sealed: boolean; readonly why: string }
   | { readonly state: 'failed-entry'; readonly index: number; readonly code: string; readonly message: string }
   | { readonly state: 'failed-pin'; readonly stage: string; readonly code: string; readonly message: string };
@@ -17,5 +57,8 @@ export type Verdict =
 export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
-  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number }
+  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean }
+  | { readonly type: 'entry'; readonly index: number; readonly text: string }
+  | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
+  | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };

@@ -34,11 +34,16 @@ export interface Row {
   standDown?: string;
   /** Runtime notices / diagnostics the frame or the seal carries, as `probe: outcome`. */
   notices?: string[];
-  /** Authored text (UTF-8 of the turn's bytes), cut at 4 KiB. */
+  /** Authored text (UTF-8 of the turn's bytes), cut at AUTHORED_PREVIEW characters: a row is a compact summary; the detail asks the worker for the whole entry. */
   authored?: string;
+  /** Set by replay in the page: how this entry diverged (kind: message). */
+  diverged?: string;
   /** Fills reported in a frame: market and size, for exposure. */
   fills?: { market: string; size: number; side: string; action: string }[];
 }
+
+/** Characters of authored text a row keeps. */
+export const AUTHORED_PREVIEW = 240;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -93,7 +98,7 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
   } else {
     const raw = fromBase64(e.body.bytes);
     const text = raw ? utf8.decode(raw) : '';
-    row.authored = text.length > 4096 ? `${text.slice(0, 4096)}…` : text;
+    row.authored = text.length > AUTHORED_PREVIEW ? `${text.slice(0, AUTHORED_PREVIEW)}…` : text;
     let body: unknown;
     try {
       body = JSON.parse(text);

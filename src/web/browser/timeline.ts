@@ -1,13 +1,11 @@
 /**
  * The timeline: filters (agent, action, ruling code, diagnostics), search
- * (nonce, hash, index), a paged list of entries with keyboard navigation, and
+ * (nonce, hash, index), a virtual list of entries with keyboard navigation, and
  * the detail of one entry. Every field is untrusted bundle text and reaches
  * the DOM only as text nodes.
  */
 import { byId, h, put } from './dom.js';
 import type { Row } from './rows.js';
-
-const PAGE = 200;
 
 /** Filter and search state. */
 export interface Filters {
@@ -48,13 +46,14 @@ function line(r: Row): HTMLLIElement {
         : (r.message ?? r.kind);
   const li = h(
     'li',
-    { class: `row ${r.outcome ?? ''}`, tabindex: '-1', 'data-i': String(r.i), role: 'option', id: `row-${r.i}` },
+    { class: `row ${r.outcome ?? ''}${r.diverged ? ' diverged' : ''}`, tabindex: '-1', 'data-i': String(r.i), role: 'option', id: `row-${r.i}` },
     h('span', { class: 'ix' }, `#${r.i}`),
     h('span', { class: 'kind' }, r.kind),
     h('span', { class: 'time' }, fmtTime(r.time)),
     h('span', { class: 'what' }, what),
     h('span', { class: `code ${r.outcome ?? ''}` }, r.code ?? ''),
     r.notices ? h('span', { class: 'diag', title: r.notices.join('; ') }, `⚑ ${r.notices.length}`) : undefined,
+    r.diverged ? h('span', { class: 'diverged-mark' }, 'diverged') : undefined,
   );
   return li;
 }
@@ -65,7 +64,7 @@ function field(name: string, value: string | undefined): HTMLElement | undefined
 }
 
 /** The detail panel of one entry. */
-export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined): void {
+export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined, askEntry: (i: number) => void): void {
   const v = r.verdict;
   put(
     host,
@@ -88,13 +87,19 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boo
       field('signer', r.signer),
       field('stand-down', r.standDown),
       field('judge', v ? `${v.decision ?? v.code ?? '?'}${v.message ? ` — ${v.message}` : ''}` : undefined),
-      field('judge signature', v ? (v.signed ? `present (signer ${v.signer ?? '?'}); re-checked by tally replay, not in the page` : 'absent') : undefined),
+      field('judge signature', v ? (v.signed ? `present (signer ${v.signer ?? '?'}); re-verified by the replay below` : 'absent') : undefined),
+      field('replay', r.diverged),
       field('ticket transitions', r.transitions?.join('; ')),
       field('quota', r.quota ? `used ${r.quota.used}, locked ${r.quota.locked}, cap ${r.quota.cap}` : undefined),
       field('diagnostics', r.notices?.join('; ')),
       field('size (bytes)', String(r.bytes)),
     ),
-    r.authored !== undefined ? h('details', {}, h('summary', {}, 'authored bytes (text)'), h('pre', { class: 'authored' }, r.authored)) : undefined,
+    r.authored !== undefined ? h('details', {}, h('summary', {}, 'authored bytes (text, the beginning)'), h('pre', { class: 'authored' }, r.authored)) : undefined,
+    (() => {
+      const d = h('details', { id: 'entry-bytes' }, h('summary', {}, "the entry's exact line (canonical JSON, as text)"), h('pre', { class: 'authored', id: 'entry-text', 'data-i': String(r.i) }, 'loading…'));
+      d.addEventListener('toggle', () => d.open && askEntry(r.i));
+      return d;
+    })(),
     h(
       'p',
       { class: 'actions' },
@@ -115,84 +120,115 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boo
   );
 }
 
-/** The list view with paging and keyboard navigation. */
+/** Height of one row in px (CSS `li.row` matches it): the list is virtual. */
+export const ROW_PX = 28;
+const OVERSCAN = 10;
+
+/**
+ * The list view, virtual: only the rows in view (plus a few) are in the DOM;
+ * the list's padding stands in for the rest, so a 100,000-entry day keeps a
+ * few dozen elements. Keyboard: arrows or j/k move, PageUp/PageDown, Home and
+ * End jump, Enter or Space opens; the row with focus is the list's one tab stop.
+ */
 export class Timeline {
   private shown: Row[] = [];
-  private page = 0;
+  private cursor = 0;
+  private selected = -1;
+  private frame = 0;
+  /** The element that scrolls (the list's parent); the list's padding stands in for the rows not drawn. */
+  private readonly scroller: HTMLElement;
   constructor(
     private readonly list: HTMLElement,
     private readonly pager: HTMLElement,
     private readonly onOpen: (r: Row) => void,
   ) {
+    this.scroller = list.parentElement ?? list;
     list.addEventListener('click', (ev) => {
       const li = (ev.target as Element).closest('li[data-i]');
       if (li) this.open(Number(li.getAttribute('data-i')));
     });
     list.addEventListener('keydown', (ev) => this.key(ev));
+    this.scroller.addEventListener('scroll', () => {
+      if (this.frame !== 0) return;
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.draw(false);
+      });
+    });
   }
 
   /** Shows the rows that pass `f`. */
   render(all: readonly Row[], f: Filters): void {
     this.shown = all.filter((r) => matches(r, f));
-    this.page = Math.min(this.page, Math.max(0, Math.ceil(this.shown.length / PAGE) - 1));
-    this.draw();
+    this.cursor = Math.min(this.cursor, Math.max(0, this.shown.length - 1));
+    put(this.pager, `${this.shown.length} entries`);
+    this.draw(false);
   }
 
-  private draw(): void {
-    const start = this.page * PAGE;
-    const slice = this.shown.slice(start, start + PAGE);
-    put(this.list, ...slice.map(line));
-    const first = this.list.firstElementChild as HTMLElement | null;
-    if (first) first.tabIndex = 0;
-    const pages = Math.max(1, Math.ceil(this.shown.length / PAGE));
-    const prev = h('button', { type: 'button' }, '‹ previous');
-    const next = h('button', { type: 'button' }, 'next ›');
-    prev.disabled = this.page === 0;
-    next.disabled = this.page + 1 >= pages;
-    prev.addEventListener('click', () => this.go(this.page - 1));
-    next.addEventListener('click', () => this.go(this.page + 1));
-    put(this.pager, prev, ` ${this.shown.length} entries · page ${this.page + 1} of ${pages} `, next);
+  /** Renders the rows in view; `focus` moves focus to the cursor's row. */
+  private draw(focus: boolean): void {
+    const n = this.shown.length;
+    const view = Math.max(ROW_PX, this.scroller.clientHeight);
+    const first = Math.max(0, Math.floor(this.scroller.scrollTop / ROW_PX) - OVERSCAN);
+    const last = Math.min(n, Math.ceil((this.scroller.scrollTop + view) / ROW_PX) + OVERSCAN);
+    const hadFocus = this.list.contains(document.activeElement);
+    this.list.style.paddingTop = `${first * ROW_PX}px`;
+    this.list.style.paddingBottom = `${(n - last) * ROW_PX}px`;
+    const items: HTMLLIElement[] = [];
+    for (let k = first; k < last; k++) {
+      const r = this.shown[k]!;
+      const li = line(r);
+      li.setAttribute('aria-posinset', String(k + 1));
+      li.setAttribute('aria-setsize', String(n));
+      if (r.i === this.selected) li.setAttribute('aria-selected', 'true');
+      if (k === this.cursor) li.tabIndex = 0;
+      items.push(li);
+    }
+    put(this.list, ...items);
+    // The cursor's row out of view: the first drawn row is the tab stop.
+    if (items.length > 0 && (this.cursor < first || this.cursor >= last)) items[0]!.tabIndex = 0;
+    if (focus || hadFocus) {
+      const at = this.list.querySelector<HTMLElement>(`li[aria-posinset="${this.cursor + 1}"]`);
+      at?.focus({ preventScroll: true });
+    }
   }
 
-  private go(p: number): void {
-    this.page = p;
-    this.draw();
+  /** Scrolls so that position `k` is in view, then draws (focusing it). */
+  private moveTo(k: number): void {
+    const n = this.shown.length;
+    if (n === 0) return;
+    this.cursor = Math.max(0, Math.min(n - 1, k));
+    const top = this.cursor * ROW_PX;
+    const view = this.scroller.clientHeight;
+    if (top < this.scroller.scrollTop) this.scroller.scrollTop = top;
+    else if (top + ROW_PX > this.scroller.scrollTop + view) this.scroller.scrollTop = top + ROW_PX - view;
+    this.draw(true);
   }
 
-  /** Opens entry `i` if it is shown (moving to its page). */
+  /** Opens entry `i` if it is shown (scrolling to it). */
   open(i: number): void {
     const k = this.shown.findIndex((r) => r.i === i);
     if (k < 0) return;
-    const page = Math.floor(k / PAGE);
-    if (page !== this.page) this.go(page);
-    const li = this.list.querySelector<HTMLElement>(`li[data-i="${i}"]`);
-    this.list.querySelectorAll('li[aria-selected]').forEach((x) => x.removeAttribute('aria-selected'));
-    if (li) {
-      li.setAttribute('aria-selected', 'true');
-      li.focus();
-    }
+    this.selected = i;
+    this.moveTo(k);
     this.onOpen(this.shown[k]!);
   }
 
   private key(ev: KeyboardEvent): void {
-    const cur = (document.activeElement as HTMLElement | null)?.closest('li[data-i]') as HTMLElement | null;
-    if (!cur) return;
-    let target: Element | null = null;
-    if (ev.key === 'ArrowDown' || ev.key === 'j') target = cur.nextElementSibling;
-    else if (ev.key === 'ArrowUp' || ev.key === 'k') target = cur.previousElementSibling;
-    else if (ev.key === 'Home') target = this.list.firstElementChild;
-    else if (ev.key === 'End') target = this.list.lastElementChild;
-    else if (ev.key === 'Enter' || ev.key === ' ') {
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW_PX) - 1);
+    const at = (document.activeElement as HTMLElement | null)?.closest('li[aria-posinset]');
+    if (at) this.cursor = Number(at.getAttribute('aria-posinset')) - 1;
+    const moves: Record<string, number> = { ArrowDown: 1, j: 1, ArrowUp: -1, k: -1, PageDown: page, PageUp: -page, Home: -Infinity, End: Infinity };
+    if (ev.key === 'Enter' || ev.key === ' ') {
       ev.preventDefault();
-      this.open(Number(cur.getAttribute('data-i')));
+      const r = this.shown[this.cursor];
+      if (r) this.open(r.i);
       return;
-    } else return;
-    ev.preventDefault();
-    if (target instanceof HTMLElement) {
-      cur.tabIndex = -1;
-      target.tabIndex = 0;
-      target.focus();
     }
+    const d = moves[ev.key];
+    if (d === undefined) return;
+    ev.preventDefault();
+    this.moveTo(d === Infinity ? this.shown.length - 1 : d === -Infinity ? 0 : this.cursor + d);
   }
 }
 

@@ -3,20 +3,21 @@
  * a time) through the protocol's one verification loop — `verifyChunks`, or
  * `verifyChunksAgainstCheckpoint` when a signed checkpoint and key are given,
  * exactly the rules `tally verify [--key --checkpoint]` runs — and posts
- * progress and display rows. Memory: the verifier's O(log n) frontier and one
- * chunk, plus what the page needs afterwards — per entry one leaf hash (for
+ * progress and display rows. A live day is followed incrementally
+ * (follow.ts). Memory: the verifier's O(log n) frontier and one chunk, plus
+ * what the page needs afterwards (day.ts) — per entry one leaf hash (for
  * inclusion proofs) and its byte offset (to re-read its bytes for a receipt).
  */
-import { MerkleLevels, fromHex, rfc6962Hasher, toHex, verifyChunks, type ChainVerifier, type VerifiedEntry } from '../../protocol/index.js';
-import { parseTlogProof, TLOG_PROOF_HEADER } from '../../receipt/checkpoint/tlogProof.js';
-import { decodeVerifierKey } from '../../receipt/note/verifier-key-text.js';
+import { toHex, verifyChunks } from '../../protocol/index.js';
 import { formatKeyId } from '../../receipt/note/layout.js';
 import { verifyChunksAgainstCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
 import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
-import { sessionCheckpointFromNote, type SessionCheckpoint } from '../../receipt/session/checkpoint-note.js';
-import { openNoteWebCrypto, sha256 } from './crypto.js';
-import type { FromWorker, ToWorker, Verdict } from './messages.js';
-import { rowOf, type Row } from './rows.js';
+import { sha256 } from './crypto.js';
+import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
+import { Follower } from './follow.js';
+import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
+import { openPin } from './pin.js';
+import { replayDay } from './replay.js';
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -25,10 +26,10 @@ interface WorkerScope {
 const scope = self as unknown as WorkerScope;
 const post = (m: FromWorker): void => scope.postMessage(m);
 
-let tree = new MerkleLevels(rfc6962Hasher(sha256));
-let offsets: number[] = [];
-let bundle: Blob | undefined;
-let checkpoint: SessionCheckpoint | undefined;
+let day: Day = newDay(true);
+let follower: Follower | undefined;
+/** Live-follow messages run one after another (append, then the checkpoint that covers it). */
+let queue: Promise<void> = Promise.resolve();
 
 async function* chunksOf(blob: Blob, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
   const reader = blob.stream().getReader();
@@ -40,69 +41,35 @@ async function* chunksOf(blob: Blob, onBytes: (n: number) => void): AsyncGenerat
   }
 }
 
-/** The signed checkpoint inside a receipt note or a tlog-proof (whose checkpoint follows its proof). */
-function signedCheckpointOf(text: string): string | { problem: string } {
-  if (!text.startsWith(`${TLOG_PROOF_HEADER}\n`)) return text;
-  const p = parseTlogProof(text);
-  return p.ok ? p.tlogProof.signedCheckpoint : { problem: `tlog-proof: ${p.code}: ${p.message}` };
-}
-
-async function openPin(cpText: string, vkeyText: string): Promise<SessionCheckpoint | Verdict> {
-  const keys = [];
-  for (const line of vkeyText.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))) {
-    const k = decodeVerifierKey(line);
-    if (!k.ok) return { state: 'failed-pin', stage: 'key', code: k.code, message: k.message };
-    keys.push(k.key);
-  }
-  if (keys.length === 0) return { state: 'failed-pin', stage: 'key', code: 'malformed-verifier-key', message: 'no verifier key given' };
-  const signed = signedCheckpointOf(cpText);
-  if (typeof signed !== 'string') return { state: 'failed-pin', stage: 'proof', code: 'bad-tlog-proof', message: signed.problem };
-  const opened = sessionCheckpointFromNote(await openNoteWebCrypto(signed, keys), signed);
-  if (!opened.ok) return { state: 'failed-pin', stage: opened.stage, code: opened.code, message: opened.message };
-  return opened.checkpoint;
-}
-
 async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void> {
   const t0 = performance.now();
-  tree = new MerkleLevels(rfc6962Hasher(sha256));
-  offsets = [];
-  bundle = msg.bundle;
-  checkpoint = undefined;
+  follower = undefined;
+  day = newDay(msg.unsealed !== true);
+  day.parts = [msg.bundle];
   const total = msg.bundle.size;
   let bytes = 0;
-  let offset = 0;
-  let rows: Row[] = [];
-  let frameTime: number | undefined;
   let lastPost = 0;
-  const onEntry = (e: VerifiedEntry, line: Uint8Array): void => {
-    tree.append(fromHex(e.hash));
-    offsets.push(offset);
-    offset += line.length + 1;
-    if (e.entry.kind === 'frame') frameTime = e.entry.time;
-    rows.push(rowOf(e.index, e.hash, line.length, e.entry, frameTime));
-  };
+  const onEntry = (e: Parameters<typeof collect>[1], line: Uint8Array): void => collect(day, e, line);
   const onChunk = async (): Promise<void> => {
-    if (rows.length >= 2000 || bytes === total) {
-      post({ type: 'rows', rows });
-      rows = [];
-    }
+    if (day.rows.length >= 2000 || bytes === total) post({ type: 'rows', rows: takeRows(day) });
     const now = performance.now();
     if (now - lastPost > 50 || bytes === total) {
       lastPost = now;
-      post({ type: 'progress', bytes, total, entries: offsets.length });
+      post({ type: 'progress', bytes, total, entries: day.offsets.length });
     }
   };
   const chunks = chunksOf(msg.bundle, (n) => (bytes += n));
   let verdict: Verdict;
   if (msg.checkpoint !== undefined && msg.vkey !== undefined) {
-    const pin = await openPin(msg.checkpoint, msg.vkey);
-    if ('state' in pin) {
-      verdict = pin;
+    const opened = await openPin(msg.checkpoint, msg.vkey, msg.policy);
+    if ('state' in opened) {
+      verdict = opened;
     } else {
-      checkpoint = pin;
-      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: msg.unsealed !== true });
+      const pin = opened.cp;
+      day.checkpoint = pin;
+      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
       if (r.ok) {
-        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed };
+        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }) };
       } else if (r.stage === 'chain') {
         verdict = { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
       } else {
@@ -110,25 +77,70 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       }
     }
   } else {
-    const r = await verifyChunks(sha256, chunks, { onEntry: (e: VerifiedEntry, line: Uint8Array, _v: ChainVerifier) => onEntry(e, line), onChunk, requireSealed: msg.unsealed !== true });
-    const why = msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given';
+    const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+    const pinned = msg.pin === undefined ? '' : `; held to the values pinned by hand (${Object.keys(msg.pin).join(', ')})`;
+    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}${pinned}`;
     verdict = r.ok ? { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why } : { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
   }
-  if (rows.length > 0) post({ type: 'rows', rows });
-  post({ type: 'progress', bytes, total, entries: offsets.length });
-  post({ type: 'done', verdict, ms: performance.now() - t0 });
+  if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
+  post({ type: 'progress', bytes, total, entries: day.offsets.length });
+  post({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate });
+}
+
+/** Posts what a live day's last step changed: new rows, progress, the verdict now. */
+function postLive(f: Follower, t0: number): void {
+  if (f !== follower) return;
+  if (f.day.rows.length > 0) post({ type: 'rows', rows: takeRows(f.day) });
+  post({ type: 'progress', bytes: f.day.nextOffset, total: f.day.nextOffset, entries: f.day.offsets.length });
+  post({ type: 'done', verdict: f.verdict(), ms: performance.now() - t0, sealsMandate: f.day.sealsMandate, live: true });
+}
+
+async function replayBundle(): Promise<void> {
+  if (day.offsets.length === 0) return;
+  const t0 = performance.now();
+  let last = 0;
+  const total = day.offsets.length;
+  let report: ReplayReport;
+  try {
+    report = await replayDay(bundleOf(day), day.sealsMandate, day.requireSealed, (i) => {
+      const now = performance.now();
+      if (now - last > 100) {
+        last = now;
+        post({ type: 'replay-progress', entries: i + 1, total });
+      }
+    });
+  } catch (e) {
+    // `tally replay` would stop with the same error: say so rather than spin.
+    report = { state: 'error', ruler: day.sealsMandate ? 'referee' : 'intent', turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
+  }
+  post({ type: 'replayed', report, ms: performance.now() - t0 });
 }
 
 async function receipt(index: number, download: boolean): Promise<void> {
-  const cp = checkpoint;
-  if (cp === undefined || bundle === undefined) return post({ type: 'receipt', index, download, problem: 'no pinned checkpoint: load the signed receipt note and the engine key to get receipts' });
+  const cp = day.checkpoint;
+  const offsets = day.offsets;
+  if (cp === undefined) return post({ type: 'receipt', index, download, problem: 'no pinned checkpoint: load the signed receipt note and the engine key to get receipts' });
   if (index >= cp.size || index >= offsets.length) return post({ type: 'receipt', index, download, problem: `entry ${index} is not covered by the pinned checkpoint (size ${cp.size})` });
+  const bundle = bundleOf(day);
   const start = offsets[index]!;
   const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
   const entryBytes = new Uint8Array(await bundle.slice(start, end).arrayBuffer());
-  const proof = tree.inclusionProof(index, cp.size);
-  if (toHex(tree.root(cp.size)) !== cp.root) return post({ type: 'receipt', index, download, problem: 'the tree does not match the checkpoint' });
+  const proof = day.tree.inclusionProof(index, cp.size);
+  if (toHex(day.tree.root(cp.size)) !== cp.root) return post({ type: 'receipt', index, download, problem: 'the tree does not match the checkpoint' });
   post({ type: 'receipt', index, download, proof: proof.map(toHex), size: cp.size, root: cp.root, text: formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes }) });
+}
+
+const MAX_ENTRY_TEXT = 1 << 18;
+
+/** Posts entry `index`'s line as text (cut at 256 KiB; shown as text only). */
+async function entryText(index: number): Promise<void> {
+  const offsets = day.offsets;
+  if (index < 0 || index >= offsets.length) return;
+  const bundle = bundleOf(day);
+  const start = offsets[index]!;
+  const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
+  const bytes = new Uint8Array(await bundle.slice(start, Math.min(end, start + MAX_ENTRY_TEXT)).arrayBuffer());
+  post({ type: 'entry', index, text: new TextDecoder().decode(bytes) + (end - start > MAX_ENTRY_TEXT ? '…' : '') });
 }
 
 async function lineLength(blob: Blob, start: number): Promise<number> {
@@ -139,6 +151,24 @@ async function lineLength(blob: Blob, start: number): Promise<number> {
 
 scope.onmessage = (ev) => {
   const m = ev.data;
+  const t0 = performance.now();
   if (m.type === 'verify') void verify(m);
-  else void receipt(m.index, m.download);
+  else if (m.type === 'replay') void replayBundle();
+  else if (m.type === 'receipt') void receipt(m.index, m.download);
+  else if (m.type === 'entry') void entryText(m.index);
+  else if (m.type === 'follow') {
+    const f = new Follower();
+    follower = f;
+    day = f.day;
+    queue = Promise.resolve();
+  } else {
+    const f = follower;
+    if (f === undefined) return;
+    queue = queue.then(async () => {
+      for (const bytes of m.pieces) await f.append(bytes);
+      if (m.checkpoint !== undefined && m.vkey !== undefined) await f.repin(m.checkpoint, m.vkey);
+      // One verdict per poll: the new entries and the checkpoint that covers them, together.
+      postLive(f, t0);
+    });
+  }
 };

@@ -1,14 +1,14 @@
 import { decodeBase64Strict } from '../../receipt/note/base64.js';
-import { SIGNATURE_LINE_PREFIX, formatKeyId } from '../../receipt/note/layout.js';
+import { SIGNATURE_LINE_PREFIX } from '../../receipt/note/layout.js';
 import { isValidKeyName } from '../../receipt/note/name.js';
 import { signNote } from '../../receipt/note/sign.js';
 import { openNote } from '../../receipt/note/open.js';
-import type { NoteVerifier, OpenNoteCode } from '../../receipt/note/types.js';
+import type { NoteVerifier } from '../../receipt/note/types.js';
 import { chop } from '../../receipt/note/verifierKey.js';
 import type { CosignerKey, CosignerVerifier } from './key.js';
+import { cosignaturesOf, type VerifyCosignaturesResult } from './verify-pinned.js';
 import { TallyError } from '../../protocol/errors.js';
 
-const encoder = new TextEncoder();
 
 /**
  * The cosignature line of `key` over a checkpoint note text (the body: every
@@ -64,27 +64,15 @@ export function addSignatureLines(signedNote: string, lines: readonly string[]):
   return out;
 }
 
-/** One verified cosignature. */
-export interface VerifiedCosignature {
-  /** The cosigner's vkey. */
-  readonly verifierKey: string;
-  readonly name: string;
-  /** `name+hex8`. */
-  readonly id: string;
-  /** POSIX seconds the cosigner signed at. */
-  readonly time: number;
-}
-
-/** Outcome of {@link verifyCosignatures}. */
-export type VerifyCosignaturesResult =
-  | { readonly ok: true; readonly text: string; readonly cosignatures: readonly VerifiedCosignature[] }
-  | { readonly ok: false; readonly code: OpenNoteCode; readonly message: string };
+export type { VerifiedCosignature, VerifyCosignaturesResult } from './verify-pinned.js';
 
 /**
  * Opens a signed note with the log's verifiers and the cosigners' verifiers
  * together (signed-note rules: a line by a pinned name and key ID must verify,
  * unknown lines are ignored, at least one pinned line must verify) and returns
- * the cosigners whose cosignature verified, with their timestamps.
+ * the cosigners whose cosignature verified, with their timestamps. Log
+ * verifiers may be vkey strings (parsed with node:crypto); with parsed ones
+ * only, this is {@link verifyCosignaturesPinned}.
  *
  * @example
  * const r = verifyCosignatures(note, [engineVkey], [w1.verifier, w2.verifier]);
@@ -92,15 +80,5 @@ export type VerifyCosignaturesResult =
  */
 export function verifyCosignatures(signedNote: string, logVerifiers: readonly (NoteVerifier | string)[], cosigners: readonly CosignerVerifier[]): VerifyCosignaturesResult {
   const opened = openNote(signedNote, [...logVerifiers, ...cosigners]);
-  if (!opened.ok) return opened;
-  const message = encoder.encode(opened.text);
-  const cosignatures: VerifiedCosignature[] = [];
-  for (const sig of opened.verified) {
-    const c = cosigners.find((v) => v.name === sig.name && v.keyId === sig.keyId);
-    if (c === undefined) continue;
-    const time = c.cosignatureTime(message, decodeBase64Strict(sig.base64)!.subarray(4));
-    if (time === undefined) continue; // openNote verified it; unreachable
-    cosignatures.push({ verifierKey: c.verifierKey, name: c.name, id: `${c.name}+${formatKeyId(c.keyId)}`, time });
-  }
-  return { ok: true, text: opened.text, cosignatures };
+  return opened.ok ? cosignaturesOf(opened.text, opened.verified, cosigners) : opened;
 }

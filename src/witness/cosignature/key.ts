@@ -1,33 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
-import { encodeBase64 } from '../../receipt/note/base64.js';
 import { ed25519PublicKeyObject, ed25519RawPublicKey, ed25519Sign, ed25519Verify } from '../../receipt/note/ed25519.js';
-import { ED25519_KEY_BYTES, formatKeyId } from '../../receipt/note/layout.js';
-import type { NoteVerifier } from '../../receipt/note/types.js';
-import { decodeEncodedVerifierKey } from '../../receipt/note/verifier-key-text.js';
 import type { EngineKey } from '../../receipt/keys/engineKey.js';
-import { ALG_COSIGNATURE_V1, cosignedMessage, cosignerKeyId, encodeCosignerKey, isCosignatureTime, splitTimestampedSignature, timestampedSignature } from './bytes.js';
 import { TallyError } from '../../protocol/errors.js';
+import { cosignedMessage, isCosignatureTime, timestampedSignature } from './bytes.js';
+import { cosignerVerifierOf, parseCosignerVerifierKeyWith, type CosignerVerifier, type Ed25519Check, type ParseCosignerVerifierKeyResult } from './verifier.js';
 
-/**
- * A cosigner's verifier: a `NoteVerifier` for Ed25519 cosignatures (type
- * 0x04), so `openNote` checks cosignature lines exactly like log signatures
- * (a line by this name and key ID must verify; unknown lines are ignored).
- */
-export interface CosignerVerifier extends NoteVerifier {
-  /** Cosigner name (the signature line's key name). */
-  readonly name: string;
-  /** SHA-256(name ‖ 0x0A ‖ 0x04 ‖ publicKey)[0:4], big-endian. */
-  readonly keyId: number;
-  /** Raw 32-byte Ed25519 public key. */
-  readonly publicKey: Uint8Array;
-  /** `name+hex8+base64(0x04 ‖ publicKey)`. */
-  readonly verifierKey: string;
-  /** Checks a timestamped signature (`u64 time ‖ sig64`) of the note text `message`. */
-  verify(message: Uint8Array, signature: Uint8Array): boolean;
-  /** The timestamp of a valid cosignature of `message`, or `undefined` when it does not verify. */
-  cosignatureTime(message: Uint8Array, signature: Uint8Array): number | undefined;
-}
+export { formatCosignerVerifierKey } from './verifier.js';
+export type { CosignerVerifier, Ed25519Check, ParseCosignerVerifierKeyResult } from './verifier.js';
 
 /** A witness's signing key: cosigns checkpoint note bodies (C2SP tlog-cosignature/v1, Ed25519). */
 export interface CosignerKey {
@@ -43,40 +23,14 @@ export interface CosignerKey {
 }
 
 function makeVerifier(name: string, publicKey: Uint8Array, keyObject: KeyObject | undefined): CosignerVerifier {
-  const keyId = cosignerKeyId(name, publicKey);
-  const cosignatureTime = (message: Uint8Array, signature: Uint8Array): number | undefined => {
-    const split = splitTimestampedSignature(signature);
-    if (split === undefined || keyObject === undefined) return undefined;
-    return ed25519Verify(keyObject, cosignedMessage(split.time, message), split.signature) ? split.time : undefined;
-  };
-  return Object.freeze({
-    name,
-    keyId,
-    publicKey,
-    verifierKey: `${name}+${formatKeyId(keyId)}+${encodeBase64(encodeCosignerKey(publicKey))}`,
-    verify: (message: Uint8Array, signature: Uint8Array) => cosignatureTime(message, signature) !== undefined,
-    cosignatureTime,
-  });
+  return cosignerVerifierOf(name, publicKey, keyObject === undefined ? undefined : (message, signature) => ed25519Verify(keyObject, message, signature));
 }
 
-/**
- * The cosigner vkey of an Ed25519 public key: `name+hex8+base64(0x04 ‖ pk)`.
- * Throws `TALLY_NOTE_KEY_INVALID` for a key that is not 32 bytes.
- *
- * @example
- * formatCosignerVerifierKey('witness.example/w1', pub)  // 'witness.example/w1+…+BC…'
- */
-export function formatCosignerVerifierKey(name: string, publicKey: Uint8Array): string {
-  if (!(publicKey instanceof Uint8Array) || publicKey.length !== ED25519_KEY_BYTES) {
-    throw new TallyError('TALLY_NOTE_KEY_INVALID', `An Ed25519 public key is ${ED25519_KEY_BYTES} bytes.`);
-  }
-  return makeVerifier(name, publicKey, undefined).verifierKey;
+/** node:crypto Ed25519 bound to one raw public key (`undefined` for a key OpenSSL refuses). */
+export function nodeEd25519(publicKey: Uint8Array): Ed25519Check | undefined {
+  const k = ed25519PublicKeyObject(publicKey);
+  return k === undefined ? undefined : (message, signature) => ed25519Verify(k, message, signature);
 }
-
-/** Outcome of {@link parseCosignerVerifierKey}. */
-export type ParseCosignerVerifierKeyResult =
-  | { readonly ok: true; readonly verifier: CosignerVerifier }
-  | { readonly ok: false; readonly code: 'malformed-verifier-key' | 'key-id-mismatch' | 'not-a-cosigner-key'; readonly message: string };
 
 /**
  * Parses a cosigner vkey (signed-note verifier key with signature type 0x04
@@ -88,13 +42,7 @@ export type ParseCosignerVerifierKeyResult =
  * if (r.ok) openNote(signedCheckpoint, [engineVkey, r.verifier]);
  */
 export function parseCosignerVerifierKey(vkey: string): ParseCosignerVerifierKeyResult {
-  const decoded = decodeEncodedVerifierKey(vkey);
-  if (!decoded.ok) return decoded.code === 'key-id-mismatch' ? { ok: false, code: 'key-id-mismatch', message: decoded.message } : { ok: false, code: 'malformed-verifier-key', message: decoded.message };
-  const { name, encodedKey } = decoded.key;
-  if (encodedKey[0] !== ALG_COSIGNATURE_V1) return { ok: false, code: 'not-a-cosigner-key', message: `signature type 0x${formatKeyId(encodedKey[0]!).slice(6)} is not an Ed25519 cosignature key (0x04)` };
-  const publicKey = encodedKey.slice(1);
-  if (publicKey.length !== ED25519_KEY_BYTES) return { ok: false, code: 'malformed-verifier-key', message: `Ed25519 key must be ${ED25519_KEY_BYTES} bytes` };
-  return { ok: true, verifier: makeVerifier(name, publicKey, ed25519PublicKeyObject(publicKey)) };
+  return parseCosignerVerifierKeyWith(vkey, nodeEd25519);
 }
 
 /**

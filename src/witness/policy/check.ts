@@ -1,5 +1,5 @@
 import type { NoteVerifier, OpenNoteCode } from '../../receipt/note/types.js';
-import { verifyCosignatures, type VerifiedCosignature } from '../cosignature/cosign.js';
+import { verifyCosignaturesPinned, type VerifiedCosignature } from '../cosignature/verify-pinned.js';
 import type { QuorumRule, WitnessPolicy } from './types.js';
 
 /** Outcome of {@link checkWitnessPolicy}. */
@@ -34,7 +34,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
  * if (!r.ok && r.code === 'below-quorum') console.error(r.signed, r.missing);
  */
 export function checkWitnessPolicy(signedCheckpoint: string, logVerifiers: readonly (NoteVerifier & { readonly publicKey?: Uint8Array })[], policy: WitnessPolicy): CheckWitnessPolicyResult {
-  const r = verifyCosignatures(
+  const r = verifyCosignaturesPinned(
     signedCheckpoint,
     logVerifiers,
     policy.witnesses.map((w) => w.verifier),

@@ -1,0 +1,128 @@
+/**
+ * Following a live day incrementally: the page fetches only new entries
+ * (`GET /sessions/<id>/bundle?from=N`) and hands their bytes to the worker,
+ * which pushes them into ONE running `verifyChunks` — the protocol's
+ * streaming loop keeps its state (frontier, link, frame) between polls, so
+ * no entry is fetched or verified twice. Each fresh signed checkpoint is
+ * opened and matched against the verified prefix by the one match rule
+ * (`matchCheckpoint`). When the seal arrives the stream ends and the chain's
+ * final checks run.
+ */
+import { toHex, verifyChunks, type ChainError, type ChainSummary } from '../../protocol/index.js';
+import { formatKeyId } from '../../receipt/note/layout.js';
+import { matchCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
+import { sha256 } from './crypto.js';
+import { collect, newDay, type Day } from './day.js';
+import type { Verdict } from './messages.js';
+import { openPin, type PinFailure } from './pin.js';
+
+/** A push-fed byte stream: `verifyChunks` reads it as long as the day is live. */
+export class Feed implements AsyncIterable<Uint8Array> {
+  private readonly queue: Uint8Array[] = [];
+  private wake: (() => void) | undefined;
+  private closed = false;
+
+  /** Adds bytes (whole lines). */
+  push(bytes: Uint8Array): void {
+    this.queue.push(bytes);
+    this.wake?.();
+  }
+
+  /** Ends the stream after what was pushed. */
+  close(): void {
+    this.closed = true;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      while (this.queue.length > 0) yield this.queue.shift()!;
+      if (this.closed) return;
+      await new Promise<void>((r) => (this.wake = r));
+      this.wake = undefined;
+    }
+  }
+}
+
+/** A live day: the day, its feed, and the one running verification. */
+export class Follower {
+  readonly day: Day = newDay(false);
+  private readonly feed = new Feed();
+  private pushed = 0;
+  private processed = 0;
+  private waiters: (() => void)[] = [];
+  private pin: { cp: NonNullable<Day['checkpoint']> } | PinFailure | undefined;
+  /** The chain's end result, once the stream ended (seal seen) or failed. */
+  result: ChainSummary | ChainError | undefined;
+  readonly done: Promise<void>;
+
+  constructor() {
+    this.done = (async () => {
+      this.result = await verifyChunks(sha256, this.feed, {
+        requireSealed: false,
+        onEntry: (e, line) => collect(this.day, e, line),
+        onChunk: () => {
+          this.processed++;
+          if (this.day.sealed) this.feed.close();
+          this.wakeWaiters();
+        },
+      });
+      this.processed = this.pushed;
+      this.wakeWaiters();
+    })();
+  }
+
+  private wakeWaiters(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** Appends fetched bytes and waits until they are verified (or the chain failed). */
+  async append(bytes: Uint8Array): Promise<void> {
+    if (this.result !== undefined) return;
+    this.day.parts.push(new Blob([bytes as BlobPart]));
+    this.pushed++;
+    this.feed.push(bytes);
+    while (this.processed < this.pushed && this.result === undefined) await new Promise<void>((r) => this.waiters.push(r));
+    // The seal ends the stream: wait for the chain's final checks, so the verdict after this append is the day's.
+    if (this.day.sealed) await this.done;
+  }
+
+  /** Opens a fresh signed checkpoint and matches it against the entries verified so far. */
+  async repin(cpText: string, vkeyText: string): Promise<void> {
+    const opened = await openPin(cpText, vkeyText, undefined);
+    if ('state' in opened) {
+      this.pin = opened;
+      this.day.checkpoint = undefined;
+      return;
+    }
+    const cp = opened.cp;
+    const n = this.day.offsets.length;
+    if (this.day.sessionId !== undefined && cp.sessionId !== this.day.sessionId) {
+      this.pin = { state: 'failed-pin', stage: 'chain', code: 'pin-mismatch', message: `session id ${this.day.sessionId} is not the pinned ${cp.sessionId}` };
+      this.day.checkpoint = undefined;
+      return;
+    }
+    const mismatch = matchCheckpoint(cp, n, cp.size >= 1 && cp.size <= n ? toHex(this.day.tree.root(cp.size)) : undefined);
+    this.pin = mismatch ? { state: 'failed-pin', stage: mismatch.stage, code: mismatch.code, message: mismatch.message } : { cp };
+    this.day.checkpoint = mismatch ? undefined : cp;
+  }
+
+  /** The banner's verdict now: the chain so far, pinned by the last checkpoint that matched. */
+  verdict(): Verdict {
+    const r = this.result;
+    if (r !== undefined && !r.ok) return { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
+    const n = this.day.offsets.length;
+    const sessionId = this.day.sessionId ?? '';
+    const root = n > 0 ? toHex(this.day.tree.root(n)) : '';
+    const sealed = this.day.sealed && r !== undefined;
+    const p = this.pin;
+    if (p !== undefined && 'state' in p) return p;
+    if (p !== undefined) {
+      const cp = p.cp;
+      return { state: 'pinned', root: cp.root, size: cp.size, total: n, sessionId, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: cp.size === n, sealed };
+    }
+    return { state: 'unpinned', root, size: n, sessionId, sealed, why: 'following a live engine that signs no checkpoints' };
+  }
+}

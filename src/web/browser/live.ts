@@ -1,0 +1,69 @@
+/**
+ * The page side of following a live day on the engine that served it: each
+ * poll asks only for the entries after the ones it has
+ * (`GET /sessions/<id>/bundle?from=N`, at most BUNDLE_RANGE_MAX a request),
+ * hands their bytes to the worker (which continues its one streaming
+ * verification), then a signed checkpoint at exactly that size when the
+ * engine signs.
+ * Same origin only; the auditor token goes in the Authorization header.
+ */
+import type { ToWorker } from './messages.js';
+
+/** The server's cap on one ranged bundle request (src/server/http.ts BUNDLE_RANGE_MAX). */
+const RANGE_MAX = 10_000;
+const POLL_MS = 1500;
+
+/** A running follow. */
+export interface Following {
+  stop(): void;
+}
+
+/** Starts polling `session` for new entries into worker `w`; `status` reports in words. */
+export function startFollowing(o: { session: string; token: string; vkey?: string }, w: Worker, status: (text: string) => void): Following {
+  const auth = { authorization: `Bearer ${o.token}` };
+  let entries = 0;
+  let bytes = 0;
+  let requests = 0;
+  let stopped = false;
+  let timer = 0;
+  const poll = async (): Promise<void> => {
+    const pieces: Uint8Array[] = [];
+    try {
+      for (;;) {
+        const res = await fetch(`/sessions/${o.session}/bundle?from=${entries}`, { headers: auth, cache: 'no-store' });
+        requests++;
+        if (!res.ok) return status(`GET bundle?from=${entries}: HTTP ${res.status}`);
+        const got = new Uint8Array(await res.arrayBuffer());
+        if (stopped || got.length === 0) break;
+        let lines = 0;
+        for (const b of got) if (b === 0x0a) lines++;
+        entries += lines;
+        bytes += got.length;
+        pieces.push(got);
+        if (lines < RANGE_MAX) break;
+      }
+      let checkpoint: string | undefined;
+      if (o.vkey !== undefined && !stopped && entries > 0 && pieces.length > 0) {
+        // Signed at exactly the entries the worker will have: turns landing meanwhile cannot put the checkpoint beyond them.
+        const c = await fetch(`/sessions/${o.session}/checkpoint?size=${entries}`, { headers: auth, cache: 'no-store' });
+        if (c.ok) checkpoint = await c.text();
+      }
+      if (pieces.length > 0 && !stopped) {
+        const msg: ToWorker = { type: 'append', pieces, ...(checkpoint === undefined || o.vkey === undefined ? {} : { checkpoint, vkey: o.vkey }) };
+        w.postMessage(msg, pieces.map((p) => p.buffer));
+      }
+      if (!stopped) status(`following: ${entries} entries, ${bytes} bytes fetched in ${requests} requests (only new entries each time)`);
+    } catch (e) {
+      status(`following: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      if (!stopped) timer = window.setTimeout(() => void poll(), POLL_MS);
+    }
+  };
+  void poll();
+  return {
+    stop() {
+      stopped = true;
+      window.clearTimeout(timer);
+    },
+  };
+}

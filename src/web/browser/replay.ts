@@ -1,0 +1,49 @@
+/**
+ * Replay in the page: the worker re-derives every ruling of the verified day
+ * with `replay` — the very function `tally replay` runs — and the ruler the CLI
+ * would choose (`replayRuler`: the referee when the spec seals a mandate, else
+ * the intent ruler). Judge verdicts are re-verified from their recorded
+ * signatures, never re-asked; a fact from another session (a nonce first used
+ * there) cannot be re-derived from one bundle and is listed as trusted.
+ */
+import { canonicalJson, type CanonicalValue } from '../../protocol/index.js';
+import { replay } from '../../receipt/replay/replay.js';
+import { replayRuler } from '../../referee/replay-ruler.js';
+import type { ReplayReport } from './messages.js';
+
+const cut = (v: CanonicalValue | undefined): string | undefined => {
+  if (v === undefined) return undefined;
+  const t = canonicalJson(v);
+  return t.length > 2000 ? `${t.slice(0, 2000)}…` : t;
+};
+
+/** Replays `bundle` (already verified) and reports what the page shows. */
+export async function replayDay(bundle: Blob, sealsMandate: boolean, requireSealed: boolean, onEntry: (index: number) => void): Promise<ReplayReport> {
+  const chosen = replayRuler('auto', sealsMandate);
+  const reader = bundle.stream().getReader();
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  }
+  const r = await replay(chunks(), { ruler: chosen.ruler, requireSealed, onEntry });
+  const facts = !r.ok && r.stage === 'chain' ? [] : r.externalFacts.map((f) => ({ index: f.index, text: `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)}: owned by session ${f.owner.sessionId} entry ${f.owner.index}` }));
+  if (r.ok) return { state: 'replayed', ruler: chosen.name, turns: r.turns, rulings: r.rulings, divergences: [], facts };
+  if (r.stage === 'chain') return { state: 'chain', ruler: chosen.name, turns: 0, rulings: 0, divergences: [], facts, chain: { index: r.index, code: r.code, message: r.message } };
+  return {
+    state: 'diverged',
+    ruler: chosen.name,
+    turns: 0,
+    rulings: 0,
+    facts,
+    ...(r.stoppedAt === undefined ? {} : { stoppedAt: r.stoppedAt }),
+    divergences: r.divergences.map((d) => ({
+      index: d.index,
+      kind: d.kind,
+      message: d.message,
+      ...(d.kind === 'ruling-diverged' ? { recorded: cut(d.expected) ?? '(none)', rederived: cut(d.actual) ?? '(none)' } : d.kind === 'entry-diverged' ? { recorded: cut(d.expected as unknown as CanonicalValue)!, rederived: cut(d.actual as unknown as CanonicalValue)! } : { rederived: d.actual.message }),
+    })),
+  };
+}
