@@ -1,6 +1,14 @@
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const LOOKUP = new Int16Array(128).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i;
+/** Each byte's 6-bit value in the alphabet, shifted left by `by`; -1 for every other byte. */
+function decodeTable(by: number): Int32Array {
+  const t = new Int32Array(256).fill(-1);
+  for (let i = 0; i < ALPHABET.length; i++) t[ALPHABET.charCodeAt(i)] = i << by;
+  return t;
+}
+const Q0 = decodeTable(18);
+const Q1 = decodeTable(12);
+const Q2 = decodeTable(6);
+const Q3 = decodeTable(0);
 
 /** Standard padded base64 (RFC 4648 §4) of `bytes`. */
 export function toBase64(bytes: Uint8Array): string {
@@ -30,37 +38,51 @@ export function toBase64(bytes: Uint8Array): string {
 export function fromBase64(s: string): Uint8Array | undefined {
   const n = s.length;
   if (n % 4 !== 0) return undefined;
-  const pad = n > 0 && s.charCodeAt(n - 1) === 61 ? (s.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
+  // The characters as bytes (one native pass); more bytes than characters
+  // means a character outside ASCII, which is never base64.
+  const b = asciiBytes(s);
+  if (b === undefined) return undefined;
+  const pad = n > 0 && b[n - 1] === 61 ? (b[n - 2] === 61 ? 2 : 1) : 0;
   const out = new Uint8Array((n / 4) * 3 - pad);
   const full = n - (pad > 0 ? 4 : 0);
   let o = 0;
+  // One quad per step, each character's 6 bits pre-shifted into place; a
+  // character outside the alphabet is -1 and makes the quad negative.
   for (let i = 0; i < full; i += 4) {
-    const a = dec(s.charCodeAt(i));
-    const b = dec(s.charCodeAt(i + 1));
-    const c = dec(s.charCodeAt(i + 2));
-    const d = dec(s.charCodeAt(i + 3));
-    if ((a | b | c | d) < 0) return undefined;
-    out[o++] = (a << 2) | (b >> 4);
-    out[o++] = ((b & 15) << 4) | (c >> 2);
-    out[o++] = ((c & 3) << 6) | d;
+    const q = Q0[b[i]!]! | Q1[b[i + 1]!]! | Q2[b[i + 2]!]! | Q3[b[i + 3]!]!;
+    if (q < 0) return undefined;
+    out[o] = q >>> 16;
+    out[o + 1] = q >>> 8;
+    out[o + 2] = q;
+    o += 3;
   }
   if (pad > 0) {
-    const a = dec(s.charCodeAt(full));
-    const b = dec(s.charCodeAt(full + 1));
-    if ((a | b) < 0) return undefined;
-    out[o++] = (a << 2) | (b >> 4);
+    const a = Q3[b[full]!]!;
+    const c1 = Q3[b[full + 1]!]!;
+    if ((a | c1) < 0) return undefined;
+    out[o++] = (a << 2) | (c1 >> 4);
     if (pad === 2) {
       // Unused bits must be zero: one spelling per byte string.
-      if ((b & 15) !== 0) return undefined;
+      if ((c1 & 15) !== 0) return undefined;
     } else {
-      const c = dec(s.charCodeAt(full + 2));
-      if (c < 0 || (c & 3) !== 0) return undefined;
-      out[o++] = ((b & 15) << 4) | (c >> 2);
+      const c2 = Q3[b[full + 2]!]!;
+      if (c2 < 0 || (c2 & 3) !== 0) return undefined;
+      out[o++] = ((c1 & 15) << 4) | (c2 >> 2);
     }
   }
   return out;
 }
 
-function dec(c: number): number {
-  return c < 128 ? LOOKUP[c]! : -1;
+const encoder = new TextEncoder();
+/** Reused for strings up to 4 KiB (receipts, proofs, hashes); longer ones get their own array. */
+const scratch = new Uint8Array(3 * 4096);
+
+/** The UTF-8 of `s` when every character is ASCII (then byte i IS character i), else `undefined`. */
+function asciiBytes(s: string): Uint8Array | undefined {
+  if (s.length > 4096) {
+    const b = encoder.encode(s);
+    return b.length === s.length ? b : undefined;
+  }
+  // Room for 3 bytes per character: the whole string is always written.
+  return encoder.encodeInto(s, scratch).written === s.length ? scratch : undefined;
 }

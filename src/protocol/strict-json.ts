@@ -52,8 +52,12 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * hasLoneSurrogate('a\ufffd') // false
  */
 export function hasLoneSurrogate(s: string): boolean {
-  return LONE_SURROGATE.test(s);
+  return isWellFormed === undefined ? LONE_SURROGATE.test(s) : !isWellFormed.call(s);
 }
+
+// ES2024 `String.prototype.isWellFormed` (Node >= 20, current browsers) answers the
+// same question natively, several times faster than the regular expression.
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 
 class Refusal {
   constructor(

@@ -194,7 +194,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const metricsBind = bindOf(str(values, 'metrics-bind'));
     const otel = values['otel'] === true;
 
-    const [{ createLogger }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
+    const [{ createLogger, flushLogSync }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
       import('../../server/log.js'),
       import('../../server/http.js'),
       import('../../receipt/index.js'),
@@ -273,6 +273,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
         const a = metricsServer.address() as import('node:net').AddressInfo;
         logger.info({ event: 'metrics-listening', url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics` }, 'metrics listening');
       }
+      // Lines are written asynchronously: the ones above reach stderr before stdout says the server is up.
+      flushLogSync(logger);
       println(io.stdout, `tally serve: listening on ${address.url}`);
       if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
       logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');

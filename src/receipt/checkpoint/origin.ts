@@ -1,11 +1,10 @@
-import { isValidKeyName } from '../note/name.js';
+import { hasLoneSurrogate, isValidKeyName } from '../note/name.js';
 import { isDigestHex } from '../../protocol/hex.js';
 import { TallyError } from '../../protocol/errors.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f]/;
 const EDGE_SPACE = /^\p{White_Space}|\p{White_Space}$/u;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * True when `origin` may be the first line of a Tally checkpoint: non-empty,
@@ -14,7 +13,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * allowed so that e.g. Go's `go.sum database tree` parses.)
  */
 export function isValidOrigin(origin: string): boolean {
-  return typeof origin === 'string' && origin.length > 0 && !CONTROL.test(origin) && !EDGE_SPACE.test(origin) && !LONE_SURROGATE.test(origin);
+  return typeof origin === 'string' && origin.length > 0 && !CONTROL.test(origin) && !EDGE_SPACE.test(origin) && !hasLoneSurrogate(origin);
 }
 
 /**

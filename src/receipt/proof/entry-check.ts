@@ -8,7 +8,7 @@ export const ENTRY_CHECK_CODES = ['too-large', 'not-utf8', 'not-json', 'not-cano
 export type EntryCheckCode = (typeof ENTRY_CHECK_CODES)[number];
 
 /** Outcome of {@link checkEntryBytes}. */
-export type CheckEntryResult = { readonly ok: true; readonly entry: Entry } | { readonly ok: false; readonly code: EntryCheckCode; readonly message: string };
+export type CheckEntryResult = { readonly ok: true; readonly entry: Entry; /** The entry hash (= its RFC 6962 leaf hash, `SHA-256(0x00 ‖ bytes)`). */ readonly hash: Uint8Array } | { readonly ok: false; readonly code: EntryCheckCode; readonly message: string };
 
 /**
  * Checks one entry on its own, without its neighbours: valid UTF-8, canonical
@@ -38,5 +38,5 @@ export function checkEntryBytes(bytes: Uint8Array): CheckEntryResult {
     if (!authored || authored.length > LIMITS.authoredBytes) return fail('bad-authored-bytes', 'body.bytes is not canonical padded base64 within the size limit');
     if (toHex(authoredHash(sha256, authored)) !== e.body.hash) return fail('bad-authored-hash', 'body.hash does not match the authored bytes');
   }
-  return { ok: true, entry: e };
+  return { ok: true, entry: e, hash: seen.hash };
 }

@@ -1,5 +1,4 @@
 import { toHex, verifyInclusion, fromHex, type Entry, type MerkleFailureCode } from '../../protocol/index.js';
-import { entryLeafHash } from '../bytes.js';
 import { parseTlogProof, type TlogProofCode } from '../checkpoint/tlogProof.js';
 import type { NoteVerifier } from '../note/types.js';
 import { openSessionCheckpoint, type OpenSessionCheckpointFailure, type SessionCheckpoint } from '../session/open-checkpoint.js';
@@ -70,7 +69,8 @@ export function verifyTurnReceipt(text: string, options: VerifyTurnReceiptOption
   const checked = checkEntryBytes(extraData);
   if (!checked.ok) return { ok: false, stage: 'entry', code: checked.code, message: checked.message };
   const entry = checked.entry;
-  const leaf = entryLeafHash(extraData);
+  // inspectLine hashed the line already: the entry hash IS the leaf hash (bytes.ts, entryLeafHash).
+  const leaf = checked.hash;
   const entryHash = toHex(leaf);
   const fail = (code: 'wrong-session' | 'wrong-position', message: string): VerifyTurnReceiptResult => ({ ok: false, stage: 'entry', code, message });
   if (entry.kind === 'genesis') {
