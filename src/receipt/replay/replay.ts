@@ -1,7 +1,11 @@
 import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
 import { createIntentRuler } from '../../rules/index.js';
 import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MemoryStore } from '../../store/memory.js';
+import { ScratchStore } from '../../store/scratch.js';
 import type { NonceOwner, TranscriptStore } from '../../store/types.js';
 import { bundleFileChunks, streamVerifiedEntries, type BundleChunks } from '../proof/bundle.js';
 import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
@@ -110,16 +114,36 @@ function without(e: Entry, keys: readonly string[]): string {
  * slot) — is taken from the recorded ruling and listed in `externalFacts`
  * (trusted, not verified). A chain failure wins over divergences (`stage: 'chain'`).
  *
+ * Memory: the chain verifier holds an O(log n) frontier, the engine one
+ * session's state, the ruler its fold (the referee's quota and live tickets);
+ * what grows with the day — the re-derived entries, their slots and nonce
+ * reservations — is kept by the scratch store, on disk by default
+ * (`options.scratch`), so a million-entry day replays in bounded memory.
+ *
  * @example
  * const r = await replay([bundleBytes]);
  * if (!r.ok && r.stage === 'replay') console.error(r.divergences[0]?.index, r.divergences[0]?.kind);
  */
 export async function replay(chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
+  if (options.scratch === 'memory') return replayInto(new MemoryStore(), chunks, options);
+  const dir = mkdtempSync(join(options.scratchDir ?? tmpdir(), 'tally-replay-'));
+  try {
+    const store = new ScratchStore(join(dir, 'replay.db'));
+    try {
+      return await replayInto(store, chunks, options);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function replayInto(store: TranscriptStore, chunks: BundleChunks, options: ReplayOptions): Promise<ReplayResult> {
   const facts: ExternalFact[] = [];
   const divergences: ReplayDivergence[] = [];
   const max = Math.max(1, options.maxDivergences ?? 100);
   const current = { index: 0 };
-  const store = new MemoryStore();
   const base = rulerFor(options.ruler, store);
   const ruler = base === undefined ? undefined : withExternalFacts(base, options.externalNonceFact ?? intentExternalNonceFact, facts, current);
   const engine = new Engine(ruler === undefined ? { store } : { store, ruler });
