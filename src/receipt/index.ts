@@ -67,7 +67,8 @@ export type {
 export { SessionTrees, receiptHasher } from './session/trees.js';
 export { SigningLog, SigningRefusedError, SIGN_REFUSAL_CODES } from './signing/log.js';
 export type { SignRefusalCode, SigningLogOptions, SigningLogResult, SigningLogRefusal, CheckpointToSign, ConsistencySource } from './signing/log.js';
-export { PackedMerkleTree } from './session/packed-tree.js';
+export { PackedMerkleTree, ChunkNeededError } from './session/packed-tree.js';
+export type { PackedMerkleTreeOptions } from './session/packed-tree.js';
 export type { SessionTreesOptions } from './session/trees.js';
 export { openSessionCheckpoint, sessionCheckpointFromNote } from './session/open-checkpoint.js';
 export type { SessionCheckpoint, OpenSessionCheckpointResult, OpenSessionCheckpointFailure } from './session/open-checkpoint.js';

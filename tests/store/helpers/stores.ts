@@ -23,7 +23,7 @@ export interface StoreEnv {
 
 /** One kind of store. */
 export interface StoreKind {
-  readonly label: 'memory' | 'sqlite' | 'postgres' | 'scratch';
+  readonly label: 'memory' | 'sqlite' | 'postgres';
   /** Why this kind is skipped here, if it is. */
   readonly skip: boolean;
   fresh(): Promise<StoreEnv>;
@@ -85,7 +85,7 @@ export const sqliteKind: StoreKind = {
  * so the command sequences cross its write-behind buffer many times. Not in
  * {@link STORE_KINDS}: it is never shared between connections.
  */
-export const scratchKind: StoreKind = {
+export const scratchKind: Omit<StoreKind, 'label'> & { readonly label: 'scratch' } = {
   label: 'scratch',
   skip: false,
   async fresh() {
