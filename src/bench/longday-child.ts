@@ -27,6 +27,7 @@ import {
   generateEngineKey,
   indexBundle,
   parsePrivateKey,
+  peekSessionCheckpoint,
   replayFile,
   turnReceiptFromBundle,
   verifyBundleCheckpoint,
@@ -182,10 +183,14 @@ async function proveBundle(dir: string): Promise<string> {
   const f = files(dir);
   const { size } = session(dir);
   const index = middleTurn(size);
-  const ix = await indexBundle(bundleFileChunks(f.bundle), { entries: [index], requireSealed: false });
+  const note = readFileSync(f.note, 'utf8');
+  const peeked = peekSessionCheckpoint(note);
+  if (!peeked) fail('the receipt note is not a session checkpoint');
+  // What `tally prove` does: floor 8, the chunks of this entry and of the checkpoint's size kept.
+  const ix = await indexBundle(bundleFileChunks(f.bundle), { entries: [index], sizes: [peeked.size], floor: 8, requireSealed: false });
   if (!ix.ok) fail(`prove: ${ix.code}: ${ix.message}`);
   const vkey = verifierKey(dir);
-  const r = turnReceiptFromBundle(ix, index, readFileSync(f.note, 'utf8'), { verifiers: [vkey] });
+  const r = turnReceiptFromBundle(ix, index, note, { verifiers: [vkey] });
   if (!r.ok) fail(`prove: ${r.code}: ${r.message}`);
   const v = verifyTurnReceipt(r.text, { verifiers: [vkey] });
   if (!v.ok) fail(`the receipt does not verify: ${v.code}`);

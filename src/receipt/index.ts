@@ -81,6 +81,7 @@ export type { EntryCheckCode, CheckEntryResult } from './proof/entry-check.js';
 export { formatConsistencyProof, parseConsistencyProof, verifyCheckpointConsistency } from './proof/consistency.js';
 export type { ConsistencyProof, ParseConsistencyProofResult, VerifyConsistencyResult } from './proof/consistency.js';
 export { bundleFileChunks, streamVerifiedEntries, indexBundle, verifyBundleCheckpoint } from './proof/bundle.js';
+export type { IndexBundleOptions } from './proof/bundle.js';
 export { verifyChunksAgainstCheckpoint } from './proof/bundle-checkpoint.js';
 export type { CheckpointMatchResult, CheckpointMatchOptions } from './proof/bundle-checkpoint.js';
 export type { BundleChunks, StreamOptions, IndexedBundle, VerifyBundleCheckpointResult } from './proof/bundle.js';

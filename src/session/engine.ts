@@ -339,7 +339,7 @@ export class Engine {
   }
 
   /** The canonical bytes of every entry, in order: write each followed by `\n` to get the bundle. */
-  async *exportEntries(sessionId: string, batch = 4096): AsyncGenerator<Uint8Array> {
+  async *exportEntries(sessionId: string, batch = 256): AsyncGenerator<Uint8Array> {
     const head = await this.store.loadHead(sessionId);
     if (!head) throw new StoreCorruptionError(sessionId, 0, 'unknown session');
     for (let from = 0; from < head.size; from += batch) {

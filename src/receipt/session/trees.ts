@@ -18,7 +18,7 @@ export interface SessionTreesOptions {
    * least recently used trees are dropped first, the one in use never.
    */
   readonly maxEntries?: number;
-  /** Entries read from the store per batch while catching up (default 4096). */
+  /** Entries read from the store per batch while catching up (default 256: small pages keep the peak RSS of a long day low). */
   readonly batch?: number;
   /**
    * The trees' floor (see `PackedMerkleTreeOptions.floor`; default 8): only
@@ -70,7 +70,7 @@ export class SessionTrees {
     this.#floor = options.floor ?? 8;
     this.#max = Math.max(1, options.maxSessions ?? 64);
     this.#maxEntries = Math.max(1, options.maxEntries ?? 4_000_000);
-    this.#batch = Math.max(1, options.batch ?? 4096);
+    this.#batch = Math.max(1, options.batch ?? 256);
   }
 
   /**
