@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,10 +45,16 @@ interface ChildLine {
   readonly detail: string;
 }
 
+/** The child script: next to this module when built, else (this module run from src/ by the tests) the built one in dist/. */
+function childScript(): string {
+  const beside = fileURLToPath(new URL('./longday-child.js', import.meta.url));
+  return existsSync(beside) ? beside : fileURLToPath(new URL('../../dist/bench/longday-child.js', import.meta.url));
+}
+
 /** Runs one step in a fresh process. */
 export function runLongdayStep(step: LongdayStep, dir: string, entries: number): Promise<ChildLine> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./longday-child.js', import.meta.url)), step, dir, String(entries)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [childScript(), step, dir, String(entries)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
