@@ -1,7 +1,8 @@
 /**
  * Child process of the long-day benchmark: runs ONE step over the day in
  * `<dir>` (`node longday-child.js <step> <dir> <entries>`) and prints one JSON
- * line `{ step, entries, ms, maxRssKb, detail }`, so the peak RSS is that of a
+ * line `{ step, ms, maxRssKb, detail, heapUsedMb, heapTotalMb, externalMb }` (the last three at
+ * the end, for diagnosis), so the peak RSS is that of a
  * fresh process doing nothing but that step (read at the end, from Linux's
  * VmHWM of this process image).
  *
@@ -97,7 +98,7 @@ async function record(dir: string, entries: number): Promise<string> {
     }
     writeFileSync(f.session, JSON.stringify({ sessionId, size: 1 + 2 * pairs }));
     writeFileSync(f.key, formatPrivateKey(generateEngineKey('bench-longday')) + '\n');
-    return `${1 + 2 * pairs} entries, ${intents} signed intents`;
+    return `${1 + 2 * pairs} entries, ${intents} signed intent${intents === 1 ? '' : 's'}`;
   } finally {
     await store.close();
   }

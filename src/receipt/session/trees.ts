@@ -14,7 +14,8 @@ export interface SessionTreesOptions {
   /** Most sessions whose trees are kept (least recently used dropped first; default 64). */
   readonly maxSessions?: number;
   /**
-   * Most entries kept over all cached trees (default 4,000,000 ≈ 256–512 MB);
+   * Most entries kept over all cached trees (default 4,000,000: about 1 MB at
+   * the default floor 8, 256–512 MB at floor 0);
    * least recently used trees are dropped first, the one in use never.
    */
   readonly maxEntries?: number;
