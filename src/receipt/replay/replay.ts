@@ -1,11 +1,10 @@
-import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
-import { createIntentRuler } from '../../rules/index.js';
-import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TallyError, canonicalJson, fromBase64, parseEntry, type CanonicalObject, type Entry, type VerifiedEntry } from '../../protocol/index.js';
+import { createIntentRuler } from '../../rules/index.js';
+import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../session/index.js';
 import { MemoryStore } from '../../store/memory.js';
-import { ScratchStore } from '../../store/scratch.js';
 import type { NonceOwner, TranscriptStore } from '../../store/types.js';
 import { bundleFileChunks, streamVerifiedEntries, type BundleChunks } from '../proof/bundle.js';
 import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
@@ -126,6 +125,8 @@ function without(e: Entry, keys: readonly string[]): string {
  */
 export async function replay(chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
   if (options.scratch === 'memory') return replayInto(new MemoryStore(), chunks, options);
+  // Loaded on use: importing the receipt layer does not load the native SQLite binding.
+  const { ScratchStore } = await import('../../store/scratch.js');
   const dir = mkdtempSync(join(options.scratchDir ?? tmpdir(), 'tally-replay-'));
   try {
     const store = new ScratchStore(join(dir, 'replay.db'));
