@@ -97,7 +97,7 @@ function without(e: Entry, keys: readonly string[]): string {
  * Re-derives every ruling of a sealed transcript from the transcript alone.
  *
  * The chain is verified first (PROTOCOL.md §5, streaming, optional pin);
- * meanwhile a FRESH engine over a memory store, with the same ruler, is
+ * meanwhile a FRESH engine over an empty scratch store, with the same ruler, is
  * driven with the recorded inputs: `open(genesis.spec)`, each frame's
  * `{ordinal, time, data}`, each turn's body (with the recorded ruling handed
  * to the ruler as `context.recorded`, for evidence from outside parties),
