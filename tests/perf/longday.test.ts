@@ -18,7 +18,7 @@ describe('bench: long day', () => {
       expect(formatLongdayStep(s)).toContain(`${s.peakRssMb} MB`);
     }
     const detail = Object.fromEntries(steps.map((s) => [s.step, s.detail]));
-    expect(detail['record']).toBe('39 entries, 1 signed intents');
+    expect(detail['record']).toBe('39 entries, 1 signed intent');
     expect(detail['seal']).toMatch(/^40 entries sealed/);
     expect(detail['replay']).toBe('1 rulings re-derived');
     expect(detail['prove-store']).toBe('entry 20 of 40 proved and verified');
