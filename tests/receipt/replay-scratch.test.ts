@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { readdirSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
 import { replay, type ReplayOptions } from '../../src/receipt/index.js';
@@ -15,7 +15,9 @@ import { MemoryStore } from '../../src/store/index.js';
 import type { CanonicalObject, Entry, TurnEntry } from '../../src/protocol/index.js';
 import { entriesOf, intentDay, linesOf, reseal } from './fixtures.js';
 import { runDay } from '../helpers/day.js';
-import { tempDir } from '../store/helpers/tmp.js';
+import { removeTempDirs, tempDir } from '../store/helpers/tmp.js';
+
+afterAll(removeTempDirs);
 
 async function both(bundle: Uint8Array, options: ReplayOptions = {}) {
   const dir = tempDir('replay-scratch');
