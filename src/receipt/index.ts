@@ -67,7 +67,8 @@ export type {
 export { SessionTrees, receiptHasher } from './session/trees.js';
 export { SigningLog, SigningRefusedError, SIGN_REFUSAL_CODES } from './signing/log.js';
 export type { SignRefusalCode, SigningLogOptions, SigningLogResult, SigningLogRefusal, CheckpointToSign, ConsistencySource } from './signing/log.js';
-export { PackedMerkleTree } from './session/packed-tree.js';
+export { PackedMerkleTree, ChunkNeededError } from './session/packed-tree.js';
+export type { PackedMerkleTreeOptions } from './session/packed-tree.js';
 export type { SessionTreesOptions } from './session/trees.js';
 export { openSessionCheckpoint, sessionCheckpointFromNote } from './session/open-checkpoint.js';
 export type { SessionCheckpoint, OpenSessionCheckpointResult, OpenSessionCheckpointFailure } from './session/open-checkpoint.js';
@@ -80,6 +81,7 @@ export type { EntryCheckCode, CheckEntryResult } from './proof/entry-check.js';
 export { formatConsistencyProof, parseConsistencyProof, verifyCheckpointConsistency } from './proof/consistency.js';
 export type { ConsistencyProof, ParseConsistencyProofResult, VerifyConsistencyResult } from './proof/consistency.js';
 export { bundleFileChunks, streamVerifiedEntries, indexBundle, verifyBundleCheckpoint } from './proof/bundle.js';
+export type { IndexBundleOptions } from './proof/bundle.js';
 export { verifyChunksAgainstCheckpoint } from './proof/bundle-checkpoint.js';
 export type { CheckpointMatchResult, CheckpointMatchOptions } from './proof/bundle-checkpoint.js';
 export type { BundleChunks, StreamOptions, IndexedBundle, VerifyBundleCheckpointResult } from './proof/bundle.js';
@@ -87,7 +89,8 @@ export { peekSessionCheckpoint, turnReceiptFromBundle } from './proof/prove-bund
 export type { TurnReceiptFromBundleResult } from './proof/prove-bundle.js';
 
 // Replay.
-export { replay, intentExternalNonceFact } from './replay/replay.js';
+export { intentExternalNonceFact, replayInMemory, replayInto } from './replay/replay.js';
+export { replay } from './replay/replay-disk.js';
 export { replayFile } from './replay/replay-file.js';
 export type { ReplayOptions, ReplayResult, ReplayDivergence, ReplayDivergenceKind, ExternalFact } from './replay/types.js';
 

@@ -39,7 +39,9 @@ interface Cached {
   time: number | undefined;
 }
 
-const BATCH = 4096;
+// Small pages: each page's rows die young (in the scavenged young generation) instead of being
+// promoted while the page is processed, which on a million-entry day roughly halves the peak RSS.
+const BATCH = 256;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 function inconsistent(sessionId: string, index: number, what: string): TallyError {

@@ -342,7 +342,7 @@ export class Engine {
    * The canonical bytes of every entry, in order: write each followed by `\n` to get the bundle.
    * `range` limits it to entries `from` (default 0) up to before `to` (default: the head).
    */
-  async *exportEntries(sessionId: string, batch = 4096, range: { readonly from?: number; readonly to?: number } = {}): AsyncGenerator<Uint8Array> {
+  async *exportEntries(sessionId: string, batch = 256, range: { readonly from?: number; readonly to?: number } = {}): AsyncGenerator<Uint8Array> {
     const head = await this.store.loadHead(sessionId);
     if (!head) throw new StoreCorruptionError(sessionId, 0, 'unknown session');
     const end = Math.min(head.size, range.to ?? head.size);

@@ -17,6 +17,8 @@ export type {
   StoreHealth,
 } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
+export { ScratchStore } from './scratch.js';
+export type { ScratchStoreOptions } from './scratch.js';
 export type { SqliteStoreOptions, SqliteStoreStats } from './sqlite/store.js';
 export { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION } from './sqlite/migrations.js';
 export type { SqliteMigration } from './sqlite/migrations.js';

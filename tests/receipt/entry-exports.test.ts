@@ -6,6 +6,7 @@ test('agent-tally/receipt exports', () => {
   expect(Object.keys(receipt).sort()).toEqual([
     'ALG_ED25519',
     'CHECKPOINT_CODES',
+    'ChunkNeededError',
     'DEFAULT_ENGINE_NAME',
     'DEFAULT_KEY_PATH',
     'ENGINE_NAME_ENV_VAR',

@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PackedMerkleTree, receiptHasher } from '../../src/receipt/index.js';
+import { ChunkNeededError, PackedMerkleTree, receiptHasher } from '../../src/receipt/index.js';
 import { consistencyProofFromLeafHashes, inclusionProofFromLeafHashes, rfc6962Hasher, rootFromLeafHashes, toHex, verifyInclusion } from '../../src/protocol/index.js';
 
 // The reference tree (recursive RFC 9162 definitions) over an independent SHA-256 (noble).
@@ -62,5 +62,79 @@ describe('PackedMerkleTree', () => {
       t.append(leaf);
     }
     expect(t.byteLength).toBeLessThanOrEqual(128 * 50_000 + 32 * 64 * 20);
+  });
+});
+
+/** Runs `fn` on a floored tree, loading (from `leaves`) every chunk it asks for; counts the loads. */
+function withChunks<T>(t: PackedMerkleTree, fn: () => T, loads: { n: number }): T {
+  for (let tries = 0; ; tries++) {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof ChunkNeededError)) throw e;
+      const w = 2 ** t.floor;
+      t.loadChunk(e.chunk, leaves.slice(e.chunk * w, (e.chunk + 1) * w));
+      loads.n++;
+      if (tries > 3) throw new Error('chunk loads do not converge');
+    }
+  }
+}
+
+describe('PackedMerkleTree with a floor (chunks below it loaded on demand)', () => {
+  it('roots, proofs and leaf hashes equal the reference for floors 1 to 5 and a cache of 3 or 4 chunks (seed 0xf100)', () => {
+    const loads = { n: 0 };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 3, max: 4 }),
+        fc.integer({ min: 1, max: 300 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n }), fc.nat({ max: n - 1 }))),
+        (floor, chunks, [n, m, i]) => {
+          const t = new PackedMerkleTree(receiptHasher, { floor, chunks });
+          for (let k = 0; k < n; k++) t.append(leaves[k]!);
+          const j = i % m;
+          expect(toHex(withChunks(t, () => t.root(m), loads))).toBe(toHex(rootFromLeafHashes(ref, leaves.slice(0, m))));
+          expect(hex(withChunks(t, () => t.inclusionProof(j, m), loads))).toEqual(hex(inclusionProofFromLeafHashes(ref, leaves.slice(0, m), j)));
+          expect(hex(withChunks(t, () => t.consistencyProof(m, n), loads))).toEqual(hex(consistencyProofFromLeafHashes(ref, leaves.slice(0, n), m)));
+          expect(toHex(withChunks(t, () => t.leafHash(j), loads))).toBe(toHex(leaves[j]!));
+        },
+      ),
+      { seed: 0xf100, numRuns: 300 },
+    );
+    // The property reached the chunk path (a vacuous run fails).
+    expect(loads.n).toBeGreaterThan(50);
+  });
+
+  it('the root of every size it holds needs no chunk; a node below the floor names its chunk', () => {
+    const t = new PackedMerkleTree(receiptHasher, { floor: 3 });
+    for (let k = 0; k < 21; k++) t.append(leaves[k]!);
+    expect(toHex(t.root())).toBe(toHex(rootFromLeafHashes(ref, leaves.slice(0, 21))));
+    expect(() => t.leafHash(9)).toThrow(ChunkNeededError);
+    try {
+      t.leafHash(9);
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'TALLY_MERKLE_CHUNK_NEEDED', chunk: 1 });
+    }
+    expect(toHex(t.leafHash(20))).toBe(toHex(leaves[20]!)); // the last, incomplete chunk is kept
+  });
+
+  it('refuses a chunk whose leaves are not the ones the tree was built from', () => {
+    const t = new PackedMerkleTree(receiptHasher, { floor: 2 });
+    for (let k = 0; k < 12; k++) t.append(leaves[k]!);
+    expect(() => t.loadChunk(1, leaves.slice(0, 4))).toThrow(/chunk root/);
+    expect(() => t.loadChunk(1, leaves.slice(4, 7))).toThrow(/4 leaf hashes/);
+    expect(() => t.loadChunk(3, leaves.slice(12, 16))).toThrow(/out of range/);
+    t.loadChunk(1, leaves.slice(4, 8));
+    expect(toHex(t.leafHash(5))).toBe(toHex(leaves[5]!));
+  });
+
+  it('floor 8 holds about a byte per leaf', () => {
+    const t = new PackedMerkleTree(receiptHasher, { floor: 8 });
+    const leaf = new Uint8Array(32);
+    for (let i = 0; i < 50_000; i++) {
+      leaf[0] = i & 0xff;
+      leaf[1] = i >> 8;
+      t.append(leaf);
+    }
+    expect(t.byteLength).toBeLessThanOrEqual(50_000 + 32 * 64 * 20);
   });
 });

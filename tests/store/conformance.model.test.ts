@@ -13,7 +13,7 @@ import { toHex } from '../../src/protocol/index.js';
 import type { AppendOutcome, AppendRequest, NonceClaim, NonceOwner, TranscriptStore } from '../../src/store/index.js';
 import { warnIfSkipped } from './helpers/pg.js';
 import { entriesOf, headAt, recordChains, type RecordedChain } from './helpers/record.js';
-import { STORE_KINDS, type StoreEnv } from './helpers/stores.js';
+import { STORE_KINDS, scratchKind, type StoreEnv } from './helpers/stores.js';
 import { removeTempDirs } from './helpers/tmp.js';
 
 warnIfSkipped('conformance.model.test.ts');
@@ -215,10 +215,10 @@ const COMMANDS = [
   fc.constant(new Reopen()),
 ];
 
-const RUNS = { memory: 300, sqlite: 60, postgres: 30 } as const;
+const RUNS = { memory: 300, sqlite: 60, postgres: 30, scratch: 100 } as const;
 const SEED = 0x5707e;
 
-for (const kind of STORE_KINDS) {
+for (const kind of [...STORE_KINDS, scratchKind]) {
   describe.skipIf(kind.skip)(`${kind.label} store conformance`, () => {
     it(`matches the model on random command sequences (seed 0x5707e, ${RUNS[kind.label]} runs)`, async () => {
       const env = await kind.fresh();

@@ -53,12 +53,14 @@ verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
     const bundlePath = resolve(io.cwd, path);
     if (!existsSync(bundlePath)) throw new CliError(`cannot read ${bundlePath}: no such file`, EXIT.io, 'TALLY_CLI_IO');
     const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
-    if (!peekSessionCheckpoint(signedCheckpoint)) {
+    const peeked = peekSessionCheckpoint(signedCheckpoint);
+    if (!peeked) {
       throw new CliError(`${cpPath} is not a signed Tally session checkpoint (origin <engine>/<session>, size, root, signature lines)`, EXIT.invalid, 'TALLY_CLI_INVALID');
     }
     const json = values['json'] === true;
     const progress = progressReporter(io, 'verifying');
-    const ix = await indexBundle(bundleFileChunks(bundlePath), { entries: [entry], requireSealed: false });
+    // Floor 8: the tree keeps subtrees of 256 entries and up, plus the chunks this one proof needs (bounded memory on long days).
+    const ix = await indexBundle(bundleFileChunks(bundlePath), { entries: [entry], sizes: [peeked.size], floor: 8, requireSealed: false });
     progress.done();
     if (!ix.ok) {
       if (json) println(io.stdout, JSON.stringify(ix));

@@ -41,7 +41,9 @@ export const replayCommand: Command = {
   help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
-on a memory store with the recorded inputs — the genesis spec, every frame,
+on an empty scratch store (a throwaway SQLite file under the OS temp directory,
+removed afterwards: memory stays bounded however long the day) with the
+recorded inputs — the genesis spec, every frame,
 every turn body, the seal's artifacts — and compares each entry it writes with
 the recorded one. A ruling the ruler does not reach again is reported with its
 entry index (ruling-diverged), as is any other difference (entry-diverged) or

@@ -18,9 +18,10 @@ import { receiptHasher } from '../session/trees.js';
 /** A source of bundle bytes: chunks (sync or async), as `verifyBundle` takes them. */
 export type BundleChunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
-/** Streams a bundle file in 1 MiB chunks. */
+/** Streams a bundle file in 256 KiB chunks. */
 export function bundleFileChunks(path: string): AsyncIterable<Uint8Array> {
-  return createReadStream(path, { highWaterMark: 1 << 20 });
+  // 256 KiB reads: as fast as 1 MiB ones, and far less external memory waiting for the collector on long days.
+  return createReadStream(path, { highWaterMark: 1 << 18 });
 }
 
 /** Options of {@link streamVerifiedEntries}. */
@@ -47,14 +48,34 @@ export async function streamVerifiedEntries(
   });
 }
 
-/** A verified bundle with its full Merkle tree, ready to prove any entry. */
+/** A verified bundle with its Merkle tree, ready to prove the entries asked for. */
 export interface IndexedBundle {
   readonly ok: true;
   readonly summary: ChainSummary;
-  /** Every perfect-subtree hash of the bundle's tree (packed, 64–128 bytes per entry): proofs at any size in O(log n). */
+  /**
+   * The bundle's tree (packed): every perfect-subtree hash (64–128 bytes per
+   * entry), or with `floor` only those of 2^floor entries and up plus the
+   * chunks the asked-for entries and sizes need. Proofs in O(log n).
+   */
   readonly tree: PackedMerkleTree;
   /** Bytes of the entries that were asked for (by index). */
   readonly entries: ReadonlyMap<number, Uint8Array>;
+}
+
+/** Options of {@link indexBundle}. */
+export interface IndexBundleOptions extends StreamOptions {
+  /** Entries whose bytes are kept (and, with `floor`, whose chunks are kept for their proofs). */
+  readonly entries?: readonly number[];
+  /**
+   * Keep only subtrees of 2^floor entries and up (default 0: every node):
+   * O(n / 2^floor) memory. The chunks of `entries` and of the tree sizes in
+   * `sizes` are kept, so roots at those sizes and proofs of those entries at
+   * those sizes need nothing else; any other node below the floor throws
+   * `ChunkNeededError`.
+   */
+  readonly floor?: number;
+  /** Tree sizes roots and proofs will be asked at (a checkpoint's size), with `floor`. */
+  readonly sizes?: readonly number[];
 }
 
 /**
@@ -67,15 +88,32 @@ export interface IndexedBundle {
  * const ix = await indexBundle(bundleFileChunks('day.jsonl'), { entries: [4] });
  * if (ix.ok) ix.tree.inclusionProof(4, ix.summary.size);
  */
-export async function indexBundle(chunks: BundleChunks, options: StreamOptions & { readonly entries?: readonly number[] } = {}): Promise<IndexedBundle | ChainError> {
+export async function indexBundle(chunks: BundleChunks, options: IndexBundleOptions = {}): Promise<IndexedBundle | ChainError> {
   const want = new Set(options.entries ?? []);
-  const tree = new PackedMerkleTree(receiptHasher);
+  const floor = options.floor ?? 0;
+  const width = 2 ** floor;
+  // The chunks a proof of a wanted entry, or a root at a wanted size, reads below the floor.
+  const keep = new Set<number>();
+  if (floor > 0) {
+    for (const i of want) if (Number.isSafeInteger(i) && i >= 0) keep.add(Math.floor(i / width));
+    for (const m of options.sizes ?? []) if (Number.isSafeInteger(m) && m > 0 && m % width !== 0) keep.add(Math.floor((m - 1) / width));
+  }
+  const tree = new PackedMerkleTree(receiptHasher, { floor, chunks: Math.min(1024, Math.max(3, keep.size)) });
   const entries = new Map<number, Uint8Array>();
+  let chunk: Uint8Array[] = [];
   const r = await streamVerifiedEntries(
     chunks,
     (e, line) => {
-      tree.append(fromHex(e.hash));
+      const leaf = fromHex(e.hash);
+      tree.append(leaf);
       if (want.has(e.index)) entries.set(e.index, line.slice());
+      if (floor > 0 && keep.has(Math.floor(e.index / width))) {
+        chunk.push(leaf);
+        if (chunk.length === width) {
+          tree.loadChunk(Math.floor(e.index / width), chunk);
+          chunk = [];
+        }
+      }
     },
     options,
   );

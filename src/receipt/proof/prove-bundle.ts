@@ -4,6 +4,7 @@ import { parseCheckpoint } from '../checkpoint/checkpoint.js';
 import type { NoteVerifier } from '../note/types.js';
 import { openSessionCheckpoint } from '../session/open-checkpoint.js';
 import type { IndexedBundle } from './bundle.js';
+import { ChunkNeededError } from '../session/packed-tree.js';
 import { formatTurnReceipt } from './turn-receipt.js';
 
 /**
@@ -51,10 +52,18 @@ export function turnReceiptFromBundle(
   const cp = opened.checkpoint;
   if (cp.sessionId !== ix.summary.sessionId) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint is for session ${cp.sessionId}, the bundle is ${ix.summary.sessionId}` };
   if (cp.size < 1 || cp.size > ix.summary.size) return { ok: false, code: 'checkpoint-mismatch', message: `the checkpoint covers ${cp.size} entries, the bundle has ${ix.summary.size}` };
-  const root = toHex(ix.tree.root(cp.size));
+  let root: string;
+  let proof: Uint8Array[] | undefined;
+  try {
+    root = toHex(ix.tree.root(cp.size));
+    if (Number.isSafeInteger(index) && index >= 0 && index < cp.size) proof = ix.tree.inclusionProof(index, cp.size);
+  } catch (e) {
+    if (!(e instanceof ChunkNeededError)) throw e;
+    return { ok: false, code: 'entry-not-loaded', message: `the tree was indexed with a floor and without the chunks of entry ${describeValue(index)} at size ${cp.size} (pass them in options.entries and options.sizes)` };
+  }
   if (root !== cp.root) return { ok: false, code: 'checkpoint-mismatch', message: `the bundle's root at size ${cp.size} is ${root}, the checkpoint says ${cp.root}` };
   if (!Number.isSafeInteger(index) || index < 0 || index >= cp.size) return { ok: false, code: 'index-out-of-range', message: `entry must be 0 to ${cp.size - 1}, got ${describeValue(index)}` };
   const entryBytes = ix.entries.get(index);
   if (!entryBytes) return { ok: false, code: 'entry-not-loaded', message: `entry ${index} was not kept when the bundle was indexed (pass it in options.entries)` };
-  return { ok: true, index, size: cp.size, text: formatTurnReceipt({ index, proof: ix.tree.inclusionProof(index, cp.size), signedCheckpoint, entryBytes }) };
+  return { ok: true, index, size: cp.size, text: formatTurnReceipt({ index, proof: proof!, signedCheckpoint, entryBytes }) };
 }

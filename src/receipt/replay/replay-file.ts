@@ -1,6 +1,6 @@
 /** `replay` over a bundle file streamed from disk (Node only; the pure replay is ./replay.ts). */
 import { bundleFileChunks } from '../proof/bundle.js';
-import { replay } from './replay.js';
+import { replay } from './replay-disk.js';
 import type { ReplayOptions, ReplayResult } from './types.js';
 
 /**

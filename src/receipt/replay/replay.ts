@@ -95,7 +95,7 @@ function without(e: Entry, keys: readonly string[]): string {
  * Re-derives every ruling of a sealed transcript from the transcript alone.
  *
  * The chain is verified first (PROTOCOL.md §5, streaming, optional pin);
- * meanwhile a FRESH engine over a memory store, with the same ruler, is
+ * meanwhile a FRESH engine over an empty store (`store`), with the same ruler, is
  * driven with the recorded inputs: `open(genesis.spec)`, each frame's
  * `{ordinal, time, data}`, each turn's body (with the recorded ruling handed
  * to the ruler as `context.recorded`, for evidence from outside parties),
@@ -111,16 +111,19 @@ function without(e: Entry, keys: readonly string[]): string {
  * slot) — is taken from the recorded ruling and listed in `externalFacts`
  * (trusted, not verified). A chain failure wins over divergences (`stage: 'chain'`).
  *
+ * This is the browser-safe core: the caller gives the empty store the replay
+ * writes into. Node callers use `replay` (./replay-disk.ts), which picks a
+ * scratch store on disk so memory stays bounded on long days.
+ *
  * @example
- * const r = await replay([bundleBytes]);
+ * const r = await replayInto(new MemoryStore(), [bundleBytes]);
  * if (!r.ok && r.stage === 'replay') console.error(r.divergences[0]?.index, r.divergences[0]?.kind);
  */
-export async function replay(chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replayInto(store: TranscriptStore, chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
   const facts: ExternalFact[] = [];
   const divergences: ReplayDivergence[] = [];
   const max = Math.max(1, options.maxDivergences ?? 100);
   const current = { index: 0 };
-  const store = new MemoryStore();
   const base = rulerFor(options.ruler, store);
   const ruler = base === undefined ? undefined : withExternalFacts(base, options.externalNonceFact ?? intentExternalNonceFact, facts, current);
   const engine = new Engine(ruler === undefined ? { store } : { store, ruler });
@@ -226,4 +229,15 @@ export async function replay(chunks: BundleChunks, options: ReplayOptions = {}):
     return { ok: false, stage: 'replay', ...summary, divergences, ...(stoppedAt === undefined ? {} : { stoppedAt }), externalFacts: facts };
   }
   return { ok: true, ...summary, sealed: chain.sealed, turns, rulings, externalFacts: facts };
+}
+
+/**
+ * {@link replayInto} a fresh memory store: every re-derived entry stays on the
+ * heap (the page's replay, and the reference the disk scratch is tested against).
+ *
+ * @example
+ * const r = await replayInMemory([bundleBytes]);
+ */
+export function replayInMemory(chunks: BundleChunks, options: ReplayOptions = {}): Promise<ReplayResult> {
+  return replayInto(new MemoryStore(), chunks, options);
 }

@@ -63,6 +63,17 @@ export interface ReplayOptions {
   readonly externalNonceFact?: (recorded: CanonicalObject, sessionId: string) => NonceOwner | undefined;
   /** Called after each entry is replayed (progress). */
   readonly onEntry?: (index: number) => void;
+  /**
+   * Where the fresh engine writes the re-derived day: `'disk'` (default) a
+   * `ScratchStore` (a throwaway SQLite file) in a new directory under the OS
+   * temp dir (or `scratchDir`), removed afterwards, so memory stays bounded however long
+   * the day (the store holds what grows: entries, slots, nonce reservations);
+   * `'memory'` a `MemoryStore`, the reference (every entry on the heap).
+   * Both re-derive the same bytes.
+   */
+  readonly scratch?: 'disk' | 'memory';
+  /** Parent directory of the `'disk'` scratch (default: the OS temp dir). */
+  readonly scratchDir?: string;
 }
 
 /** Outcome of `replay`. */

@@ -5,7 +5,8 @@ import type { EngineKey } from '../keys/engineKey.js';
 import { signNote } from '../note/sign.js';
 import { formatTurnReceipt } from '../proof/turn-receipt.js';
 import { formatConsistencyProof } from '../proof/consistency.js';
-import { SigningLog, type ConsistencySource } from '../signing/log.js';
+import { SigningLog } from '../signing/log.js';
+import type { PackedMerkleTree } from './packed-tree.js';
 import { openSessionCheckpoint } from './open-checkpoint.js';
 import { SessionTrees } from './trees.js';
 import { ATTR, SPAN, inSpanSync } from '../../telemetry/index.js';
@@ -135,12 +136,19 @@ export function createNotary(options: NotaryOptions): Notary {
     return trees.sync(engine.store, sessionId);
   }
 
+  /** Reads of the tree (roots, proofs, leaf hashes), with the chunks below its floor loaded from the store as needed. */
+  function read<T>(engine: NotaryEngine, sessionId: string, tree: PackedMerkleTree, fn: () => T | Promise<T>): Promise<T> {
+    return trees.read(engine.store, sessionId, tree, fn);
+  }
+
   /** Records the checkpoint of the first `size` entries of the store's `tree` in the signing log, then (only then) signs it. */
-  async function sign(engine: NotaryEngine, sessionId: string, tree: ConsistencySource, size: number): Promise<IssuedCheckpoint> {
-    const root = tree.root(size);
+  async function sign(engine: NotaryEngine, sessionId: string, tree: PackedMerkleTree, size: number): Promise<IssuedCheckpoint> {
+    const root = await read(engine, sessionId, tree, () => tree.root(size));
     const text = sessionCheckpointText(key.name, sessionId, size, root);
     const origin = text.slice(0, text.indexOf('\n'));
-    const logged = await new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now }).record({ origin, size, root }, tree);
+    const log = new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now });
+    // A chunk the consistency check needs is thrown before the log writes anything, so the record may run again.
+    const logged = await read(engine, sessionId, tree, () => log.record({ origin, size, root }, tree));
     if (!logged.ok) throw SigningLog.refusalError(logged);
     return { sessionId, origin, size, root: toHex(root), signedCheckpoint: inSpanSync(SPAN.checkpoint, { [ATTR.session]: sessionId }, () => signNote(text, [key])) };
   }
@@ -163,7 +171,7 @@ export function createNotary(options: NotaryOptions): Notary {
       const { receipt } = fin;
       const tree = await treeOf(engine, receipt.sessionId);
       if (!tree || tree.size < receipt.size) throw new TallyError('TALLY_RECEIPT_STORE_BEHIND', 'The store does not hold the sealed entries the engine reported.', { details: receipt.sessionId });
-      const treeRoot = toHex(tree.root(receipt.size));
+      const treeRoot = toHex(await read(engine, receipt.sessionId, tree, () => tree.root(receipt.size)));
       if (treeRoot !== receipt.receiptRoot) {
         throw new TallyError('TALLY_RECEIPT_ROOT_MISMATCH', 'The tree rebuilt from the stored entries disagrees with the engine receipt; nothing was signed.', {
           details: `tree ${treeRoot}, receipt ${receipt.receiptRoot}`,
@@ -179,7 +187,7 @@ export function createNotary(options: NotaryOptions): Notary {
       const n = size === undefined ? tree.size : size;
       if (!isCount(n) || n < 1 || n > tree.size) return refuse('size-out-of-range', `size must be 1 to ${tree.size}, got ${describeValue(size)}`);
       if (!isCount(index) || index >= n) return refuse('index-out-of-range', `index must be 0 to ${n - 1}, got ${describeValue(index)}`);
-      return { ok: true, index, size: n, leafHash: toHex(tree.leafHash(index)), root: toHex(tree.root(n)), proof: tree.inclusionProof(index, n) };
+      return { ok: true, index, size: n, ...(await read(engine, sessionId, tree, () => ({ leafHash: toHex(tree.leafHash(index)), root: toHex(tree.root(n)), proof: tree.inclusionProof(index, n) }))) };
     },
 
     async consistencyProof(engine, sessionId, size1, size2) {
@@ -188,7 +196,7 @@ export function createNotary(options: NotaryOptions): Notary {
       const n2 = size2 === undefined ? tree.size : size2;
       if (!isCount(n2) || n2 < 1 || n2 > tree.size) return refuse('size-out-of-range', `size2 must be 1 to ${tree.size}, got ${describeValue(size2)}`);
       if (!isCount(size1) || size1 < 1 || size1 > n2) return refuse('size-out-of-range', `size1 must be 1 to ${n2}, got ${describeValue(size1)}`);
-      return { ok: true, size1, size2: n2, root1: toHex(tree.root(size1)), root2: toHex(tree.root(n2)), proof: tree.consistencyProof(size1, n2) };
+      return { ok: true, size1, size2: n2, ...(await read(engine, sessionId, tree, () => ({ root1: toHex(tree.root(size1)), root2: toHex(tree.root(n2)), proof: tree.consistencyProof(size1, n2) }))) };
     },
 
     async consistencyProofText(engine, sessionId, size1, size2) {
@@ -207,7 +215,7 @@ export function createNotary(options: NotaryOptions): Notary {
         const opened = openSessionCheckpoint(opts.signedCheckpoint, [key], { sessionId });
         if (!opened.ok) return refuse('checkpoint-mismatch', `the given checkpoint does not open with this notary's key: ${opened.message}`);
         const c = opened.checkpoint;
-        if (c.size < 1 || c.size > tree.size || toHex(tree.root(c.size)) !== c.root) {
+        if (c.size < 1 || c.size > tree.size || toHex(await read(engine, sessionId, tree, () => tree.root(c.size))) !== c.root) {
           return refuse('checkpoint-mismatch', `the given checkpoint (size ${c.size}) is not a state of this session's tree`);
         }
         cp = { sessionId, origin: c.origin, size: c.size, root: c.root, signedCheckpoint: c.signedCheckpoint };
@@ -219,11 +227,11 @@ export function createNotary(options: NotaryOptions): Notary {
       if (!isCount(index) || index >= cp.size) return refuse('index-out-of-range', `index must be 0 to ${cp.size - 1}, got ${describeValue(index)}`);
       const rows = await engine.store.readRange(sessionId, index, index + 1);
       const row = rows[0];
-      const leaf = toHex(tree.leafHash(index));
+      const { leaf, proof } = await read(engine, sessionId, tree, () => ({ leaf: toHex(tree.leafHash(index)), proof: tree.inclusionProof(index, cp.size) }));
       if (!row || row.index !== index || entryHashHex(row.bytes) !== leaf) {
         throw new TallyError('TALLY_STORE_CORRUPT', 'The stored entry disagrees with the session tree.', { details: `${sessionId} entry ${index}` });
       }
-      const text = formatTurnReceipt({ index, proof: tree.inclusionProof(index, cp.size), signedCheckpoint: cp.signedCheckpoint, entryBytes: row.bytes });
+      const text = formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes: row.bytes });
       return { ok: true, index, size: cp.size, entryHash: leaf, text, checkpoint: cp };
     },
   };

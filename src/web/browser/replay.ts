@@ -7,7 +7,7 @@
  * there) cannot be re-derived from one bundle and is listed as trusted.
  */
 import { canonicalJson, type CanonicalValue } from '../../protocol/index.js';
-import { replay } from '../../receipt/replay/replay.js';
+import { replayInMemory } from '../../receipt/replay/replay.js';
 import { replayRuler } from '../../referee/replay-ruler.js';
 import type { ReplayReport } from './messages.js';
 
@@ -28,7 +28,7 @@ export async function replayDay(bundle: Blob, sealsMandate: boolean, requireSeal
       yield value;
     }
   }
-  const r = await replay(chunks(), { ruler: chosen.ruler, requireSealed, onEntry });
+  const r = await replayInMemory(chunks(), { ruler: chosen.ruler, requireSealed, onEntry });
   const facts = !r.ok && r.stage === 'chain' ? [] : r.externalFacts.map((f) => ({ index: f.index, text: `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)}: owned by session ${f.owner.sessionId} entry ${f.owner.index}` }));
   if (r.ok) return { state: 'replayed', ruler: chosen.name, turns: r.turns, rulings: r.rulings, divergences: [], facts };
   if (r.stage === 'chain') return { state: 'chain', ruler: chosen.name, turns: 0, rulings: 0, divergences: [], facts, chain: { index: r.index, code: r.code, message: r.message } };

@@ -4,7 +4,7 @@
  * stores only); `reset` empties it; `dispose` closes and deletes everything.
  */
 import { join } from 'node:path';
-import { MemoryStore, PostgresStore, SqliteStore, type TranscriptStore } from '../../../src/store/index.js';
+import { MemoryStore, PostgresStore, ScratchStore, SqliteStore, type TranscriptStore } from '../../../src/store/index.js';
 import pg from 'pg';
 import { PG_URL, dropSchema, freshSchemaName, pgExec, pgReady } from './pg.js';
 import { tempDir } from './tmp.js';
@@ -71,6 +71,35 @@ export const sqliteKind: StoreKind = {
         await env.store.close();
         file = join(dir, `t${counter++}.db`);
         env.store = new SqliteStore(file);
+      },
+      async dispose() {
+        await env.store.close();
+      },
+    };
+    return env;
+  },
+};
+
+/**
+ * The replay's scratch store (one process, not durable), with a batch of 3
+ * so the command sequences cross its write-behind buffer many times. Not in
+ * {@link STORE_KINDS}: it is never shared between connections.
+ */
+export const scratchKind: Omit<StoreKind, 'label'> & { readonly label: 'scratch' } = {
+  label: 'scratch',
+  skip: false,
+  async fresh() {
+    const dir = tempDir('scratch');
+    const make = () => new ScratchStore(join(dir, `s${counter++}.db`), { batch: 3 });
+    const env: StoreEnv = {
+      store: make(),
+      durable: false,
+      async reopen() {
+        return env.store;
+      },
+      async reset() {
+        await env.store.close();
+        env.store = make();
       },
       async dispose() {
         await env.store.close();

@@ -1,0 +1,34 @@
+/**
+ * The long-day bench section runs end to end on a tiny day: every step in its
+ * own process, each reporting its rate and peak RSS against the budget (the
+ * figures themselves are the bench's business, never asserted here).
+ */
+import { describe, expect, it } from 'vitest';
+import { LONGDAY_BUDGET_MB, LONGDAY_STEPS, formatLongdayStep, longdayEntries, runLongday } from '../../src/bench/longday.js';
+
+describe('bench: long day', () => {
+  it('records, seals, exports, verifies, replays and proves a tiny day, one process per step', async () => {
+    const steps = await runLongday({ entries: 40 });
+    expect(steps.map((s) => s.step)).toEqual([...LONGDAY_STEPS]);
+    for (const s of steps) {
+      expect(s.entries).toBe(40);
+      expect(s.perSecond).toBeGreaterThan(0);
+      expect(s.peakRssMb).toBeGreaterThan(0);
+      expect(s.budgetRatio).toBeCloseTo(s.peakRssMb / LONGDAY_BUDGET_MB, 6);
+      expect(formatLongdayStep(s)).toContain(`${s.peakRssMb} MB`);
+    }
+    const detail = Object.fromEntries(steps.map((s) => [s.step, s.detail]));
+    expect(detail['record']).toBe('39 entries, 1 signed intent');
+    expect(detail['seal']).toMatch(/^40 entries sealed/);
+    expect(detail['replay']).toBe('1 rulings re-derived');
+    expect(detail['prove-store']).toBe('entry 20 of 40 proved and verified');
+    expect(detail['prove-bundle']).toBe('entry 20 of 40 proved and verified');
+  }, 120_000);
+
+  it('takes the day size from TALLY_BENCH_LONGDAY_N (default 1,000,000)', () => {
+    expect(longdayEntries({})).toBe(1_000_000);
+    expect(longdayEntries({ TALLY_BENCH_LONGDAY_N: '5000' })).toBe(5000);
+    expect(() => longdayEntries({ TALLY_BENCH_LONGDAY_N: '2' })).toThrow(/>= 4/);
+    expect(() => longdayEntries({ TALLY_BENCH_LONGDAY_N: 'many' })).toThrow(/integer/);
+  });
+});
