@@ -77,6 +77,8 @@ test('agent-tally/receipt exports', () => {
     'receiptHasher',
     'replay',
     'replayFile',
+    'replayInMemory',
+    'replayInto',
     'resolveVerifierKeys',
     'sessionCheckpointFromNote',
     'sessionCheckpointText',
