@@ -1,5 +1,6 @@
 import { TallyError } from './errors.js';
 import { JSON_MAX_DEPTH } from './strict-json.js';
+import { hasLoneSurrogate } from './unicode.js';
 
 /**
  * A value Tally can hash: strings, safe integers, booleans, arrays and plain
@@ -18,7 +19,6 @@ export interface CanonicalObject {
  */
 export const CANONICAL_MAX_DEPTH = JSON_MAX_DEPTH;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const encoder = new TextEncoder();
 
 /** Why a value cannot be canonicalized; `path` is a JSON-pointer-like location. */
@@ -57,7 +57,7 @@ function pathOf(segs: Segments): string {
 
 function encodeString(s: string, segs: Segments): string {
   if (!NEEDS_CARE.test(s)) return `"${s}"`;
-  if (LONE_SURROGATE.test(s)) throw new Problem({ code: 'lone-surrogate', path: pathOf(segs) });
+  if (hasLoneSurrogate(s)) throw new Problem({ code: 'lone-surrogate', path: pathOf(segs) });
   // JSON.stringify escapes exactly what RFC 8785 §3.2.2.2 requires: `"`, `\`,
   // and U+0000–U+001F (as \b \t \n \f \r or \u00xx lowercase); all else literal.
   return JSON.stringify(s);

@@ -20,7 +20,8 @@ export { toHex, fromHex, isDigestHex, bytesEqual } from './hex.js';
 export { toBase64, fromBase64 } from './base64.js';
 export { canonicalJson, canonicalBytes, tryCanonicalJson, utf8, CANONICAL_MAX_DEPTH } from './canonical.js';
 export type { CanonicalValue, CanonicalObject, CanonicalProblem, CanonicalOptions } from './canonical.js';
-export { parseStrictJson, hasLoneSurrogate, JSON_MAX_DEPTH, STRICT_JSON_CODES } from './strict-json.js';
+export { parseStrictJson, JSON_MAX_DEPTH, STRICT_JSON_CODES } from './strict-json.js';
+export { hasLoneSurrogate } from './unicode.js';
 export type { StrictJsonCode, StrictJsonResult, StrictJsonOptions } from './strict-json.js';
 export {
   PROTOCOL_VERSION,

@@ -40,24 +40,6 @@ export interface StrictJsonOptions {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * True when `s` holds an unpaired UTF-16 surrogate: a string with no UTF-8
- * encoding, which Tally refuses (`lone-surrogate`) wherever a string from
- * outside becomes bytes, instead of letting an encoder write U+FFFD.
- *
- * @example
- * hasLoneSurrogate('a\ud800') // true
- * hasLoneSurrogate('a\ufffd') // false
- */
-export function hasLoneSurrogate(s: string): boolean {
-  return isWellFormed === undefined ? LONE_SURROGATE.test(s) : !isWellFormed.call(s);
-}
-
-// ES2024 `String.prototype.isWellFormed` (Node >= 20, current browsers) answers the
-// same question natively, several times faster than the regular expression.
-const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
 
 class Refusal {
   constructor(

@@ -5,14 +5,15 @@
  *
  * Nothing here throws for bad input or refused access; an exception from the
  * engine or the store (I/O, corruption) becomes `internal` (or `unavailable`
- * for contention), and the caller logs it.
+ * for contention; the mapping is failures.ts), and the caller logs it.
  */
-import { TallyError, isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
-import { SessionTrees, type Notary, type NotaryRejection } from '../receipt/index.js';
-import { ContentionError, type Engine, type Rejection } from '../session/index.js';
+import { isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
+import { SessionTrees, type Notary } from '../receipt/index.js';
+import type { Engine, Rejection } from '../session/index.js';
 import type { StoreHealth } from '../store/index.js';
 import type { Principal } from './auth.js';
 import { roleMayCall, sessionAccess, turnAccess } from './access.js';
+import { failureOfException, notaryFailure } from './failures.js';
 import { authoredBytesOf, decodeParams } from './schemas.js';
 import type { WireFailure } from './vocabulary.js';
 
@@ -82,25 +83,6 @@ function stripOk(r: { readonly ok: true }): Record<string, unknown> {
   const { ok: _ok, ...rest } = r as { ok: true } & Record<string, unknown>;
   return rest;
 }
-
-/** Store failures a retry can outlive (the database is down, busy, or this process is closing it). */
-const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED'];
-
-function failureOfException(e: unknown): WireFailure {
-  if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
-  // An intent seam (the nonce lookup, the signer lookup) reads the store or a registry: a failure there is
-  // a failed lookup, not a verdict, so it is as transient as the store — unless what failed underneath is not.
-  if (e instanceof TallyError && e.code === 'TALLY_INTENT_SEAM_FAILED') {
-    const inner = e.cause instanceof TallyError ? failureOfException(e.cause) : undefined;
-    return inner?.type === 'internal' ? inner : { type: 'unavailable', message: `a lookup the intent ruling needs failed (${e.cause instanceof TallyError ? e.cause.code : 'TALLY_INTENT_SEAM_FAILED'}); retry` };
-  }
-  if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
-  if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
-  // The signing log refused (SigningRefusedError): the store no longer holds the history the key signed.
-  if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed` };
-  return { type: 'internal', message: 'internal error' };
-}
-
 
 /** The wire verbs over an engine, with authorization. */
 export class WireService {
@@ -389,10 +371,6 @@ async function* bundleLines(entries: AsyncGenerator<Uint8Array>): AsyncGenerator
     line[e.length] = 0x0a;
     yield line;
   }
-}
-
-function notaryFailure(r: NotaryRejection): WireFailure {
-  return r.code === 'unknown-session' ? { type: 'wrong-session', message: r.message } : { type: 'not-found', message: r.message };
 }
 
 /** A short label of a ruling for logs: `admitted`, the intent code, or `ruled`. */

@@ -11,7 +11,7 @@
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
-import { LineSplitter, unterminatedProblem } from '../bundle.js';
+import { LineSplitter, unterminatedProblem } from '../../protocol/stream.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';

@@ -1,0 +1,38 @@
+/**
+ * How an exception or a notary's refusal becomes a failure of the wire
+ * vocabulary (vocabulary.ts): the one mapping the HTTP and MCP transports
+ * share through `WireService`.
+ */
+import { TallyError } from '../protocol/index.js';
+import type { NotaryRejection } from '../receipt/index.js';
+import { ContentionError } from '../session/index.js';
+import type { WireFailure } from './vocabulary.js';
+
+/** Store failures a retry can outlive (the database is down, busy, or this process is closing it). */
+const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED'];
+
+/**
+ * The wire failure of an exception from the engine, the store or the signing
+ * log: `unavailable` for what a retry can outlive (contention, a store that is
+ * down, busy or closing, a failed intent lookup over such a store), else
+ * `internal` (the exception itself goes to the log, never to the caller).
+ */
+export function failureOfException(e: unknown): WireFailure {
+  if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
+  // An intent seam (the nonce lookup, the signer lookup) reads the store or a registry: a failure there is
+  // a failed lookup, not a verdict, so it is as transient as the store — unless what failed underneath is not.
+  if (e instanceof TallyError && e.code === 'TALLY_INTENT_SEAM_FAILED') {
+    const inner = e.cause instanceof TallyError ? failureOfException(e.cause) : undefined;
+    return inner?.type === 'internal' ? inner : { type: 'unavailable', message: `a lookup the intent ruling needs failed (${e.cause instanceof TallyError ? e.cause.code : 'TALLY_INTENT_SEAM_FAILED'}); retry` };
+  }
+  if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
+  if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
+  // The signing log refused (SigningRefusedError): the store no longer holds the history the key signed.
+  if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed` };
+  return { type: 'internal', message: 'internal error' };
+}
+
+/** The wire failure of a notary's refusal: `wrong-session` for an unknown session, else `not-found`. */
+export function notaryFailure(r: NotaryRejection): WireFailure {
+  return r.code === 'unknown-session' ? { type: 'wrong-session', message: r.message } : { type: 'not-found', message: r.message };
+}
