@@ -91,7 +91,7 @@ export interface DayCounts {
   readonly standDowns: Readonly<Record<string, number>>;
   /** Runtime notices by outcome (`duplicate` or a diagnostic). */
   readonly notices: Readonly<Record<string, number>>;
-  /** Ticket transitions reported in frames (`redeem`, `release`, `terminate`) and refused ones by code (from the rulings). */
+  /** Ticket transitions the referee applied (`redeem`, `release`, `terminate`), and the refused ones by code (from the rulings). */
   readonly transitions: Readonly<Record<string, number>>;
   /** The referee's quota figures after the last ruled turn, if the day ran under a mandate. */
   readonly quota?: Readonly<Record<string, string | number>>;
@@ -288,7 +288,17 @@ export class DayCounter {
     } else if (r.kind === 'turn') {
       this.turns++;
       if (r.quota) this.quota = r.quota;
-      for (const t of r.transitions ?? []) if (!t.ok) bump(this.transitions, t.code ?? 'refused');
+      // A refused transition was counted under its op when its frame reported it: count it
+      // under its code instead, so the totals are what the referee applied (as the demo's summary).
+      for (const t of r.transitions ?? []) {
+        if (t.ok) continue;
+        bump(this.transitions, t.code ?? 'refused');
+        const reported = this.transitions[t.op];
+        if (reported !== undefined) {
+          if (reported > 1) this.transitions[t.op] = reported - 1;
+          else delete this.transitions[t.op];
+        }
+      }
       if (r.panel) {
         bump(this.panels, panelSplit(r.panel));
         for (const a of r.panel.answers) bump(this.judgeAnswers, a.outcome);

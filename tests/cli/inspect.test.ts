@@ -34,6 +34,24 @@ describe('tally inspect (from outside)', () => {
     expect(r.stdout).toMatch(/^quota: [0-9.]+ used \+ [0-9.]+ locked of \d+/m);
   });
 
+  it('counts ticket transitions as the referee applied them: the same totals as the demo summary', () => {
+    const r = tally(['inspect', bundle]);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('ticket transitions: '));
+    expect(line).toBeDefined();
+    const counted = Object.fromEntries(
+      line!
+        .slice('ticket transitions: '.length)
+        .split(', ')
+        .map((kv) => {
+          const at = kv.lastIndexOf(' ');
+          return [kv.slice(0, at), Number(kv.slice(at + 1))];
+        }),
+    );
+    expect(counted).toEqual(report.referee.transitions);
+    // The double fill is refused: one report that is not a redemption.
+    expect(counted['ticket_not_active']).toBe(1);
+  });
+
   it('filters by agent, action and ruling (admitted, rejected, a code, a stand-down class, a diagnostic)', () => {
     const turnLines = (args: string[]) => tally(['inspect', bundle, ...args]).stdout.split('\n').filter((l) => l.startsWith('turn '));
     const beta = turnLines(['--agent', 'beta']);
