@@ -11,11 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, SKIP_REASON, launch } from './browser.js';
+import { CHROMIUM, launch, PAGE, SKIP_REASON, TALLY } from './browser.js';
 import { resealedForgery } from './forge.js';
 
-const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
 const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
 
 interface AxeViolation {

@@ -3,6 +3,7 @@
  * `CHROMIUM` is undefined (and the tests skip, saying why) when
  * /usr/bin/chromium is absent; CI installs it (.ci/run).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +13,17 @@ import type { BrowserContext } from 'playwright-core';
 export const CHROMIUM = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
 /** Why browser tests skip. */
 export const SKIP_REASON = 'browser tests skipped: /usr/bin/chromium is absent (apt-get install -y chromium; CI installs it)';
+/** The built CLI the tests drive from outside. */
+export const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
+/** The built single-file page. */
+export const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
+
+/** Runs the built CLI and returns its exit code and output. */
+export function tally(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [TALLY, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
 /** Screenshots land here (gitignored). */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/web');
 

@@ -6,25 +6,16 @@
  * text is shown as text; a served session is followed while turns land.
  * Screenshots go to test-artifacts/web (gitignored).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle } from '../../src/codec/index.js';
 import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
-import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
+import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
-
-const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
-
-function tally(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [TALLY, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
 

@@ -6,14 +6,13 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/session/index.js';
-import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
+import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON } from './browser.js';
 
-const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
 const ENTRIES = Number(process.env['TALLY_WEB_LARGE_ENTRIES'] ?? 100_000);
 
 /** A sealed day of exactly `entries` entries (genesis, frame/turn pairs, seal; odd counts end on a frame). */

@@ -5,22 +5,13 @@
  * (a valid chain) diverges at the entries `tally replay --json` names, in the
  * same order.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
+import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
-
-const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
-
-function tally(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [TALLY, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
 

@@ -6,24 +6,15 @@
  * is met, and refuses "pinned by quorum" — with the code `tally verify
  * --policy --json` gives — when it is not, or when a cosignature is forged.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '../../src/protocol/index.js';
 import { generateEngineKey } from '../../src/receipt/keys/index.js';
 import { addSignatureLines, cosignatureLine, cosignerKeyFrom } from '../../src/witness/index.js';
-import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
-
-const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const PAGE = resolve(import.meta.dirname, '../../dist/web/index.html');
-
-function tally(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [TALLY, ...args], { encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
 
