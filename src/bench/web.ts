@@ -51,7 +51,6 @@ export async function benchWeb(): Promise<Figure[]> {
   } catch {
     throw new Error('skipped: the page is not built (npm run build)');
   }
-  const { chromium } = await import('playwright-core');
   const entries = Number(process.env['TALLY_BENCH_WEB_ENTRIES'] ?? 100_000);
   const bundle = await dayOf(entries);
   const dir = mkdtempSync(join(tmpdir(), 'tally-bench-web-'));
@@ -71,26 +70,7 @@ export async function benchWeb(): Promise<Figure[]> {
       if (!r.ok) throw new Error(`bench bundle failed: ${r.code}`);
       size = r.size;
     }
-    const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, 'profile-')), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const web: number[] = [];
-    try {
-      for (let i = 0; i < 2; i++) {
-        const tab = await ctx.newPage();
-        await tab.goto(`file://${html}`);
-        await tab.setInputFiles('#in-bundle', file);
-        await tab.click('#load-files');
-        await tab.waitForSelector('body[data-ready=true]', { timeout: 600_000 });
-        if ((await tab.getAttribute('#banner', 'data-state')) !== 'unpinned') throw new Error('the page did not verify the bench day');
-        web.push(Number(await tab.getAttribute('#banner', 'data-ms')));
-        await tab.close();
-      }
-    } finally {
-      await ctx.close();
-    }
+    const web = await timesInPage(dir, html, file, { profile: 'profile-', done: 'body[data-ready=true]', check: ['#banner', 'data-state', 'unpinned'], ms: '#banner' });
     const perSecond = Math.round((size / Math.min(...web)) * 1000);
     const baseline = Math.round((size / Math.min(...node)) * 1000);
     const replayed = await benchReplay(dir, html);
@@ -125,27 +105,7 @@ async function benchReplay(dir: string, html: string): Promise<Figure> {
     if (!r.ok) throw new Error('the bench demo day did not replay');
     entries = r.size;
   }
-  const { chromium } = await import('playwright-core');
-  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, 'profile-replay-')), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const web: number[] = [];
-  try {
-    for (let i = 0; i < 2; i++) {
-      const tab = await ctx.newPage();
-      await tab.goto(`file://${html}`);
-      await tab.setInputFiles('#in-bundle', file);
-      await tab.click('#load-files');
-      await tab.waitForSelector('body[data-replayed]', { timeout: 600_000 });
-      if ((await tab.getAttribute('body', 'data-replayed')) !== 'replayed') throw new Error('the page did not replay the bench day');
-      web.push(Number(await tab.getAttribute('#replay', 'data-ms')));
-      await tab.close();
-    }
-  } finally {
-    await ctx.close();
-  }
+  const web = await timesInPage(dir, html, file, { profile: 'profile-replay-', done: 'body[data-replayed]', check: ['body', 'data-replayed', 'replayed'], ms: '#replay' });
   return {
     name: `replay in the browser (Chromium worker, demo day of ${entries} entries)`,
     perSecond: Math.round((entries / Math.min(...web)) * 1000),
@@ -154,4 +114,40 @@ async function benchReplay(dir: string, html: string): Promise<Figure> {
     ratio: Math.min(...node) / Math.min(...web),
     note: `${wakes} wakes; referee ruler, every signature re-checked`,
   };
+}
+
+/**
+ * Loads `file` into the built page twice, in a fresh Chromium profile, and
+ * returns the page's own timings (`data-ms` of `ms`) once `done` appears;
+ * throws unless attribute `check[1]` of `check[0]` reads `check[2]`.
+ */
+async function timesInPage(
+  dir: string,
+  html: string,
+  file: string,
+  o: { readonly profile: string; readonly done: string; readonly check: readonly [string, string, string]; readonly ms: string },
+): Promise<number[]> {
+  const { chromium } = await import('playwright-core');
+  const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, o.profile)), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const tab = await ctx.newPage();
+      await tab.goto(`file://${html}`);
+      await tab.setInputFiles('#in-bundle', file);
+      await tab.click('#load-files');
+      await tab.waitForSelector(o.done, { timeout: 600_000 });
+      const [sel, attr, want] = o.check;
+      if ((await tab.getAttribute(sel, attr)) !== want) throw new Error(`the page did not finish the bench day (${sel} ${attr} is not ${want})`);
+      times.push(Number(await tab.getAttribute(o.ms, 'data-ms')));
+      await tab.close();
+    }
+  } finally {
+    await ctx.close();
+  }
+  return times;
 }
