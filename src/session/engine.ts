@@ -8,17 +8,14 @@
  * diagnostic, never as a second write.
  */
 import {
-  canonicalBytes,
   entryHash,
   isoTime,
-  parseEntry,
   phaseGate,
   reconcileFrame,
   reconcileTurn,
   toHex,
   PROTOCOL_VERSION,
   type CanonicalObject,
-  type Entry,
   type FinalizeEntry,
   type FrameEntry,
   type GenesisEntry,
@@ -28,12 +25,14 @@ import {
 } from '../protocol/index.js';
 import { sha256 } from '../codec/sha256.js';
 import { MemoryStore } from '../store/memory.js';
-import type { AppendOutcome, NonceClaim, StoredEntry, TranscriptStore } from '../store/types.js';
+import type { AppendOutcome, NonceClaim, TranscriptStore } from '../store/types.js';
 import { traceAppend, traceVerbs } from '../telemetry/index.js';
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
 import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
 import { Border, loadState, type SessionState } from './state.js';
+import { SessionCache } from './cache.js';
+import { decode, reject, slotOf, stored, turnMessage, type Row } from './rows.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -63,40 +62,6 @@ export interface EngineOptions {
 
 const MAX_ATTEMPTS = 64;
 const EVENTS_MAX = 10_000;
-
-function reject(diagnostic: Rejection['diagnostic'], message: string): Rejection {
-  return { ok: false, diagnostic, message };
-}
-
-/** A stored row for `entry` and its leaf hash bytes (the row's `hash` as bytes). */
-interface Row {
-  readonly s: StoredEntry;
-  readonly leaf: Uint8Array;
-}
-
-/** `bytes`, when given, MUST be the canonical bytes of `entry` (the caller already encoded it). */
-function stored(index: number, entry: Entry, bytes: Uint8Array = canonicalBytes(entry as unknown as CanonicalObject)): Row {
-  const leaf = entryHash(sha256, bytes);
-  const hash = toHex(leaf);
-  const ordinal = entry.kind === 'frame' || entry.kind === 'turn' ? entry.ordinal : undefined;
-  const s: StoredEntry = ordinal === undefined ? { index, hash, bytes, kind: entry.kind } : { index, hash, bytes, kind: entry.kind, ordinal };
-  return { s, leaf };
-}
-
-/** A stored row as an entry; a row that is not bytes, not its hash, or not an entry is {@link StoreCorruptionError}. */
-function decode(e: StoredEntry, sessionId: string): Entry {
-  if (!((e.bytes as unknown) instanceof Uint8Array)) throw new StoreCorruptionError(sessionId, e.index, 'stored bytes are not a byte string');
-  if (toHex(entryHash(sha256, e.bytes)) !== e.hash) throw new StoreCorruptionError(sessionId, e.index, 'stored hash is not the hash of the stored bytes');
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(e.bytes));
-  } catch {
-    throw new StoreCorruptionError(sessionId, e.index, 'not-json: entry is not JSON');
-  }
-  const r = parseEntry(value);
-  if (!r.ok) throw new StoreCorruptionError(sessionId, e.index, r.reason);
-  return r.entry;
-}
 
 /** The session controller; create one with {@link createEngine}. */
 export class Engine {
@@ -429,57 +394,6 @@ export class Engine {
 traceVerbs(Engine.prototype, ['open', 'frame', 'turn', 'finalize', 'events', 'describe']);
 
 class Retry extends Error {}
-
-/** A least-recently-used map of session states (Map keeps insertion order; a hit re-inserts). */
-class SessionCache {
-  private readonly map = new Map<string, SessionState>();
-  constructor(private readonly max: number) {}
-
-  get(id: string): SessionState | undefined {
-    const st = this.map.get(id);
-    if (st !== undefined) {
-      this.map.delete(id);
-      this.map.set(id, st);
-    }
-    return st;
-  }
-
-  set(id: string, st: SessionState): void {
-    this.map.delete(id);
-    this.map.set(id, st);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
-  }
-
-  delete(id: string): void {
-    this.map.delete(id);
-  }
-
-  clear(): void {
-    this.map.clear();
-  }
-
-  get size(): number {
-    return this.map.size;
-  }
-}
-
-function slotOf(t: PreparedTurn): { sessionId: string; ordinal: number; parentHash: string; frameRoot: string } {
-  return { sessionId: t.claim.sessionId, ordinal: t.claim.ordinal, parentHash: t.claim.parentHash, frameRoot: t.claim.frameRoot };
-}
-
-function turnMessage(d: Rejection['diagnostic'], ordinal: number): string {
-  switch (d) {
-    case 'turn-conflict':
-      return `slot ${ordinal} already holds a different turn; nothing was written`;
-    case 'stale-frame':
-      return `the turn answers another frame than the one delivered for slot ${ordinal}`;
-    case 'broken-chain':
-      return `the turn does not continue the chain at slot ${ordinal} (wrong ordinal or parentHash)`;
-    default:
-      return d;
-  }
-}
-
 
 /**
  * Creates a session controller.
