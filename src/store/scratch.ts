@@ -21,7 +21,12 @@ import type {
 
 /** Options of {@link ScratchStore}. */
 export interface ScratchStoreOptions {
-  /** Appends buffered in memory before they are written in one transaction (default 2048). */
+  /**
+   * Appends buffered in memory before they are written in one transaction
+   * (default 256: a transaction with no journal and no fsync costs little, and
+   * the buffer — entry copies, slot keys, hashes — is live heap a long replay's
+   * collector multiplies).
+   */
   readonly batch?: number;
   /**
    * SQLite page cache in KiB (default 2048). Appends go to the end of the file
@@ -93,7 +98,7 @@ export class ScratchStore implements TranscriptStore {
 
   /** Creates the scratch file at `path` (which must not exist yet). */
   constructor(path: string, options: ScratchStoreOptions = {}) {
-    const batch = options.batch ?? 2048;
+    const batch = options.batch ?? 256;
     if (!Number.isSafeInteger(batch) || batch < 1) throw new RangeError(`batch must be a positive integer, got ${batch}`);
     const cacheKiB = options.cacheKiB ?? 2048;
     if (!Number.isSafeInteger(cacheKiB) || cacheKiB < 1) throw new RangeError(`cacheKiB must be a positive integer, got ${cacheKiB}`);
