@@ -12,7 +12,9 @@
  * checkpoint), `replay` (every ruling re-derived), `prove-store` (the notary's
  * single-turn receipt from the store), `prove-bundle` (the `tally prove` path:
  * a receipt from the bundle file). Each later step reads only the files of
- * the earlier ones.
+ * the earlier ones. `demo` runs `tally demo` whole in this one process (its
+ * own store and files under `<dir>/demo`), every phase of a day of about as
+ * many entries.
  */
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
@@ -37,7 +39,7 @@ import {
 import { createRefereeRuler } from '../referee/index.js';
 import { Engine } from '../session/index.js';
 import { SqliteStore } from '../store/sqlite/store.js';
-import { INTENT_EVERY, LONGDAY_STEPS, type LongdayStep } from './longday.js';
+import { INTENT_EVERY, LONGDAY_STEPS, demoWakes, type LongdayStep } from './longday.js';
 
 const T0 = 1_893_456_000_000; // 2030-01-01
 const FAR_TTL = '2100-01-01T00:00:00Z';
@@ -198,6 +200,17 @@ async function proveBundle(dir: string): Promise<string> {
   return `entry ${index} of ${r.size} proved and verified`;
 }
 
+async function demo(dir: string, entries: number): Promise<string> {
+  // Loaded on use: the other steps do not load the demo.
+  const { runDemo } = await import('../demo/run.js');
+  const out = join(dir, 'demo');
+  const r = await runDemo({ seed: 1, wakes: demoWakes(entries), out, db: join(out, 'demo.db') });
+  const c = r.checks;
+  const failed = Object.entries(c).filter(([, v]) => !v.ok).map(([k]) => k);
+  if (failed.length > 0) fail(`demo: ${failed.join(', ')} failed`);
+  return `${r.receipt.size} entries, ${r.wakes} wakes, every check ok`;
+}
+
 const STEPS: Record<LongdayStep, (dir: string, entries: number) => Promise<string>> = {
   record,
   seal,
@@ -206,6 +219,7 @@ const STEPS: Record<LongdayStep, (dir: string, entries: number) => Promise<strin
   replay: replayStep,
   'prove-store': proveStore,
   'prove-bundle': proveBundle,
+  demo,
 };
 
 const [step, dir, n] = process.argv.slice(2);

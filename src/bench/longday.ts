@@ -6,6 +6,8 @@
  * Each figure is the step's entries per second; the baseline is the day's
  * SHA-256 rate over the same number of entries of the same size measured in
  * the same run, and the note gives the peak RSS against the 256 MB budget.
+ * The last step, `demo`, is `tally demo` whole (record, seal, export, verify,
+ * replay, prove in ONE process) on a day of as many entries (`demoWakes`).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,12 +18,17 @@ import { fileURLToPath } from 'node:url';
 import type { Figure } from './core.js';
 
 /** Every step, in the order the bench runs them. */
-export const LONGDAY_STEPS = ['record', 'seal', 'export', 'verify', 'replay', 'prove-store', 'prove-bundle'] as const;
+export const LONGDAY_STEPS = ['record', 'seal', 'export', 'verify', 'replay', 'prove-store', 'prove-bundle', 'demo'] as const;
 /** One step. */
 export type LongdayStep = (typeof LONGDAY_STEPS)[number];
 
 /** One turn in this many carries a signed Intent (a nonce the replay must remember); the rest are unsigned notes. */
 export const INTENT_EVERY = 64;
+
+/** Wakes of a `tally demo` day of about `entries` entries (genesis, a frame and a turn per wake and the OPEN frame, the seal). */
+export function demoWakes(entries: number): number {
+  return Math.max(0, Math.floor((entries - 4) / 2));
+}
 
 /** The peak RSS each step must stay under (issue #15). */
 export const LONGDAY_BUDGET_MB = 256;

@@ -4,10 +4,10 @@
  * figures themselves are the bench's business, never asserted here).
  */
 import { describe, expect, it } from 'vitest';
-import { LONGDAY_BUDGET_MB, LONGDAY_STEPS, formatLongdayStep, longdayEntries, runLongday } from '../../src/bench/longday.js';
+import { LONGDAY_BUDGET_MB, LONGDAY_STEPS, demoWakes, formatLongdayStep, longdayEntries, runLongday } from '../../src/bench/longday.js';
 
 describe('bench: long day', () => {
-  it('records, seals, exports, verifies, replays and proves a tiny day, one process per step', async () => {
+  it('records, seals, exports, verifies, replays and proves a tiny day, one process per step, then runs the demo on as many entries', async () => {
     const steps = await runLongday({ entries: 40 });
     expect(steps.map((s) => s.step)).toEqual([...LONGDAY_STEPS]);
     for (const s of steps) {
@@ -23,7 +23,14 @@ describe('bench: long day', () => {
     expect(detail['replay']).toBe('1 rulings re-derived');
     expect(detail['prove-store']).toBe('entry 20 of 40 proved and verified');
     expect(detail['prove-bundle']).toBe('entry 20 of 40 proved and verified');
+    expect(detail['demo']).toBe(`40 entries, ${demoWakes(40)} wakes, every check ok`);
   }, 120_000);
+
+  it('sizes the demo day to the same number of entries', () => {
+    expect(demoWakes(40)).toBe(18);
+    expect(demoWakes(100_004)).toBe(50_000);
+    expect(demoWakes(4)).toBe(0);
+  });
 
   it('takes the day size from TALLY_BENCH_LONGDAY_N (default 1,000,000)', () => {
     expect(longdayEntries({})).toBe(1_000_000);

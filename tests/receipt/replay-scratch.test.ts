@@ -47,7 +47,7 @@ describe('replay on the scratch store equals the in-memory reference', () => {
     expect(b.disk.ok).toBe(true);
   });
 
-  it('a day longer than the scratch write batch (2,048 appends)', async () => {
+  it('a day longer than the scratch write batch (256 appends, several batches)', async () => {
     const { bundle } = await runDay({ wakes: 1_200 });
     const r = await both(bundle);
     expect(r.disk).toEqual(r.memory);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
-import { SqliteStore, type AppendRequest } from '../../src/store/index.js';
+import { ScratchStore, SqliteStore, type AppendRequest } from '../../src/store/index.js';
 import { driveDay, entriesOf, headAt, recordChains } from './helpers/record.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
 
@@ -88,6 +88,9 @@ describe('SqliteStore', () => {
     await expect(store.createSession(r.entry, c!.head0)).rejects.toMatchObject({ code: 'TALLY_STORE_MISUSE' });
     expect(() => new SqliteStore(':memory:', { synchronous: 'OFF' as 'FULL' })).toThrow(TypeError);
     expect(() => new SqliteStore(':memory:', { busyTimeoutMs: -1 })).toThrow(RangeError);
+    expect(() => new SqliteStore(':memory:', { cacheKiB: 0 })).toThrow(RangeError);
+    expect(() => new SqliteStore(':memory:', { cacheKiB: 1.5 })).toThrow(RangeError);
+    expect(() => new ScratchStore(join(tempDir('misuse'), 's.db'), { cacheKiB: 0 })).toThrow(RangeError);
     await store.close();
     await expect(store.loadHead(c!.sessionId)).rejects.toMatchObject({ code: 'TALLY_STORE_CLOSED' });
     await expect(store.append(r)).rejects.toMatchObject({ code: 'TALLY_STORE_CLOSED' });

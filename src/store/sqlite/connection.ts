@@ -29,6 +29,8 @@ export type Settled = { readonly ok: true; readonly outcome: AppendOutcome } | {
 export interface ConnectionSettings {
   readonly synchronous: 'FULL' | 'NORMAL';
   readonly busyTimeoutMs: number;
+  /** `PRAGMA cache_size` in KiB (absent: the driver's default). */
+  readonly cacheKiB?: number;
 }
 
 /** The prepared statements of a connection. */
@@ -75,6 +77,7 @@ export class SqliteConnection {
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${settings.synchronous}`);
       db.pragma('foreign_keys = ON');
+      if (settings.cacheKiB !== undefined) db.pragma(`cache_size = -${settings.cacheKiB}`);
       migrate(db, path);
       this.identity = fileIdentity(path);
     } catch (cause) {

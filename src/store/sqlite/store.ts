@@ -56,6 +56,12 @@ export interface SqliteStoreOptions {
    * then covers them all. `false` commits every append separately.
    */
   readonly groupCommit?: boolean;
+  /**
+   * SQLite page cache of the store's connection, in KiB (`PRAGMA cache_size = -N`;
+   * default: the driver's, 16 MiB). A long-running writer that only appends and
+   * reads recent entries (the demo) needs far less; the cache is process memory.
+   */
+  readonly cacheKiB?: number;
 }
 
 /** Counters of a {@link SqliteStore} since it was opened. */
@@ -105,10 +111,12 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
     if (synchronous !== 'FULL' && synchronous !== 'NORMAL') throw new TypeError(`synchronous must be 'FULL' or 'NORMAL', got ${String(synchronous)}`);
     const busy = options.busyTimeoutMs ?? 5000;
     if (!Number.isSafeInteger(busy) || busy < 0) throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busy}`);
+    const cacheKiB = options.cacheKiB;
+    if (cacheKiB !== undefined && (!Number.isSafeInteger(cacheKiB) || cacheKiB < 1)) throw new RangeError(`cacheKiB must be a positive integer, got ${cacheKiB}`);
     this.path = path;
     this.name = `sqlite:${path}`;
     this.groupCommit = options.groupCommit ?? true;
-    this.guard = new WriteGuard(path, { synchronous, busyTimeoutMs: busy });
+    this.guard = new WriteGuard(path, { synchronous, busyTimeoutMs: busy, ...(cacheKiB === undefined ? {} : { cacheKiB }) });
   }
 
   /**
