@@ -7,7 +7,8 @@
  * SHA-256 rate over the same number of entries of the same size measured in
  * the same run, and the note gives the peak RSS against the 256 MB budget.
  * The last step, `demo`, is `tally demo` whole (record, seal, export, verify,
- * replay, prove in ONE process) on a day of as many entries (`demoWakes`).
+ * replay, prove in ONE process) on a day of up to 100,004 entries
+ * (`longdayDemoEntries`, `demoWakes`).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -75,6 +76,8 @@ export function runLongdayStep(step: LongdayStep, dir: string, entries: number):
 export interface LongdayOptions {
   /** Entries of the day, seal included (default: env `TALLY_BENCH_LONGDAY_N`, else 1,000,000). */
   readonly entries?: number;
+  /** Entries of the `demo` step's day (default: env `TALLY_BENCH_LONGDAY_DEMO_N`, else the day's entries up to 100,004). */
+  readonly demoEntries?: number;
   /** Working directory (default: a fresh one under the OS temp dir, removed afterwards). */
   readonly dir?: string;
   /** Called after each step (the bench prints as it goes: a full day takes minutes). */
@@ -98,6 +101,19 @@ export function longdayEntries(env: Readonly<Record<string, string | undefined>>
 }
 
 /**
+ * The entries of the `demo` step's day: env `TALLY_BENCH_LONGDAY_DEMO_N`, else
+ * `entries` up to 100,004 (50,000 wakes). `tally demo` runs ~1,000 entries/s
+ * here, so a million-entry demo would add about 20 minutes to the bench; its
+ * peak RSS is flat from 20,000 wakes on (ARCHITECTURE.md, "Long days").
+ */
+export function longdayDemoEntries(entries: number, env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const v = env['TALLY_BENCH_LONGDAY_DEMO_N'];
+  const n = v === undefined || v === '' ? Math.min(entries, 100_004) : Number(v);
+  if (!Number.isSafeInteger(n) || n < 4) throw new Error(`TALLY_BENCH_LONGDAY_DEMO_N must be an integer >= 4, got ${v}`);
+  return n;
+}
+
+/**
  * Runs every step over one day and returns one result per step.
  *
  * @example
@@ -109,13 +125,14 @@ export async function runLongday(options: LongdayOptions = {}): Promise<LongdayS
   const out: LongdayStepResult[] = [];
   try {
     for (const step of LONGDAY_STEPS) {
-      const c = await runLongdayStep(step, dir, entries);
+      const n = step === 'demo' ? (options.demoEntries ?? longdayDemoEntries(entries)) : entries;
+      const c = await runLongdayStep(step, dir, n);
       const peakRssMb = Math.round(c.maxRssKb / 1024);
       const r: LongdayStepResult = {
         step,
-        entries,
+        entries: n,
         seconds: c.ms / 1000,
-        perSecond: Math.round((entries / c.ms) * 1000),
+        perSecond: Math.round((n / c.ms) * 1000),
         peakRssMb,
         budgetRatio: peakRssMb / LONGDAY_BUDGET_MB,
         detail: c.detail,

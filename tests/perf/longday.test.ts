@@ -4,7 +4,7 @@
  * figures themselves are the bench's business, never asserted here).
  */
 import { describe, expect, it } from 'vitest';
-import { LONGDAY_BUDGET_MB, LONGDAY_STEPS, demoWakes, formatLongdayStep, longdayEntries, runLongday } from '../../src/bench/longday.js';
+import { LONGDAY_BUDGET_MB, LONGDAY_STEPS, demoWakes, formatLongdayStep, longdayDemoEntries, longdayEntries, runLongday } from '../../src/bench/longday.js';
 
 describe('bench: long day', () => {
   it('records, seals, exports, verifies, replays and proves a tiny day, one process per step, then runs the demo on as many entries', async () => {
@@ -37,5 +37,12 @@ describe('bench: long day', () => {
     expect(longdayEntries({ TALLY_BENCH_LONGDAY_N: '5000' })).toBe(5000);
     expect(() => longdayEntries({ TALLY_BENCH_LONGDAY_N: '2' })).toThrow(/>= 4/);
     expect(() => longdayEntries({ TALLY_BENCH_LONGDAY_N: 'many' })).toThrow(/integer/);
+  });
+
+  it("sizes the demo step's day from TALLY_BENCH_LONGDAY_DEMO_N (default the day's size up to 100,004)", () => {
+    expect(longdayDemoEntries(1_000_000, {})).toBe(100_004);
+    expect(longdayDemoEntries(40, {})).toBe(40);
+    expect(longdayDemoEntries(1_000_000, { TALLY_BENCH_LONGDAY_DEMO_N: '1000000' })).toBe(1_000_000);
+    expect(() => longdayDemoEntries(40, { TALLY_BENCH_LONGDAY_DEMO_N: '3' })).toThrow(/>= 4/);
   });
 });
