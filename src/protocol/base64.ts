@@ -29,13 +29,21 @@ export function toBase64(bytes: Uint8Array): string {
   return out;
 }
 
+/** A fresh array of `length` bytes (the default home of decoded bytes). */
+function newBytes(length: number): Uint8Array {
+  return new Uint8Array(length);
+}
+
 /**
  * Strict decoding of standard padded base64: the only accepted spelling of a
  * byte string is the one {@link toBase64} produces (padding required, unused
  * bits zero), so every byte string has exactly one encoding. Returns
- * `undefined` for anything else.
+ * `undefined` for anything else. `alloc` gives the array the bytes are
+ * written to (default: a fresh `Uint8Array`); it must return `length` bytes
+ * nobody else writes to (a view into a shared block is fine, see the receipt
+ * layer's `pooledBytes`).
  */
-export function fromBase64(s: string): Uint8Array | undefined {
+export function fromBase64(s: string, alloc: (length: number) => Uint8Array = newBytes): Uint8Array | undefined {
   const n = s.length;
   if (n % 4 !== 0) return undefined;
   // The characters as bytes (one native pass); more bytes than characters
@@ -43,7 +51,7 @@ export function fromBase64(s: string): Uint8Array | undefined {
   const b = asciiBytes(s);
   if (b === undefined) return undefined;
   const pad = n > 0 && b[n - 1] === 61 ? (b[n - 2] === 61 ? 2 : 1) : 0;
-  const out = new Uint8Array((n / 4) * 3 - pad);
+  const out = alloc((n / 4) * 3 - pad);
   const full = n - (pad > 0 ? 4 : 0);
   let o = 0;
   // One quad per step, each character's 6 bits pre-shifted into place; a

@@ -10,18 +10,29 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** Parses lowercase hex (no prefix, even length); throws `TALLY_HEX_INVALID` otherwise. */
-export function fromHex(hex: string): Uint8Array {
-  if (hex.length % 2 !== 0 || !HEX_RE.test(hex)) {
-    throw new TallyError('TALLY_HEX_INVALID', 'Expected lowercase hex of even length.', { details: `got ${JSON.stringify(hex.slice(0, 80))}` });
-  }
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
-  return out;
+/** Each ASCII code's value as a lowercase hex digit; -1 for every other code. */
+const NIBBLE = Int8Array.from({ length: 128 }, (_, c) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1));
+
+/** The value of the lowercase hex digit with code `c`, or -1. */
+function nibble(c: number): number {
+  return c < 128 ? NIBBLE[c]! : -1;
 }
 
-function nibble(c: number): number {
-  return c <= 57 ? c - 48 : c - 87; // '0'-'9' or 'a'-'f' (already validated)
+/** Parses lowercase hex (no prefix, even length); throws `TALLY_HEX_INVALID` otherwise. */
+export function fromHex(hex: string): Uint8Array {
+  if (hex.length % 2 === 0) {
+    const out = new Uint8Array(hex.length / 2);
+    // Checked in the same pass: any digit outside [0-9a-f] is -1 and leaves `bad` negative.
+    let bad = 0;
+    for (let i = 0; i < out.length; i++) {
+      const hi = nibble(hex.charCodeAt(2 * i));
+      const lo = nibble(hex.charCodeAt(2 * i + 1));
+      bad |= hi | lo;
+      out[i] = (hi << 4) | lo;
+    }
+    if (bad >= 0) return out;
+  }
+  throw new TallyError('TALLY_HEX_INVALID', 'Expected lowercase hex of even length.', { details: `got ${JSON.stringify(hex.slice(0, 80))}` });
 }
 
 /** True when `s` is 64 lowercase hex characters (a 32-byte digest as written in Tally entries). */

@@ -1,6 +1,7 @@
 import { decodeBase64Strict, encodeBase64 } from '../note/base64.js';
 import { isTreeCount, parseDecimal } from './decimal.js';
 import { TallyError } from '../../protocol/errors.js';
+import { pooledBytes } from '../pool.js';
 
 /** First line of every tlog-proof (https://c2sp.org/tlog-proof). */
 export const TLOG_PROOF_HEADER = 'c2sp.org/tlog-proof@v1';
@@ -114,7 +115,7 @@ export function parseTlogProof(text: string): ParseTlogProofResult {
   let line = nextLine();
   let extraData: Uint8Array | undefined;
   if (line !== undefined && line.startsWith('extra ')) {
-    extraData = decodeBase64Strict(line.slice('extra '.length));
+    extraData = decodeBase64Strict(line.slice('extra '.length), pooledBytes);
     if (extraData === undefined) return fail('bad-extra', 'extra data must be canonical base64');
     line = nextLine();
   }
