@@ -78,9 +78,13 @@ function proofLines(text: string, pos: number): { proof: Uint8Array[]; next: num
   const done = encoder.encodeInto(n === 0 ? '' : text.slice(pos, blank + 1), proofBytes);
   if (done.read !== n || done.written !== n) return undefined;
   const proof: Uint8Array[] = [];
+  // The hashes are views into one array (one view each, no array of their own).
+  const all = pooledBytes((n / PROOF_LINE) * PROOF_HASH_BYTES);
+  let used = 0;
+  const slot = (length: number): Uint8Array => all.subarray(used, (used += length));
   for (let at = 0; at < n; at += PROOF_LINE) {
     if (proofBytes[at + PROOF_LINE - 1] !== 0x0a) return undefined;
-    const h = fromBase64Ascii(proofBytes, at, at + PROOF_LINE - 1);
+    const h = fromBase64Ascii(proofBytes, at, at + PROOF_LINE - 1, slot);
     if (h === undefined || h.length !== PROOF_HASH_BYTES) return undefined;
     proof.push(h);
   }
