@@ -81,7 +81,13 @@ function proofLines(text: string, pos: number): { proof: Uint8Array[]; next: num
   // The hashes are views into one array (one view each, no array of their own).
   const all = pooledBytes((n / PROOF_LINE) * PROOF_HASH_BYTES);
   let used = 0;
-  const slot = (length: number): Uint8Array => all.subarray(used, (used += length));
+  const slot = (length: number): Uint8Array => {
+    // A line that is not 32 bytes is refused below; it gets an array of its own, never more than its slot.
+    if (length !== PROOF_HASH_BYTES) return new Uint8Array(length);
+    const view = new Uint8Array(all.buffer, all.byteOffset + used, length);
+    used += length;
+    return view;
+  };
   for (let at = 0; at < n; at += PROOF_LINE) {
     if (proofBytes[at + PROOF_LINE - 1] !== 0x0a) return undefined;
     const h = fromBase64Ascii(proofBytes, at, at + PROOF_LINE - 1, slot);
