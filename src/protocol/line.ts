@@ -89,7 +89,9 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
       canonical = c.text;
     }
   }
-  if (!isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
+  // `text` is the fatal, BOM-keeping decoding of `line`, under which UTF-8 round-trips
+  // exactly: when the canonical text IS `text`, its UTF-8 IS `line` (no second encoding).
+  if (canonical !== text && !isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
   if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
 }
