@@ -1,6 +1,5 @@
 import { TallyError } from './errors.js';
 
-const HEX_RE = /^[0-9a-f]*$/;
 const BYTE_HEX: string[] = Array.from({ length: 256 }, (_, b) => (b < 16 ? '0' : '') + b.toString(16));
 
 /** The two ASCII codes of each byte's hex, at 2·byte and 2·byte + 1. */
@@ -54,7 +53,9 @@ export function fromHex(hex: string): Uint8Array {
 
 /** True when `s` is 64 lowercase hex characters (a 32-byte digest as written in Tally entries). */
 export function isDigestHex(s: unknown): s is string {
-  return typeof s === 'string' && s.length === 64 && HEX_RE.test(s);
+  if (typeof s !== 'string' || s.length !== 64) return false;
+  for (let i = 0; i < 64; i++) if (nibble(s.charCodeAt(i)) < 0) return false;
+  return true;
 }
 
 /** Byte-wise equality. */
