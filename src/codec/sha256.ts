@@ -26,3 +26,18 @@ function fromLatin1(s: string): Uint8Array {
 export const sha256: (data: Uint8Array) => Uint8Array = oneShot
   ? (data) => fromLatin1(oneShot('sha256', data, 'binary'))
   : (data) => nodeCrypto.createHash('sha256').update(data).digest();
+
+/**
+ * SHA-256 of `data` written into `out[0, 32)` instead of a fresh array (for a
+ * fold that keeps its running hash in one place: no array per step). `out`
+ * may be the array `data` views; it is written after `data` is read.
+ *
+ * @example
+ * sha256Into(preimage, acc);
+ */
+export const sha256Into: (data: Uint8Array, out: Uint8Array) => void = oneShot
+  ? (data, out) => {
+      const s = oneShot('sha256', data, 'binary');
+      for (let i = 0; i < 32; i++) out[i] = s.charCodeAt(i);
+    }
+  : (data, out) => out.set(nodeCrypto.createHash('sha256').update(data).digest());

@@ -29,26 +29,47 @@ export function toBase64(bytes: Uint8Array): string {
   return out;
 }
 
+/** A fresh array of `length` bytes (the default home of decoded bytes). */
+function newBytes(length: number): Uint8Array {
+  return new Uint8Array(length);
+}
+
 /**
  * Strict decoding of standard padded base64: the only accepted spelling of a
  * byte string is the one {@link toBase64} produces (padding required, unused
  * bits zero), so every byte string has exactly one encoding. Returns
- * `undefined` for anything else.
+ * `undefined` for anything else. `alloc` gives the array the bytes are
+ * written to (default: a fresh `Uint8Array`); it must return `length` bytes
+ * nobody else writes to (a view into a shared block is fine, see the receipt
+ * layer's `pooledBytes`).
  */
-export function fromBase64(s: string): Uint8Array | undefined {
+export function fromBase64(s: string, alloc: (length: number) => Uint8Array = newBytes): Uint8Array | undefined {
   const n = s.length;
   if (n % 4 !== 0) return undefined;
   // The characters as bytes (one native pass); more bytes than characters
   // means a character outside ASCII, which is never base64.
   const b = asciiBytes(s);
-  if (b === undefined) return undefined;
-  const pad = n > 0 && b[n - 1] === 61 ? (b[n - 2] === 61 ? 2 : 1) : 0;
-  const out = new Uint8Array((n / 4) * 3 - pad);
-  const full = n - (pad > 0 ? 4 : 0);
+  return b === undefined ? undefined : fromBase64Ascii(b, 0, n, alloc);
+}
+
+/**
+ * {@link fromBase64} of the characters whose ASCII codes are `b[start, end)`
+ * (for a caller that already holds a text's bytes: no string per item).
+ * The same rule: canonical padded base64 or `undefined`.
+ *
+ * @example
+ * fromBase64Ascii(new TextEncoder().encode('xAAE=x'), 1, 5)  // Uint8Array [0, 1]
+ */
+export function fromBase64Ascii(b: Uint8Array, start: number, end: number, alloc: (length: number) => Uint8Array = newBytes): Uint8Array | undefined {
+  const n = end - start;
+  if (n % 4 !== 0) return undefined;
+  const pad = n > 0 && b[end - 1] === 61 ? (b[end - 2] === 61 ? 2 : 1) : 0;
+  const out = alloc((n / 4) * 3 - pad);
+  const full = end - (pad > 0 ? 4 : 0);
   let o = 0;
   // One quad per step, each character's 6 bits pre-shifted into place; a
   // character outside the alphabet is -1 and makes the quad negative.
-  for (let i = 0; i < full; i += 4) {
+  for (let i = start; i < full; i += 4) {
     const q = Q0[b[i]!]! | Q1[b[i + 1]!]! | Q2[b[i + 2]!]! | Q3[b[i + 3]!]!;
     if (q < 0) return undefined;
     out[o] = q >>> 16;

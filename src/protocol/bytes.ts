@@ -11,7 +11,7 @@
  *   start with "tally/" (0x74…), so no tagged preimage can begin with 0x00 or
  *   0x01 and collide with a tree preimage, and the NUL ends the tag.
  */
-import { canonicalJson, utf8, type CanonicalValue } from './canonical.js';
+import { canonicalJson, tryCanonicalJson, utf8, type CanonicalValue } from './canonical.js';
 import { LEAF_PREFIX } from './merkle/hasher.js';
 
 const encoder = new TextEncoder();
@@ -89,11 +89,26 @@ export interface FrameContent {
 
 /** Frame root = tagged hash of canonical `{"data":…,"ordinal":…,"time":…}`. */
 export function frameRoot(digest: Digest, content: FrameContent): Uint8Array {
-  const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal: content.ordinal, time: content.time };
-  if (content.data !== undefined) obj.data = content.data;
+  const { ordinal, time, data } = content;
+  // The canonical text of {data?, ordinal, time}, written in its key order
+  // (data < ordinal < time; safe integers as `${n}`, -0 as 0) when the members
+  // are canonical; anything else takes the general encoder, which also names
+  // the problem.
+  let text: string | undefined;
+  if (Number.isSafeInteger(ordinal) && Number.isSafeInteger(time)) {
+    if (data === undefined) text = `{"ordinal":${ordinal},"time":${time}}`;
+    else {
+      const d = tryCanonicalJson(data, { level: 2 });
+      if (d.ok) text = `{"data":${d.text},"ordinal":${ordinal},"time":${time}}`;
+    }
+  }
+  if (text === undefined) {
+    const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal, time };
+    if (data !== undefined) obj.data = data;
+    text = canonicalJson(obj);
+  }
   // The same bytes as taggedHash(digest, tag, canonicalBytes(obj)), with the
   // canonical text UTF-8 encoded straight into the preimage buffer.
-  const text = canonicalJson(obj);
   const t = tagPrefix(DOMAIN_TAGS.frameRoot);
   const buf = preimage(t.length, text.length * 3);
   buf.set(t, 0);

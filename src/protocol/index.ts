@@ -17,7 +17,7 @@ export {
 export type { FailureClass, SessionDiagnostic, SessionMessageKind, SessionInteraction, EntryKind, SessionPhase } from './vocabulary.js';
 export { TallyError } from './errors.js';
 export { toHex, fromHex, isDigestHex, bytesEqual } from './hex.js';
-export { toBase64, fromBase64 } from './base64.js';
+export { toBase64, fromBase64, fromBase64Ascii } from './base64.js';
 export { canonicalJson, canonicalBytes, tryCanonicalJson, utf8, CANONICAL_MAX_DEPTH } from './canonical.js';
 export type { CanonicalValue, CanonicalObject, CanonicalProblem, CanonicalOptions } from './canonical.js';
 export { parseStrictJson, JSON_MAX_DEPTH, STRICT_JSON_CODES } from './strict-json.js';

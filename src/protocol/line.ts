@@ -25,10 +25,14 @@ export type LineInspection =
   | { readonly ok: true; readonly entry: Entry; readonly hash: Uint8Array }
   | { readonly ok: false; readonly code: 'too-large' | 'not-utf8' | 'not-json' | 'not-canonical' | 'bad-structure'; readonly message: string };
 
+/** Room for the UTF-8 of a text up to 4 KiB characters (3 bytes each at most). */
+const utf8Scratch = new Uint8Array(3 * 4096);
+
 /** True when the UTF-8 encoding of `text` is exactly `bytes` (the raw-byte canonical check). */
 function isUtf8Of(text: string, bytes: Uint8Array): boolean {
   if (text.length > bytes.length || text.length * 3 < bytes.length) return false;
-  const enc = encoder.encode(text);
+  // Short texts are encoded into a reused array (`encode` allocates an off-heap array per call).
+  const enc = text.length <= 4096 ? utf8Scratch.subarray(0, encoder.encodeInto(text, utf8Scratch).written) : encoder.encode(text);
   if (enc.length !== bytes.length) return false;
   for (let i = 0; i < enc.length; i++) if (enc[i] !== bytes[i]) return false;
   return true;
@@ -85,7 +89,9 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
       canonical = c.text;
     }
   }
-  if (!isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
+  // `text` is the fatal, BOM-keeping decoding of `line`, under which UTF-8 round-trips
+  // exactly: when the canonical text IS `text`, its UTF-8 IS `line` (no second encoding).
+  if (canonical !== text && !isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
   if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
 }

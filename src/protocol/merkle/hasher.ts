@@ -29,6 +29,12 @@ export interface MerkleHasher {
   hashLeaf(data: Uint8Array): Uint8Array;
   /** Interior node: `H(0x01 ‖ left ‖ right)`. */
   hashChildren(left: Uint8Array, right: Uint8Array): Uint8Array;
+  /**
+   * Optional: the same interior node written into `out` (32 bytes), which may
+   * be `left` or `right` itself — for a fold that keeps its running hash in one
+   * array. Without it, verifiers copy `hashChildren`'s result into `out`.
+   */
+  hashChildrenInto?(left: Uint8Array, right: Uint8Array, out: Uint8Array): void;
 }
 
 /**
@@ -41,7 +47,7 @@ export interface MerkleHasher {
  * hasher.hashLeaf(new Uint8Array()); // 6e340b9c…afa01d
  * ```
  */
-export function rfc6962Hasher(digest: (data: Uint8Array) => Uint8Array): MerkleHasher {
+export function rfc6962Hasher(digest: (data: Uint8Array) => Uint8Array, digestInto?: (data: Uint8Array, out: Uint8Array) => void): MerkleHasher {
   let empty: Uint8Array | undefined;
   const node = new Uint8Array(1 + 2 * MERKLE_HASH_LENGTH);
   node[0] = NODE_PREFIX;
@@ -69,6 +75,14 @@ export function rfc6962Hasher(digest: (data: Uint8Array) => Uint8Array): MerkleH
       buf.set(left, 1);
       buf.set(right, 1 + left.length);
       return digest(buf);
+    },
+    hashChildrenInto(left: Uint8Array, right: Uint8Array, out: Uint8Array): void {
+      // Both inputs are copied into the preimage before `out` is written.
+      if (digestInto !== undefined && left.length === MERKLE_HASH_LENGTH && right.length === MERKLE_HASH_LENGTH) {
+        node.set(left, 1);
+        node.set(right, 1 + MERKLE_HASH_LENGTH);
+        digestInto(node, out);
+      } else out.set(this.hashChildren(left, right));
     },
   };
 }

@@ -3,7 +3,7 @@
  * root the proof implies, then compare. Pure; never throws on bad input.
  */
 import { bytesEqual } from '../hex.js';
-import type { MerkleHasher } from './hasher.js';
+import { MERKLE_HASH_LENGTH, type MerkleHasher } from './hasher.js';
 import { half, isOdd, pathSteps } from './numbers.js';
 import { checkCount, checkHash, readProof } from './read-input.js';
 import { merkleFailure, rootMismatch, type MerkleCheck, type MerkleRootResult } from './result.js';
@@ -52,20 +52,29 @@ export function rootFromInclusionProof(
   let fn = index;
   let sn = size - 1;
   let r = leafHash;
+  // The running hash lives in one array (no fresh array per level).
+  const acc = new Uint8Array(MERKLE_HASH_LENGTH);
   for (const p of read.items) {
     if (isOdd(fn) || fn === sn) {
-      r = hasher.hashChildren(p, r);
+      hashChildrenInto(hasher, p, r, acc);
       while (fn !== 0 && !isOdd(fn)) {
         fn = half(fn);
         sn = half(sn);
       }
     } else {
-      r = hasher.hashChildren(r, p);
+      hashChildrenInto(hasher, r, p, acc);
     }
+    r = acc;
     fn = half(fn);
     sn = half(sn);
   }
   return { ok: true, root: r.slice() };
+}
+
+/** `H(0x01 ‖ left ‖ right)` into `out` (which may be `left` or `right`), through the hasher's own `hashChildrenInto` when it has one. */
+function hashChildrenInto(hasher: MerkleHasher, left: Uint8Array, right: Uint8Array, out: Uint8Array): void {
+  if (hasher.hashChildrenInto !== undefined) hasher.hashChildrenInto(left, right, out);
+  else out.set(hasher.hashChildren(left, right));
 }
 
 /**

@@ -14,11 +14,12 @@ export function encodeBase64(bytes: Uint8Array): string {
 
 /**
  * Decodes canonical standard padded base64; `undefined` for anything else.
+ * `alloc` is where the bytes go (see `fromBase64`; default a fresh array).
  *
  * @example
  * decodeBase64Strict('AAE=')  // Uint8Array [0, 1]
  * decodeBase64Strict('AAF=')  // undefined (non-zero unused bits)
  */
-export function decodeBase64Strict(s: string): Uint8Array | undefined {
-  return typeof s === 'string' ? fromBase64(s) : undefined;
+export function decodeBase64Strict(s: string, alloc?: (length: number) => Uint8Array): Uint8Array | undefined {
+  return typeof s === 'string' ? fromBase64(s, alloc) : undefined;
 }

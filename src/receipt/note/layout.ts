@@ -11,6 +11,7 @@
  *   ("—" is U+2014 EM DASH, UTF-8 E2 80 94)
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { pooledBytes } from '../pool.js';
 
 /** Signature type byte of plain Ed25519 note signatures (C2SP signed-note §Signature types). */
 export const ALG_ED25519 = 0x01;
@@ -69,7 +70,18 @@ export function signatureLine(name: string, base64: string): string {
   return `${SIGNATURE_LINE_PREFIX}${name} ${base64}\n`;
 }
 
-/** The bytes that are signed: the UTF-8 of the note text (which ends in a newline). */
+/** Room for the UTF-8 of a checkpoint-sized note text (3 bytes per UTF-16 unit at most). */
+const scratch = new Uint8Array(3 * 1024);
+
+/**
+ * The bytes that are signed: the UTF-8 of the note text (which ends in a
+ * newline). Short texts are encoded into a scratch array and copied to a
+ * pooled view (`TextEncoder.encode` allocates an off-heap array per call).
+ */
 export function signedMessage(text: string): Uint8Array {
-  return encoder.encode(text);
+  if (text.length > scratch.length / 3) return encoder.encode(text);
+  const { written } = encoder.encodeInto(text, scratch);
+  const out = pooledBytes(written);
+  for (let i = 0; i < written; i++) out[i] = scratch[i]!;
+  return out;
 }

@@ -8,11 +8,33 @@ import { decodeBase64Strict } from './base64.js';
 import { chop } from './verifier-key-text.js';
 import { MAX_SIGNATURES, SIGNATURE_LINE_PREFIX, SIGNATURE_SEPARATOR, formatKeyId, signedMessage } from './layout.js';
 import { hasLoneSurrogate, isValidKeyName } from './name.js';
+import { pooledBytes } from '../pool.js';
 import type { NoteSignature, NoteVerifier, OpenNoteCode, OpenNoteResult } from './types.js';
 
 // eslint-disable-next-line no-control-regex
 const FORBIDDEN_CONTROL = /[\u0000-\u0009\u000b-\u001f]/;
 const utf8Fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Stands for "more than one pinned verifier has this name and key ID". */
+const AMBIGUOUS: NoteVerifier = { name: '', keyId: -1, verify: () => false };
+
+/** A pinned verifier and its key ID as an unsigned 32-bit number. */
+interface Pinned {
+  readonly verifier: NoteVerifier;
+  readonly keyId: number;
+}
+
+/** The one pinned verifier of `keyId` among those of a name; {@link AMBIGUOUS} for several; `undefined` for none. */
+function pinnedFor(named: readonly Pinned[] | undefined, keyId: number): NoteVerifier | undefined {
+  if (named === undefined) return undefined;
+  let found: NoteVerifier | undefined;
+  for (const p of named) {
+    if (p.keyId !== keyId) continue;
+    if (found !== undefined) return AMBIGUOUS;
+    found = p.verifier;
+  }
+  return found;
+}
 
 function fail(code: OpenNoteCode, message: string): OpenNoteResult {
   return { ok: false, code, message };
@@ -52,12 +74,15 @@ function decodeNote(note: string | Uint8Array): string | undefined {
  * if (r.ok) r.verified[0]?.name;  // 'PeterNeumann'
  */
 export function openPinnedNote(note: string | Uint8Array, verifiers: readonly NoteVerifier[]): OpenNoteResult {
-  const known = new Map<string, NoteVerifier[]>();
+  // Pinned verifiers by name; a line's key ID then picks among them. (Name and
+  // key ID compare as the id `name+hex8(keyId)` would: the hex is 8 digits.)
+  const known = new Map<string, Pinned[]>();
   for (const verifier of verifiers) {
-    const id = `${verifier.name}+${formatKeyId(verifier.keyId)}`;
-    const list = known.get(id);
-    if (list === undefined) known.set(id, [verifier]);
-    else list.push(verifier);
+    const name = `${verifier.name}`;
+    const pinned = { verifier, keyId: verifier.keyId >>> 0 };
+    const list = known.get(name);
+    if (list === undefined) known.set(name, [pinned]);
+    else list.push(pinned);
   }
 
   const msg = decodeNote(note);
@@ -73,7 +98,7 @@ export function openPinnedNote(note: string | Uint8Array, verifiers: readonly No
   const message = signedMessage(text);
   const verified: NoteSignature[] = [];
   const unverified: NoteSignature[] = [];
-  const seen = new Set<string>();
+  const seen = new Set<NoteVerifier>();
   const seenUnverified = new Set<string>();
   let count = 0;
   for (let pos = sigStart; pos < msg.length; ) {
@@ -84,25 +109,24 @@ export function openPinnedNote(note: string | Uint8Array, verifiers: readonly No
     if (!line.startsWith(SIGNATURE_LINE_PREFIX)) return fail('malformed-note', 'a line after the blank line is not a signature line');
     line = line.slice(SIGNATURE_LINE_PREFIX.length);
     const [name, b64] = chop(line, ' ');
-    const raw = decodeBase64Strict(b64);
+    const raw = decodeBase64Strict(b64, pooledBytes);
     if (raw === undefined || !isValidKeyName(name) || b64 === '' || raw.length < 5) {
       return fail('malformed-note', `malformed signature line for ${JSON.stringify(name)}`);
     }
     if (++count > MAX_SIGNATURES) return fail('too-many-signatures', `more than ${MAX_SIGNATURES} signature lines`);
-    const keyId = new DataView(raw.buffer, raw.byteOffset, 4).getUint32(0, false);
-    const id = `${name}+${formatKeyId(keyId)}`;
-    const candidates = known.get(id);
-    if (candidates === undefined) {
+    const keyId = ((raw[0]! << 24) | (raw[1]! << 16) | (raw[2]! << 8) | raw[3]!) >>> 0;
+    const verifier = pinnedFor(known.get(name), keyId);
+    if (verifier === undefined) {
       if (!seenUnverified.has(line)) {
         seenUnverified.add(line);
         unverified.push({ name, keyId, base64: b64 });
       }
       continue;
     }
-    if (candidates.length > 1) return fail('ambiguous-verifier', `more than one pinned verifier for ${id}`);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (!candidates[0]!.verify(message, raw.subarray(4))) return fail('bad-signature', `invalid signature for key ${id}`);
+    if (verifier === AMBIGUOUS) return fail('ambiguous-verifier', `more than one pinned verifier for ${name}+${formatKeyId(keyId)}`);
+    if (seen.has(verifier)) continue;
+    seen.add(verifier);
+    if (!verifier.verify(message, raw.subarray(4))) return fail('bad-signature', `invalid signature for key ${name}+${formatKeyId(keyId)}`);
     verified.push({ name, keyId, base64: b64 });
   }
   if (verified.length === 0) {

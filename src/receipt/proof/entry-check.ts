@@ -1,6 +1,6 @@
 import { sha256 } from '../../codec/sha256.js';
-import { LIMITS, authoredHash, frameRoot, fromBase64, toHex, type Entry } from '../../protocol/index.js';
-import { inspectLine } from '../../protocol/chain.js';
+import type { Entry } from '../../protocol/index.js';
+import { AUTHORED_MESSAGES, authoredProblem, frameRootHex, inspectLine } from '../../protocol/chain.js';
 
 /** Every reason {@link checkEntryBytes} rejects bytes (the entry-local rules of PROTOCOL.md §5 steps 1, 2 and 5). */
 export const ENTRY_CHECK_CODES = ['too-large', 'not-utf8', 'not-json', 'not-canonical', 'bad-structure', 'bad-frame-root', 'bad-authored-bytes', 'bad-authored-hash'] as const;
@@ -29,14 +29,14 @@ export function checkEntryBytes(bytes: Uint8Array): CheckEntryResult {
   const seen = inspectLine(sha256, bytes);
   if (!seen.ok) return fail(seen.code, seen.message);
   const e = seen.entry;
+  // The chain verifier's own rules for a frame's root and an authored body (one copy each).
   if (e.kind === 'frame') {
-    const root = toHex(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }));
+    const root = frameRootHex(sha256, e);
     if (root !== e.frameRoot) return fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
   }
   if (e.kind === 'turn' && e.body.kind === 'authored') {
-    const authored = fromBase64(e.body.bytes);
-    if (!authored || authored.length > LIMITS.authoredBytes) return fail('bad-authored-bytes', 'body.bytes is not canonical padded base64 within the size limit');
-    if (toHex(authoredHash(sha256, authored)) !== e.body.hash) return fail('bad-authored-hash', 'body.hash does not match the authored bytes');
+    const bad = authoredProblem(sha256, e.body);
+    if (bad !== undefined) return fail(bad, AUTHORED_MESSAGES[bad]);
   }
   return { ok: true, entry: e, hash: seen.hash };
 }

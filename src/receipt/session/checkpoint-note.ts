@@ -63,7 +63,7 @@ export function sessionCheckpointFromNote(
   if (options.sessionId !== undefined && options.sessionId !== split.sessionId) {
     return { ok: false, stage: 'origin', code: 'wrong-session', message: `checkpoint is for session ${split.sessionId}, not ${options.sessionId}` };
   }
-  const signedBy = [...opened.verified].sort((a, b) => Number(b.name === split.engineName) - Number(a.name === split.engineName));
+  const signedBy = opened.verified.length === 1 ? opened.verified : [...opened.verified].sort((a, b) => Number(b.name === split.engineName) - Number(a.name === split.engineName));
   return {
     ok: true,
     checkpoint: {

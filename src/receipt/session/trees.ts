@@ -1,4 +1,4 @@
-import { sha256 } from '../../codec/sha256.js';
+import { sha256, sha256Into } from '../../codec/sha256.js';
 import { TallyError, rfc6962Hasher, toHex, type MerkleHasher } from '../../protocol/index.js';
 import { KeyedMutex } from '../../session/mutex.js';
 import { StoreCorruptionError } from '../../session/errors.js';
@@ -7,7 +7,7 @@ import { entryLeafHash } from '../bytes.js';
 import { ChunkNeededError, PackedMerkleTree } from './packed-tree.js';
 
 /** The RFC 6962 hasher over node:crypto SHA-256 that every receipt tree uses. */
-export const receiptHasher: MerkleHasher = rfc6962Hasher(sha256);
+export const receiptHasher: MerkleHasher = rfc6962Hasher(sha256, sha256Into);
 
 /** Options of {@link SessionTrees}. */
 export interface SessionTreesOptions {

@@ -8,3 +8,6 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 
 /** SHA-256 of `data`. */
 export const sha256: (data: Uint8Array) => Uint8Array = (data) => nobleSha256(data);
+
+/** SHA-256 of `data` written into `out[0, 32)` (the twin of the codec's `sha256Into`; `out` may be the array `data` views). */
+export const sha256Into: (data: Uint8Array, out: Uint8Array) => void = (data, out) => out.set(nobleSha256(data));
