@@ -278,27 +278,14 @@ export class DayCounter {
     if (r.kind === 'frame') {
       this.frames++;
       for (const n of r.notices ?? []) bump(this.notices, n.outcome);
-      if (r.referee) {
-        bump(this.transitions, 'redeem', r.referee.redeemed.length);
-        bump(this.transitions, 'release', r.referee.released.length);
-        if (r.referee.terminate) bump(this.transitions, 'terminate');
-      }
     } else if (r.kind === 'seal') {
       for (const n of r.notices ?? []) bump(this.notices, n.outcome);
     } else if (r.kind === 'turn') {
       this.turns++;
       if (r.quota) this.quota = r.quota;
-      // A refused transition was counted under its op when its frame reported it: count it
-      // under its code instead, so the totals are what the referee applied (as the demo's summary).
-      for (const t of r.transitions ?? []) {
-        if (t.ok) continue;
-        bump(this.transitions, t.code ?? 'refused');
-        const reported = this.transitions[t.op];
-        if (reported !== undefined) {
-          if (reported > 1) this.transitions[t.op] = reported - 1;
-          else delete this.transitions[t.op];
-        }
-      }
+      // The ruling lists every transition its frame carried, applied (`ok`) or refused: the
+      // referee's own account, the same the demo's summary counts.
+      for (const t of r.transitions ?? []) bump(this.transitions, t.ok ? t.op : (t.code ?? 'refused'));
       if (r.panel) {
         bump(this.panels, panelSplit(r.panel));
         for (const a of r.panel.answers) bump(this.judgeAnswers, a.outcome);
