@@ -5,13 +5,11 @@
  * diverged replay; and the desk works from the keyboard alone — tab to the
  * filters, on to the entries, arrows through the rows, Enter opens one.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launch, PAGE, SKIP_REASON, TALLY } from './browser.js';
+import { CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
@@ -31,9 +29,7 @@ describe.skipIf(!CHROMIUM)('accessibility of the desk', () => {
   const file = (n: string): string => join(dir, n);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tally-web-a11y-'));
-    const demo = spawnSync(process.execPath, [TALLY, 'demo', '--out', dir], { encoding: 'utf8' });
-    expect(demo.status, demo.stderr).toBe(0);
+    dir = demoDayDir('tally-web-a11y-');
     const good = readFileSync(file('bundle.jsonl'));
     const flipped = Buffer.from(good);
     const at = good.indexOf('"ordinal":7');

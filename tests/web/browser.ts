@@ -24,6 +24,14 @@ export function tally(args: string[]): { code: number | null; stdout: string; st
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A fresh temp folder holding the demo day (`tally demo --out`): bundle, note, key, proof. */
+export function demoDayDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const demo = tally(['demo', '--out', dir]);
+  if (demo.code !== 0) throw new Error(`tally demo exited ${demo.code}: ${demo.stderr}`);
+  return dir;
+}
+
 /** Screenshots land here (gitignored). */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/web');
 

@@ -6,15 +6,14 @@
  * text is shown as text; a served session is followed while turns land.
  * Screenshots go to test-artifacts/web (gitignored).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle } from '../../src/codec/index.js';
 import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
-import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -25,9 +24,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
   const file = (n: string): string => join(dir, n);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tally-web-'));
-    const demo = tally(['demo', '--out', dir]);
-    expect(demo.code, demo.stderr).toBe(0);
+    dir = demoDayDir('tally-web-');
     ctx = await launch();
   }, 120_000);
 

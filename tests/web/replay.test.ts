@@ -5,12 +5,11 @@
  * (a valid chain) diverges at the entries `tally replay --json` names, in the
  * same order.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -21,9 +20,7 @@ describe.skipIf(!CHROMIUM)('replay in the page', () => {
   const file = (n: string): string => join(dir, n);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tally-web-replay-'));
-    const demo = tally(['demo', '--out', dir]);
-    expect(demo.code, demo.stderr).toBe(0);
+    dir = demoDayDir('tally-web-replay-');
     ctx = await launch();
   }, 120_000);
 

@@ -6,15 +6,14 @@
  * is met, and refuses "pinned by quorum" — with the code `tally verify
  * --policy --json` gives — when it is not, or when a cosignature is forged.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '../../src/protocol/index.js';
 import { generateEngineKey } from '../../src/receipt/keys/index.js';
 import { addSignatureLines, cosignatureLine, cosignerKeyFrom } from '../../src/witness/index.js';
-import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON, tally } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
 
@@ -27,9 +26,7 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
   const witnesses = `witness w1.example ${toHex(w1.publicKey)}\nwitness w2.example ${toHex(w2.publicKey)}\n`;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'tally-web-witness-'));
-    const demo = tally(['demo', '--out', dir]);
-    expect(demo.code, demo.stderr).toBe(0);
+    dir = demoDayDir('tally-web-witness-');
     const note = readFileSync(file('receipt.note'), 'utf8');
     const body = note.slice(0, note.indexOf('\n\n') + 1);
     const time = 1_800_000_000;
