@@ -10,8 +10,7 @@ const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'bi
  * C++ per call), so copying the 32 code units into a new array halves the cost
  * of hashing a Merkle node (65 bytes) and still returns a fresh array.
  */
-function fromLatin1(s: string): Uint8Array {
-  const out = new Uint8Array(32);
+function latin1Into(s: string, out: Uint8Array): Uint8Array {
   for (let i = 0; i < 32; i++) out[i] = s.charCodeAt(i);
   return out;
 }
@@ -24,7 +23,7 @@ function fromLatin1(s: string): Uint8Array {
  * toHex(sha256(new Uint8Array())) // 'e3b0c442…b855'
  */
 export const sha256: (data: Uint8Array) => Uint8Array = oneShot
-  ? (data) => fromLatin1(oneShot('sha256', data, 'binary'))
+  ? (data) => latin1Into(oneShot('sha256', data, 'binary'), new Uint8Array(32))
   : (data) => nodeCrypto.createHash('sha256').update(data).digest();
 
 /**
@@ -36,8 +35,5 @@ export const sha256: (data: Uint8Array) => Uint8Array = oneShot
  * sha256Into(preimage, acc);
  */
 export const sha256Into: (data: Uint8Array, out: Uint8Array) => void = oneShot
-  ? (data, out) => {
-      const s = oneShot('sha256', data, 'binary');
-      for (let i = 0; i < 32; i++) out[i] = s.charCodeAt(i);
-    }
+  ? (data, out) => void latin1Into(oneShot('sha256', data, 'binary'), out)
   : (data, out) => out.set(nodeCrypto.createHash('sha256').update(data).digest());

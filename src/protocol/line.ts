@@ -18,25 +18,12 @@ import type { FailureClass } from './vocabulary.js';
 // `ignoreBOM: true` keeps a leading U+FEFF in the text instead of silently
 // dropping it: decoding is then one-to-one, and a BOM is refused below.
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const encoder = new TextEncoder();
 
 /** What one line is on its own, before its place in the chain is considered. */
 export type LineInspection =
   | { readonly ok: true; readonly entry: Entry; readonly hash: Uint8Array }
   | { readonly ok: false; readonly code: 'too-large' | 'not-utf8' | 'not-json' | 'not-canonical' | 'bad-structure'; readonly message: string };
 
-/** Room for the UTF-8 of a text up to 4 KiB characters (3 bytes each at most). */
-const utf8Scratch = new Uint8Array(3 * 4096);
-
-/** True when the UTF-8 encoding of `text` is exactly `bytes` (the raw-byte canonical check). */
-function isUtf8Of(text: string, bytes: Uint8Array): boolean {
-  if (text.length > bytes.length || text.length * 3 < bytes.length) return false;
-  // Short texts are encoded into a reused array (`encode` allocates an off-heap array per call).
-  const enc = text.length <= 4096 ? utf8Scratch.subarray(0, encoder.encodeInto(text, utf8Scratch).written) : encoder.encode(text);
-  if (enc.length !== bytes.length) return false;
-  for (let i = 0; i < enc.length; i++) if (enc[i] !== bytes[i]) return false;
-  return true;
-}
 
 /**
  * A line refused at the JSON step (`not-json`) or the canonical step
@@ -90,8 +77,9 @@ export function inspectLine(digest: Digest, line: Uint8Array): LineInspection {
     }
   }
   // `text` is the fatal, BOM-keeping decoding of `line`, under which UTF-8 round-trips
-  // exactly: when the canonical text IS `text`, its UTF-8 IS `line` (no second encoding).
-  if (canonical !== text && !isUtf8Of(canonical, line)) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
+  // exactly (and canonical text holds no lone surrogate): the canonical text's UTF-8 is
+  // `line` exactly when the canonical text IS `text`, so no second encoding is needed.
+  if (canonical !== text) return refused(line, 'not-canonical', 'entry bytes are not the canonical encoding of their value');
   if (!parsed.ok) return { ok: false, code: 'bad-structure', message: parsed.reason };
   return { ok: true, entry: parsed.entry, hash: entryHash(digest, line) };
 }

@@ -90,9 +90,10 @@ export function createJudgeService(options: JudgeServiceOptions): Server {
         const body = new Uint8Array(Buffer.concat(chunks));
         const parsed = parseRequest(body);
         if (!parsed) return reply(400, '{"error":{"message":"not a Tally judge request"}}');
+        const requestSha256 = sha256Hex(body);
         let response: Uint8Array;
         if (m.kind === 'local') {
-          response = localCompletion(parsed.model, sha256Hex(body), localJudgeContent(parsed.request, m.format ?? 'verdict'));
+          response = localCompletion(parsed.model, requestSha256, localJudgeContent(parsed.request, m.format ?? 'verdict'));
         } else {
           try {
             const r = await fetch(`${m.baseUrl.replace(/\/$/, '')}/chat/completions`, {
@@ -108,7 +109,7 @@ export function createJudgeService(options: JudgeServiceOptions): Server {
           }
           if (response.length > MAX_JUDGE_RESPONSE_BYTES) return reply(502, '{"error":{"message":"upstream response too large"}}');
         }
-        const signature = await signText(account, verdictMessage(parsed.model, sha256Hex(body), sha256Hex(response)));
+        const signature = await signText(account, verdictMessage(parsed.model, requestSha256, sha256Hex(response)));
         res.writeHead(200, { 'content-type': 'application/json', [VERDICT_SIGNATURE_HEADER]: signature });
         res.end(response);
       })().catch(() => reply(500, '{"error":{"message":"internal"}}'));

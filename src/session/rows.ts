@@ -6,6 +6,9 @@ import { StoreCorruptionError } from './errors.js';
 import type { PreparedTurn } from './prepare.js';
 import type { Rejection } from './types.js';
 
+// Stateless between calls (no `stream`): one decoder serves every row.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** A typed refusal: nothing was written. */
 export function reject(diagnostic: Rejection['diagnostic'], message: string): Rejection {
   return { ok: false, diagnostic, message };
@@ -32,7 +35,7 @@ export function decode(e: StoredEntry, sessionId: string): Entry {
   if (toHex(entryHash(sha256, e.bytes)) !== e.hash) throw new StoreCorruptionError(sessionId, e.index, 'stored hash is not the hash of the stored bytes');
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(e.bytes));
+    value = JSON.parse(utf8.decode(e.bytes));
   } catch {
     throw new StoreCorruptionError(sessionId, e.index, 'not-json: entry is not JSON');
   }

@@ -28,15 +28,14 @@ export function traceVerb<T>(verb: Verb, input: unknown, run: () => Promise<T>):
       throw e;
     }
     const r = result as { ok?: unknown; created?: unknown; duplicate?: unknown };
+    const o = verb === 'turn' ? turnOutcome(result) : undefined;
     if (m !== undefined) {
       m.verbDuration.record(performance.now() - t0, { verb, result: r.ok === true ? 'ok' : 'refused' });
-      if (verb === 'turn') {
-        const o = turnOutcome(result);
-        m.turns.add(1, { outcome: o.outcome, code: o.code });
-      } else if (verb === 'open' && r.ok === true && r.created === true) m.sessionsOpened.add(1);
+      if (o !== undefined) m.turns.add(1, { outcome: o.outcome, code: o.code });
+      else if (verb === 'open' && r.ok === true && r.created === true) m.sessionsOpened.add(1);
       else if (verb === 'finalize' && r.ok === true && r.duplicate === false) m.sessionsSealed.add(1);
     }
-    if (span.isRecording()) annotate(span, { ...verbAttributes(input, result), ...(verb === 'turn' ? { [ATTR.outcome]: turnOutcome(result).outcome } : {}) });
+    if (span.isRecording()) annotate(span, { ...verbAttributes(input, result), ...(o === undefined ? {} : { [ATTR.outcome]: o.outcome }) });
     return result;
   });
 }

@@ -266,12 +266,12 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       if (metricsBind && telemetry) {
         const { listenMetrics } = await import('../../server/metrics-http.js');
         try {
-          metricsServer = (await listenMetrics(() => telemetry.prometheus(), metricsBind.port, metricsBind.host)).server;
+          const metrics = await listenMetrics(() => telemetry.prometheus(), metricsBind.port, metricsBind.host);
+          metricsServer = metrics.server;
+          logger.info({ event: 'metrics-listening', url: `${metrics.url}/metrics` }, 'metrics listening');
         } catch (e) {
           throw new CliError(`cannot listen on ${metricsBind.host}:${metricsBind.port} for metrics: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
         }
-        const a = metricsServer.address() as import('node:net').AddressInfo;
-        logger.info({ event: 'metrics-listening', url: `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}/metrics` }, 'metrics listening');
       }
       // Lines are written asynchronously: the ones above reach stderr before stdout says the server is up.
       flushLogSync(logger);

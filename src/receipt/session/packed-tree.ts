@@ -1,5 +1,6 @@
 import {
   TallyError,
+  bytesEqual,
   consistencyProofFromNodes,
   inclusionProofFromNodes,
   rootFromNodes,
@@ -173,7 +174,7 @@ export class PackedMerkleTree implements NodeReader {
       row = up;
     }
     const kept = this.node(this.#floor, chunk);
-    if (row.length !== HASH || row.some((b, i) => b !== kept[i])) {
+    if (!bytesEqual(row, kept)) {
       throw new TallyError('TALLY_MERKLE_CHUNK_MISMATCH', 'The leaves do not hash to the chunk root the tree was built with.', { details: `chunk ${chunk}` });
     }
     this.#chunks.delete(chunk);

@@ -1,3 +1,4 @@
+import { bytesEqual } from '../../protocol/hex.js';
 import type { NoteVerifier, OpenNoteCode } from '../../receipt/note/types.js';
 import { verifyCosignaturesPinned, type VerifiedCosignature } from '../cosignature/verify-pinned.js';
 import type { QuorumRule, WitnessPolicy } from './types.js';
@@ -15,9 +16,6 @@ function satisfied(rule: QuorumRule, signed: ReadonlySet<string>): boolean {
   return rule.members.filter((m) => satisfied(m, signed)).length >= rule.threshold;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
 
 /**
  * What a grader checks before trusting a checkpoint against split views, in
@@ -41,7 +39,7 @@ export function checkWitnessPolicy(signedCheckpoint: string, logVerifiers: reado
   );
   if (!r.ok) return r;
   if (policy.logKeys.length > 0) {
-    const listed = logVerifiers.some((v) => v.publicKey !== undefined && policy.logKeys.some((k) => sameBytes(k, v.publicKey!)));
+    const listed = logVerifiers.some((v) => v.publicKey !== undefined && policy.logKeys.some((k) => bytesEqual(k, v.publicKey!)));
     if (!listed) return { ok: false, code: 'log-key-not-in-policy', message: 'none of the pinned log keys is a log key of the policy' };
   }
   const signedSet = new Set(r.cosignatures.map((c) => c.name));

@@ -49,9 +49,5 @@ export interface WitnessStore {
   close(): Promise<void>;
 }
 
-/** Byte equality of two roots. */
-export function sameRoot(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+/** Byte equality of two roots (the protocol's `bytesEqual`). */
+export { bytesEqual as sameRoot } from '../../protocol/hex.js';
