@@ -26,6 +26,8 @@ const resolved = (stderr: string): string[] => [...new Set([...stderr.matchAll(/
 /** Runs `tally …` to completion and returns the @opentelemetry packages it resolved. */
 function packagesOf(args: string[]): string[] {
   const r = spawnSync(process.execPath, [...IMPORT, TALLY, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, TALLY_NO_PROGRESS: '1' } });
+  // A crash resolves nothing too: only a run that did its work counts.
+  expect(r.status, r.stderr).toBe(0);
   return resolved(r.stderr);
 }
 

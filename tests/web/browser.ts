@@ -11,6 +11,11 @@ import type { BrowserContext } from 'playwright-core';
 
 /** Path of the system Chromium, when installed. */
 export const CHROMIUM = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
+// CI installs Chromium and sets TALLY_REQUIRE_CHROMIUM: there a missing browser fails the
+// browser suites instead of letting them skip (as TALLY_PG_URL does for PostgreSQL).
+if (CHROMIUM === undefined && process.env['TALLY_REQUIRE_CHROMIUM'] === '1') {
+  throw new Error('TALLY_REQUIRE_CHROMIUM=1 but /usr/bin/chromium is absent: the browser tests cannot run (apt-get install -y chromium)');
+}
 /** Why browser tests skip. */
 export const SKIP_REASON = 'browser tests skipped: /usr/bin/chromium is absent (apt-get install -y chromium; CI installs it)';
 /** The built CLI the tests drive from outside. */
