@@ -87,9 +87,10 @@ const ROUNDS = 10;
 
 /**
  * Replays `days` into `store` in {@link ROUNDS} rounds (each round every day's
- * next slice of appends, days concurrently), each round right after a raw
- * round of as many commits: both rates are measured through the same moments
- * of a shared machine's load.
+ * next slice of appends, days concurrently), each round beside a raw round
+ * of as many commits (raw first in even rounds, Tally first in odd ones):
+ * both rates are measured through the same moments of a shared machine's
+ * load.
  */
 async function interleaved(store: PostgresStore, days: readonly Recorded[], raw: RawCommits): Promise<PostgresRate> {
   for (const d of days) await store.createSession(d.genesis, d.head);
@@ -102,18 +103,25 @@ async function interleaved(store: PostgresStore, days: readonly Recorded[], raw:
   for (let r = 0; r < ROUNDS; r++) {
     const slices = days.map((d) => d.appends.slice(Math.floor((r * d.appends.length) / ROUNDS), Math.floor(((r + 1) * d.appends.length) / ROUNDS)));
     const n = slices.reduce((x, s) => x + s.length, 0);
+    const tally = async (): Promise<number> => {
+      const t0 = performance.now();
+      await Promise.all(slices.map(async (slice) => {
+        for (const a of slice) {
+          const o = await store.append(a);
+          if (!o.ok) throw new Error(`bench append refused: ${o.reason}`);
+        }
+      }));
+      return (performance.now() - t0) / 1000;
+    };
+    // A-B then B-A: whichever runs second meets the server's after-work of the first
+    // (WAL writing, autovacuum of the table just filled), so the order alternates.
+    let took = 0;
+    if (r % 2 === 1) took = await tally();
     const b = await raw.run(n);
+    if (r % 2 === 0) took = await tally();
     rawRows += b.rows;
     rawSeconds += b.seconds;
     samples.push(b.rows / b.seconds);
-    const t0 = performance.now();
-    await Promise.all(slices.map(async (slice) => {
-      for (const a of slice) {
-        const o = await store.append(a);
-        if (!o.ok) throw new Error(`bench append refused: ${o.reason}`);
-      }
-    }));
-    const took = (performance.now() - t0) / 1000;
     seconds += took;
     appends += n;
     roundRatios.push(n / took / (b.rows / b.seconds));

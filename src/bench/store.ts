@@ -25,6 +25,8 @@ export interface BenchStoresOptions {
   readonly postgresPoolSize?: number;
   /** Appends in the one-session runs (default 500). */
   readonly oneSessionAppends?: number;
+  /** Appends of the PostgreSQL one-session figure (default 3,000: its ten rounds must each outlast the server's jitter). */
+  readonly postgresOneSessionAppends?: number;
   /** Concurrent sessions in the many-session runs (default 64). */
   readonly sessions?: number;
   /** Appends per session in the many-session runs (default 50). */
@@ -124,7 +126,7 @@ export async function benchStores(options: BenchStoresOptions = {}): Promise<Sto
     const normalMany = await sqliteRun(dir, 'normal-many', { synchronous: 'NORMAL' }, a.many, fsync);
 
     let postgres: StoreBenchResult['postgres'] = { skipped: 'no PostgreSQL URL (set TALLY_PG_URL or pass postgresUrl)' };
-    if (url) postgres = await benchPostgres({ url, poolSize, oneSessionAppends: oneN, sessions, appendsPerSession: perSession, fsyncPerSecond: fsync });
+    if (url) postgres = await benchPostgres({ url, poolSize, oneSessionAppends: options.postgresOneSessionAppends ?? 3_000, sessions, appendsPerSession: perSession, fsyncPerSecond: fsync });
 
     const after = Math.round(fsyncRate(dir, options.fsyncMs ?? 1000));
     fsync = Math.round((before + after) / 2);

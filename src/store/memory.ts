@@ -1,5 +1,6 @@
 import { TallyError } from '../protocol/errors.js';
 import { checkSignedRecord, isExpectedLatest } from './rows.js';
+import { checkAppendRequest } from './request.js';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -77,6 +78,7 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
 
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
+    checkAppendRequest(req);
     recordBatch(1, [activeSpan()]);
     const s = this.sessions.get(req.sessionId);
     if (!s) return { ok: false, reason: 'unknown-session' };

@@ -93,8 +93,9 @@ class AppendNext implements Cmd {
     let req: AppendRequest;
     if (size === undefined) req = withNonces(c.appends[0]!, claims);
     else if (size === lengthOf(this.k)) {
-      // A well-formed request on the sealed head, carrying a real entry from another day.
-      const other = entriesOf(chains[(this.k + 1) % chains.length]!)[1]!;
+      // A well-formed request on the sealed head, carrying a real entry from another day (its finalize: placed anywhere after the genesis).
+      const other = entriesOf(chains[(this.k + 1) % chains.length]!).at(-1)!;
+      expect(other.kind).toBe('finalize');
       const entry = { ...other, index: size };
       req = { sessionId: c.sessionId, expected: { size, head: headAt(c, size).head }, entry, next: { ...headAt(c, size), size: size + 1, head: entry.hash }, nonces: claims };
     } else req = withNonces(c.appends[size - 1]!, claims);

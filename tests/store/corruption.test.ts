@@ -139,7 +139,7 @@ describe.skipIf(!pgReady)('PostgreSQL: a row corrupted with SQL is refused by en
     });
   }
 
-  it('the schema itself refuses to update or delete entries and nonces, or to move a sealed head', async () => {
+  it('the schema itself refuses to update or delete entries, nonces and sessions', async () => {
     const schema = freshSchemaName('guard');
     const s = pg.escapeIdentifier(schema);
     try {
@@ -148,10 +148,42 @@ describe.skipIf(!pgReady)('PostgreSQL: a row corrupted with SQL is refused by en
       await store.close();
       await expect(pgExec(`UPDATE ${s}.entries SET hash = '00' WHERE session_id = $1`, [sid])).rejects.toThrow(/immutable/);
       await expect(pgExec(`DELETE FROM ${s}.entries WHERE session_id = $1`, [sid])).rejects.toThrow(/immutable/);
-      await expect(pgExec(`UPDATE ${s}.sessions SET size = size + 1 WHERE id = $1`, [sid])).rejects.toThrow(/immutable/);
+      await expect(pgExec(`UPDATE ${s}.entries SET node = NULL WHERE session_id = $1`, [sid])).rejects.toThrow(/immutable/);
+      await expect(pgExec(`UPDATE ${s}.sessions SET id = id WHERE id = $1`, [sid])).rejects.toThrow(/immutable/);
       await expect(pgExec(`DELETE FROM ${s}.sessions`)).rejects.toThrow(/immutable/);
       await pgExec(`INSERT INTO ${s}.nonces VALUES ('a', 'n', 'h', $1, 1)`, [sid]);
       await expect(pgExec(`UPDATE ${s}.nonces SET idx = 2`)).rejects.toThrow(/immutable/);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
+
+  it('an entry inserted by hand after the finalize (no trigger lifted) is refused on load, and the store refuses to append after it', async () => {
+    const schema = freshSchemaName('sealed');
+    const s = pg.escapeIdentifier(schema);
+    try {
+      const store = await PostgresStore.open({ url: PG_URL!, schema, poolSize: 2 });
+      const engine = createEngine({ store });
+      const { sid } = await runDay({ engine, wakes: 1, finalize: true });
+      const head = await store.loadHead(sid);
+      expect(head?.phase).toBe('sealed');
+      const last = (await store.readRange(sid, 0, head!.size)).find((e) => e.kind === 'turn')!;
+      // A sealed session cannot be appended to through the store, whatever the request says.
+      const next = { ...head!, size: head!.size + 1, head: last.hash, phase: 'awaiting-frame' as const };
+      expect(await store.append({ sessionId: sid, expected: { size: head!.size, head: head!.head }, entry: { ...last, index: head!.size, ordinal: (head!.size - 4) / 2 }, next, nonces: [] })).toEqual({ ok: false, reason: 'sealed' });
+      await store.close();
+      // Plain SQL can still add a row where the next turn would sit (history is insert-only, not append-checked), but no reader serves it.
+      await pgExec(
+        `INSERT INTO ${s}.entries (session_id, idx, hash, kind, ordinal, bytes, node, phase) VALUES ($1, $2, $3, 'turn', $4, $5, $6, 'awaiting-frame')`,
+        [sid, head!.size, last.hash, (head!.size - 4) / 2, Buffer.from(last.bytes), Buffer.from(head!.frontier.at(-1)!, 'hex')],
+      );
+      const reopened = await PostgresStore.open({ url: PG_URL!, schema, poolSize: 2 });
+      try {
+        const refused = expect.objectContaining({ code: 'TALLY_STORE_CORRUPT', sessionId: sid, index: head!.size });
+        await expect(createEngine({ store: reopened }).describe(sid)).rejects.toEqual(refused);
+      } finally {
+        await reopened.close();
+      }
     } finally {
       await dropSchema(schema);
     }

@@ -5,9 +5,9 @@
  * waves of concurrent appends are batched — and batches of the two stores
  * contend for the same session rows and nonces. A wave mixes appends on the
  * current head (several per session), stale ones, nonce claims shared across
- * sessions, and bad ones the database refuses with an error (an entry slot
- * already taken): a bad append fails its batch, and every other append of
- * that batch must still get its own answer. After each wave: at most one
+ * sessions, and bad ones the database refuses with an error (a nonce claim
+ * holding NUL): a bad append fails its batch, and every other append of that
+ * batch must still get its own answer. After each wave: at most one
  * winner per session and per nonce, every refusal justified by the state
  * before the wave or by a winner of the wave, every error a bad append, and
  * the stored heads, entries and nonce owners exactly the model's.
@@ -73,14 +73,13 @@ describe.skipIf(!pgReady)('PostgreSQL group commit', () => {
     }
     if (size === lengthOf(op.k)) {
       // Sealed: a well-formed request on the sealed head.
-      const entry = { ...entriesOf(chains[(op.k + 1) % chains.length]!)[1]!, index: size };
+      const entry = { ...entriesOf(chains[(op.k + 1) % chains.length]!).at(-1)!, index: size };
       return { req: { sessionId: c.sessionId, expected: { size, head: headAt(c, size).head }, entry, next: { ...headAt(c, size), size: size + 1, head: entry.hash }, nonces }, bad: false };
     }
     const next = c.appends[size - 1]!;
     if (op.kind === 'bad') {
-      // The same slot as an entry already stored: the database refuses it with a unique violation.
-      const taken = entriesOf(c).slice(1, size).find((e) => e.kind === next.entry.kind && e.ordinal !== undefined);
-      if (taken) return { req: { ...next, entry: { ...next.entry, ordinal: taken.ordinal! }, nonces }, bad: true };
+      // A well-formed step whose nonce claim the database refuses with an error (PostgreSQL text cannot hold NUL).
+      return { req: { ...next, nonces: [...nonces, { agentId: 'agent-\u0000', nonce: '1', intentHash: POOL[0]!.intentHash }] }, bad: true };
     }
     return { req: { ...next, nonces }, bad: false };
   }

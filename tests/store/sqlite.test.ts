@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
 import { ScratchStore, SqliteStore, type AppendRequest } from '../../src/store/index.js';
-import { driveDay, entriesOf, headAt, recordChains } from './helpers/record.js';
+import { driveDay, entriesOf, recordChains } from './helpers/record.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
 
 afterAll(removeTempDirs);
@@ -38,17 +38,11 @@ describe('SqliteStore', () => {
     const store = new SqliteStore(join(tempDir('gc'), 'b.db'));
     const [a, b] = await recordChains('batch', [1, 1], false);
     for (const c of [a!, b!]) expect(await store.createSession(c.genesis, c.head0)).toBe('created');
-    // A well-formed request on b's head after b's first append, whose entry reuses
-    // frame slot -1 of the same day: the unique slot index refuses it mid-batch.
-    const frame = entriesOf(b!)[1]!;
-    const slotTaken: AppendRequest = {
-      sessionId: b!.sessionId,
-      expected: { size: 2, head: headAt(b!, 2).head },
-      entry: { ...frame, index: 2 },
-      next: { ...headAt(b!, 3), head: frame.hash },
-      nonces: [],
-    };
-    const reqs = [a!.appends[0]!, a!.appends[0]!, b!.appends[0]!, slotTaken];
+    // A request on b's head after b's first append that passes every check before the
+    // database but whose entry the database refuses mid-batch (no hash: NOT NULL).
+    const noHash = null as unknown as string;
+    const refused: AppendRequest = { ...b!.appends[1]!, entry: { ...b!.appends[1]!.entry, hash: noHash }, next: { ...b!.appends[1]!.next, head: noHash } };
+    const reqs = [a!.appends[0]!, a!.appends[0]!, b!.appends[0]!, refused];
     const before = store.stats.commits;
     const out = await Promise.allSettled(reqs.map((r) => store.append(r)));
     expect(store.stats.commits).toBe(before + 1);

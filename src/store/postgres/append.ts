@@ -1,34 +1,26 @@
 /**
  * Group commit for the PostgreSQL store: appends of different sessions that
- * wait at the same moment share one statement (one transaction, one round
- * trip, one WAL flush) of the `tally_append` function (migration 5).
+ * wait at the same moment share one transaction (one commit, one WAL flush),
+ * each append still its own compare-and-append statement (`./append-sql.ts`).
  *
- * An append goes out at once while fewer than `maxInFlight` statements are
+ * An append goes out at once while fewer than `maxInFlight` transactions are
  * running (so a lone session pays no wait); otherwise it queues, and the next
  * free slot takes every queued append, at most one per session and at most
- * `maxBatch`, sorted by session id (so two processes' batches lock session
- * rows in one order). Each append in a batch is validated on its own and
- * gets its own answer, and none is acknowledged before the statement has
- * committed. If the statement fails, nothing in it was written: every
+ * `maxBatch`, sorted by session id (so two processes' batches take their
+ * entry keys in one order). Within the transaction each append sees the
+ * ones before it (a nonce claimed earlier in the batch is taken). Each append in a batch is validated on its own and
+ * gets its own answer, and none is acknowledged before the transaction has
+ * committed. If the transaction fails, nothing in it was written: every
  * append of the batch is retried alone, so one bad append cannot fail the
  * others.
  */
-import type { AppendOutcome, AppendRequest, NonceClaim } from '../types.js';
+import type { AppendOutcome, AppendRequest } from '../types.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
-
-/** The answer `tally_append` gives for one request. */
-export type AppendCode = 'ok' | 'head-moved' | 'nonce-taken' | 'sealed' | 'unknown-session';
-
-const CODES: ReadonlySet<string> = new Set<AppendCode>(['ok', 'head-moved', 'nonce-taken', 'sealed', 'unknown-session']);
-
-/** Whether the database answered a code this release knows. */
-export function isAppendCode(x: unknown): x is AppendCode {
-  return typeof x === 'string' && CODES.has(x);
-}
+import type { AppendCode } from './append-sql.js';
 
 /** How {@link GroupCommit} reaches the database. */
 export interface GroupCommitPort {
-  /** Runs one statement for the whole batch: one code per request, in order; throws if the statement failed (nothing written). */
+  /** Runs the whole batch in one transaction: one code per request, in order; throws if the transaction failed (nothing written). */
   runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]>;
   /** The outcome of a committed request's code (reads the owner of a taken nonce). */
   settle(request: AppendRequest, code: AppendCode): Promise<AppendOutcome>;
@@ -38,9 +30,9 @@ export interface GroupCommitPort {
 
 /** Limits of {@link GroupCommit}. */
 export interface GroupCommitOptions {
-  /** Most appends in one statement (default 16). 1 turns group commit off. */
+  /** Most appends in one transaction (default 16). 1 turns group commit off. */
   readonly maxBatch?: number;
-  /** Most statements running at once (default 4). */
+  /** Most transactions running at once (default 4). */
   readonly maxInFlight?: number;
 }
 
@@ -53,11 +45,11 @@ interface Pending {
 
 /** Counters of what {@link GroupCommit} did (for the bench and tests). */
 export interface GroupCommitStats {
-  /** Statements that carried more than one append. */
+  /** Transactions that carried more than one append. */
   readonly batches: number;
-  /** Appends sent in those statements. */
+  /** Appends sent in those transactions. */
   readonly batchedAppends: number;
-  /** Batches whose statement failed, so each append was retried alone. */
+  /** Batches whose transaction failed, so each append was retried alone. */
   readonly batchFailures: number;
   /** Appends sent alone (including the retries of failed batches). */
   readonly single: number;
@@ -85,7 +77,7 @@ export class GroupCommit {
     return { ...this.counts };
   }
 
-  /** Queues one append; resolves with its own outcome after its statement committed. */
+  /** Queues one append; resolves with its own outcome after its transaction committed. */
   append(request: AppendRequest): Promise<AppendOutcome> {
     return new Promise<AppendOutcome>((resolve, reject) => {
       this.queue.push({ request, resolve, reject, span: activeSpan() });
@@ -105,7 +97,7 @@ export class GroupCommit {
       const rest: Pending[] = [];
       const sessions = new Set<string>();
       for (const p of this.queue) {
-        // One append per session per statement: a second one on the same session waits for the next.
+        // One append per session per transaction: a second one on the same session waits for the next.
         if (batch.length < this.maxBatch && !sessions.has(p.request.sessionId)) {
           sessions.add(p.request.sessionId);
           batch.push(p);
@@ -136,7 +128,7 @@ export class GroupCommit {
     try {
       codes = await this.port.runBatch(batch.map((p) => p.request));
     } catch {
-      // The statement failed, so nothing of it was written and nothing is acknowledged: each alone.
+      // The transaction failed, so nothing of it was written and nothing is acknowledged: each alone.
       this.counts.batchFailures++;
       await Promise.all(batch.map((p) => this.alone(p)));
       return;
@@ -160,52 +152,4 @@ export class GroupCommit {
 function positive(name: string, n: number): number {
   if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${n}`);
   return n;
-}
-
-/** The 14 parameters of `tally_append` for `batch` (each request's nonces sorted and deduplicated). */
-export function appendParams(batch: readonly AppendRequest[]): unknown[] {
-  const ids: string[] = [];
-  const sizes: number[] = [];
-  const heads: string[] = [];
-  const phases: string[] = [];
-  const hashes: string[] = [];
-  const kinds: string[] = [];
-  const ordinals: (number | null)[] = [];
-  const bytes: Buffer[] = [];
-  const frontier: string[] = [];
-  const frontierLen: number[] = [];
-  const agents: string[] = [];
-  const nonces: string[] = [];
-  const intents: string[] = [];
-  const nonceLen: number[] = [];
-  for (const r of batch) {
-    ids.push(r.sessionId);
-    sizes.push(r.expected.size);
-    heads.push(r.expected.head);
-    phases.push(r.next.phase);
-    hashes.push(r.entry.hash);
-    kinds.push(r.entry.kind);
-    ordinals.push(r.entry.ordinal ?? null);
-    bytes.push(Buffer.from(r.entry.bytes.buffer, r.entry.bytes.byteOffset, r.entry.bytes.byteLength));
-    frontier.push(...r.next.frontier);
-    frontierLen.push(r.next.frontier.length);
-    const claims = sortedDistinct(r.nonces);
-    for (const c of claims) {
-      agents.push(c.agentId);
-      nonces.push(c.nonce);
-      intents.push(c.intentHash);
-    }
-    nonceLen.push(claims.length);
-  }
-  return [ids, sizes, heads, phases, hashes, kinds, ordinals, bytes, frontier, frontierLen, agents, nonces, intents, nonceLen];
-}
-
-/** One order for every transaction, so two appends reserving overlapping nonce sets cannot deadlock. */
-export function sortedDistinct(claims: readonly NonceClaim[]): NonceClaim[] {
-  const byKey = new Map<string, NonceClaim>();
-  for (const c of claims) {
-    const k = `${c.agentId.length}:${c.agentId}:${c.nonce}`;
-    if (!byKey.has(k)) byKey.set(k, c);
-  }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
 }

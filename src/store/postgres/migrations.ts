@@ -10,6 +10,8 @@
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
 
+import { frontierIndexesSql } from './append-sql.js';
+
 /** One numbered migration. */
 export interface PostgresMigration {
   readonly version: number;
@@ -196,6 +198,62 @@ END
 $fn$;
 `;
 
+/**
+ * Version 6: the head lives in the last entry, so an append is one `INSERT`
+ * (`append-sql.ts`) and no row is ever updated.
+ *
+ * Before, every append also updated the session row (size, head, frontier,
+ * phase): a second tuple, a dead one left behind, and a second WAL record
+ * per append, which held one session at ~0.6 of the server's raw commit
+ * rate. Now each entry row carries the phase after it and its `node` (the
+ * last hash of the frontier after it; the frontier of any size is the nodes
+ * of the entries that end its complete subtrees). The head is the row with
+ * the highest `idx`. Existing sessions get their phase copied into their
+ * last entry and their frontier's hashes into the entries that end its
+ * subtrees, which are all a later frontier can need (the immutability
+ * trigger is lifted for that one statement only). Then the session row
+ * keeps only its id and creation order and becomes insert-only.
+ *
+ * A frame or turn slot is its index: the phase rules put the frame of
+ * ordinal k at entry 2k + 3 and its turn at 2k + 4 (`protocol/slots.ts`),
+ * every store refuses an append that puts one elsewhere, and the slot is
+ * read by that index. So the `(session_id, idx)` key makes each slot hold
+ * one entry, and the `(session_id, kind, ordinal)` key, a second index
+ * written on every append, goes.
+ *
+ * The new columns carry no CHECK: a table CHECK is re-planned on every
+ * insert (measured: each costs several percent of a one-row append), and
+ * readers refuse what one would: a head whose phase is unknown or whose
+ * frontier hashes are missing is `TALLY_STORE_CORRUPT`, and the engine
+ * compares the frontier with the one it re-derives.
+ *
+ * The foreign key from entries to sessions goes: every append checks, in its
+ * own statement, that the entry before it exists, and the chain starts at a
+ * genesis inserted together with its session row, so it could never fire;
+ * checking it cost a row lock on the session per append. The sealed guard of
+ * migration 2 goes with the session row's phase: the append statement
+ * refuses to follow a `finalize`, and an entry added by hand after one is
+ * refused when the engine re-derives the chain on load (as any entry written
+ * behind the engine's back is).
+ */
+export const POSTGRES_V6_SQL = (s: string): string => `
+ALTER TABLE ${s}.entries ADD COLUMN node bytea, ADD COLUMN phase text;
+ALTER TABLE ${s}.entries DISABLE TRIGGER entries_immutable;
+UPDATE ${s}.entries e SET phase = x.phase
+  FROM ${s}.sessions x WHERE e.session_id = x.id AND e.idx = x.size - 1;
+UPDATE ${s}.entries e SET node = decode(x.frontier[f.j], 'hex')
+  FROM ${s}.sessions x CROSS JOIN LATERAL (${frontierIndexesSql('x.size')}) AS f
+  WHERE e.session_id = x.id AND e.idx = f.idx;
+ALTER TABLE ${s}.entries ENABLE TRIGGER entries_immutable;
+ALTER TABLE ${s}.entries DROP CONSTRAINT entries_session_id_fkey;
+ALTER TABLE ${s}.entries DROP CONSTRAINT entries_session_id_kind_ordinal_key;
+DROP TRIGGER sessions_sealed ON ${s}.sessions;
+DROP FUNCTION ${s}.tally_append(text[], integer[], text[], text[], text[], text[], integer[], bytea[], text[], integer[], text[], text[], text[], integer[]);
+ALTER TABLE ${s}.sessions DROP COLUMN size, DROP COLUMN head, DROP COLUMN frontier, DROP COLUMN phase;
+CREATE TRIGGER sessions_immutable BEFORE UPDATE ON ${s}.sessions
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
@@ -203,6 +261,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 3, name: 'signing log', sql: POSTGRES_V3_SQL },
   { version: 4, name: 'witness cosignatures', sql: POSTGRES_V4_SQL },
   { version: 5, name: 'batched compare-and-append', sql: POSTGRES_V5_SQL },
+  { version: 6, name: 'the head lives in the last entry', sql: POSTGRES_V6_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -12,9 +12,14 @@ const RETRYABLE = new Set(['40001', '40P01']);
 
 /** Runs one statement, again if the server aborted it as a deadlock or serialization victim. */
 export async function retrying<R extends object>(run: () => Promise<pg.QueryResult<R>>): Promise<R[]> {
+  return (await retryingCall(run)).rows;
+}
+
+/** Runs `run` (statements outside a transaction), again if the server aborted one as a deadlock or serialization victim. */
+export async function retryingCall<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return (await run()).rows;
+      return await run();
     } catch (cause) {
       const code = (cause as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;

@@ -1,16 +1,16 @@
 /**
  * The shared durable store: PostgreSQL through a `pg` connection pool. Any
  * number of engine processes may use one database: compare-and-append is one
- * statement (so one transaction) calling `tally_append`, whose conditional
- * `UPDATE` of the session row leads each append (the row lock serialises
- * writers of one session; the losers see the new head and write nothing),
+ * `INSERT` of the entry row, which carries the head after it
+ * (`./append-sql.ts`): the `(session_id, idx)` primary key lets exactly one
+ * writer of an index win (the losers wait for its commit and write nothing),
  * and the `(agent_id, nonce)` primary key makes a nonce reservation win
  * exactly once across all sessions. Appends of different sessions waiting at
- * the same moment share one such statement (group commit, `./append.ts`).
+ * the same moment share one transaction (group commit, `./append.ts`).
  */
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
-import type { SessionPhase } from '../../protocol/index.js';
+import { SESSION_PHASES, isMember, slotIndex } from '../../protocol/index.js';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -25,9 +25,11 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
+import { checkAppendRequest } from '../request.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
-import { GroupCommit, appendParams, isAppendCode, type AppendCode, type GroupCommitOptions, type GroupCommitStats } from './append.js';
-import { ioError, redact, retrying, transaction } from './sql.js';
+import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
+import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
+import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
@@ -56,13 +58,6 @@ export const DEFAULT_PG_SCHEMA = 'tally';
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 const UNIQUE_VIOLATION = '23505';
 
-interface HeadRow {
-  readonly size: number;
-  readonly head: string;
-  readonly frontier: string[];
-  readonly phase: SessionPhase;
-}
-
 /**
  * A {@link TranscriptStore} in a PostgreSQL schema. Create it with
  * {@link PostgresStore.open}, which runs pending migrations.
@@ -80,7 +75,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private readonly pool: pg.Pool;
   private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly signed: string; readonly version: string };
   private readonly group: GroupCommit;
-  private readonly appendSql: string;
+  private readonly sql: AppendStatements;
   private closed = false;
 
   private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions) {
@@ -89,7 +84,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     this.name = name;
     const s = pg.escapeIdentifier(schema);
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
-    this.appendSql = `SELECT ${s}.tally_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS o`;
+    this.sql = appendStatements(s);
     this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), settle: (r, c) => this.settle(r, c), runOne: (r) => this.runOne(r) }, group);
   }
 
@@ -133,29 +128,29 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
       throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
     }
-    // One statement is one transaction: the session row and its genesis entry together or not at all.
+    // One statement is one transaction: the session row and its genesis entry (with the head after it) together or not at all.
     const rows = await this.query<{ created: boolean }>(
       'create a session',
       `WITH s AS (
-         INSERT INTO ${this.t.sessions} (id, size, head, frontier, phase) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id
+         INSERT INTO ${this.t.sessions} (id) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING id
        ), e AS (
-         INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes) SELECT id, $6, $7, $8, $9, $10 FROM s RETURNING 1
+         INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes, node, phase) SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM s RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM e) AS created`,
-      [head.sessionId, head.size, head.head, head.frontier, head.phase, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes)],
+      [head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes), frontierNode(head), head.phase],
     );
     return rows[0]?.created ? 'created' : 'exists';
   }
 
   /**
    * Compare-and-append through the group-commit queue ({@link GroupCommit}):
-   * one call of the `tally_append` function (migration 5) per statement, for
-   * this append alone or with appends of other sessions waiting at the same
-   * moment. Resolves only after that statement committed.
+   * one `INSERT` of the entry row (`./append-sql.ts`), alone or in one
+   * transaction with appends of other sessions waiting at the same moment.
+   * Resolves only after that transaction committed.
    */
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.live();
-    checkRequest(req);
+    checkAppendRequest(req);
     return this.group.append(req);
   }
 
@@ -164,19 +159,18 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     return this.group.stats;
   }
 
-  /** One statement for `batch`: one code per request; throws (nothing written) if it failed. */
+  /** One transaction for `batch`, each append its own statement: one code per request; throws (nothing written) if it failed. */
   private async runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]> {
-    const rows = await retrying(() => this.pool.query<{ o: unknown }>({ name: 'tally_append', text: this.appendSql, values: appendParams(batch) }));
-    const list = rows[0]?.o;
-    if (!Array.isArray(list) || list.length !== batch.length || !list.every(isAppendCode)) {
-      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append batch with ${JSON.stringify(list)} (${this.name}).`);
-    }
-    return list;
+    return transaction(this.pool, this.name, 'append a batch', async (c) => {
+      const codes: AppendCode[] = [];
+      for (const req of batch) codes.push(await this.appendOn(c, req));
+      return { commit: true, value: codes };
+    });
   }
 
   /**
-   * One append alone. The row lock on the session serialises appends to one
-   * session: a concurrent loser re-checks against the winner's row and writes
+   * One append alone: one statement, so one transaction. A concurrent writer
+   * of the same index makes this one wait for its commit and then write
    * nothing. A nonce reserved by a concurrent statement that then commits
    * raises a unique violation that rolls the whole statement back; the owner
    * is read afterwards.
@@ -184,7 +178,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private async runOne(req: AppendRequest): Promise<AppendOutcome> {
     let code: AppendCode;
     try {
-      code = (await this.runBatch([req]))[0]!;
+      code = await retryingCall(() => this.appendOn(this.pool, req));
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
@@ -194,6 +188,20 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       throw ioError(this.name, 'append', cause);
     }
     return this.settle(req, code);
+  }
+
+  /** Runs the append statement for `req` on `on` (a pool or a connection in a transaction); if it wrote nothing, asks why. */
+  private async appendOn(on: pg.Pool | pg.PoolClient, req: AppendRequest): Promise<AppendCode> {
+    const nonces = req.nonces.length > 0;
+    const st = nonces ? this.sql.withNonces : this.sql.plain;
+    const r = await on.query({ name: st.name, text: st.text, values: appendValues(req, nonces) });
+    if (r.rowCount === 1) return 'ok';
+    const why = await on.query<{ code: unknown }>({ name: this.sql.classify.name, text: this.sql.classify.text, values: classifyValues(req) });
+    const code = why.rows[0]?.code;
+    if (r.rowCount !== 0 || !isAppendCode(code) || code === 'ok') {
+      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append with ${r.rowCount} rows and ${JSON.stringify(code)} (${this.name}).`);
+    }
+    return code;
   }
 
   /** The outcome for the database's code; for `nonce-taken`, names the first owner in request order. */
@@ -215,9 +223,15 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   async loadHead(sessionId: string): Promise<SessionHead | undefined> {
     this.live();
-    const rows = await this.query<HeadRow>('read a head', `SELECT size, head, frontier, phase FROM ${this.t.sessions} WHERE id = $1`, [sessionId], 'tally_load_head');
+    // The head is the last entry; the frontier is the nodes of the entries that end its complete subtrees (`./append-sql.ts`).
+    const rows = await this.query<HeadRow>('read a head', this.sql.head.text, [sessionId], this.sql.head.name);
     const r = rows[0];
-    return r ? { sessionId, size: r.size, head: r.head, frontier: r.frontier, phase: r.phase } : undefined;
+    if (!r) return undefined;
+    const frontier = r.frontier ?? [];
+    if (!isMember(SESSION_PHASES, r.phase) || frontier.length !== r.want || !frontier.every((x): x is string => typeof x === 'string')) {
+      throw new TallyError('TALLY_STORE_CORRUPT', `PostgreSQL session ${sessionId.slice(0, 16)}… has no complete head at entry ${r.idx}: a node of its frontier or its phase is missing (${this.name}).`);
+    }
+    return { sessionId, size: r.idx + 1, head: r.hash, frontier, phase: r.phase };
   }
 
   async readRange(sessionId: string, from: number, to: number): Promise<StoredEntry[]> {
@@ -234,11 +248,14 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   async readSlot(sessionId: string, kind: 'frame' | 'turn', ordinal: number): Promise<StoredEntry | undefined> {
     this.live();
+    // A slot is its index (protocol/slots.ts): every append is checked to put it there (store/request.ts).
+    const idx = slotIndex(kind, ordinal);
+    if (!Number.isSafeInteger(idx) || idx < 1 || idx > 2_147_483_647) return undefined;
     const rows = await this.query<EntryRow>(
       'read a slot',
-      `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND kind = $2 AND ordinal = $3`,
-      [sessionId, kind, ordinal],
-      'tally_read_slot',
+      `SELECT idx, hash, kind, ordinal, bytes FROM ${this.t.entries} WHERE session_id = $1 AND idx = $2 AND kind = $3 AND ordinal = $4`,
+      [sessionId, idx, kind, ordinal],
+      'tally_read_slot6',
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }
@@ -373,13 +390,6 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     } catch (cause) {
       throw ioError(this.name, what, cause);
     }
-  }
-}
-
-function checkRequest(r: AppendRequest): void {
-  const e = r.entry;
-  if (e.index !== r.expected.size || r.next.size !== r.expected.size + 1 || r.next.head !== e.hash || r.next.sessionId !== r.sessionId) {
-    throw new TallyError('TALLY_STORE_MISUSE', 'An append request must add entry `expected.size` and produce the head (size + 1, entry hash) of the same session.');
   }
 }
 

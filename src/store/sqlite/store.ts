@@ -29,6 +29,7 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
+import { checkAppendRequest } from '../request.js';
 import { checkSignedRecord, toEntry, toOwner } from '../rows.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import type { Settled } from './connection.js';
@@ -152,7 +153,7 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
   append(request: AppendRequest): Promise<AppendOutcome> {
     try {
       this.live();
-      checkRequest(request);
+      checkAppendRequest(request);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -294,14 +295,6 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
       this.guard.noteFailure(error);
       return { ok: false, error };
     });
-  }
-}
-
-/** Misuse checks shared by every append: the request must describe one consistent step. */
-function checkRequest(r: AppendRequest): void {
-  const e = r.entry;
-  if (e.index !== r.expected.size || r.next.size !== r.expected.size + 1 || r.next.head !== e.hash || r.next.sessionId !== r.sessionId) {
-    throw new TallyError('TALLY_STORE_MISUSE', 'An append request must add entry `expected.size` and produce the head (size + 1, entry hash) of the same session.');
   }
 }
 
