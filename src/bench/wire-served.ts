@@ -34,6 +34,9 @@ export interface ClientRun {
   readonly turnsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Turns sent before the clock started (JIT, lazily loaded modules), and their p99. */
+  readonly warmupTurns: number;
+  readonly warmupP99Ms: number;
 }
 
 function profArgs(tag: string): string[] {
@@ -147,7 +150,7 @@ export async function benchWireServed(options: BenchWireServedOptions = {}): Pro
       baselineName: 'node:http JSON-RPC echo, same clients',
       baselinePerSecond: Math.round(e.turnsPerSecond),
       ratio: round(r.turnsPerSecond / e.turnsPerSecond, 3),
-      note: `p50 ${round(r.p50Ms)} ms, p99 ${round(r.p99Ms)} ms, failures ${r.failures}; echo p50 ${round(e.p50Ms)} ms, p99 ${round(e.p99Ms)} ms; each turn is a frame and a turn round trip`,
+      note: `p50 ${round(r.p50Ms)} ms, p99 ${round(r.p99Ms)} ms (cold: p99 ${round(r.warmupP99Ms)} ms over the ${r.warmupTurns} warm-up turns before the clock), failures ${r.failures}; echo p50 ${round(e.p50Ms)} ms, p99 ${round(e.p99Ms)} ms; each turn is a frame and a turn round trip`,
     });
   }
   return { figures, runs };
