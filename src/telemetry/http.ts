@@ -1,7 +1,8 @@
 /**
  * The server span of one HTTP request, continuing the caller's trace: a W3C
- * `traceparent` (and `tracestate`) header is extracted through the
- * propagation API, so an agent harness's trace goes on into Tally. Only the
+ * `traceparent` header is extracted through the propagation API, so an agent
+ * harness's trace goes on into Tally (its `tracestate` is not: free text that
+ * the span would carry to every exporter). Only the
  * route template is recorded (session ids become `{id}`), never the query,
  * headers or body.
  */
@@ -24,7 +25,8 @@ export function routeOf(path: string): string {
  */
 export function traceRequest(headers: Readonly<Record<string, string | string[] | undefined>>, method: string | undefined, path: string, handle: () => Promise<void>, status: () => number): Promise<void> {
   if (!tracing()) return handle();
-  const parent = propagation.extract(ROOT_CONTEXT, headers);
+  // `tracestate` is free text (a caller may put a token in it) that a span would carry to every exporter: not taken.
+  const parent = propagation.extract(ROOT_CONTEXT, { ...headers, tracestate: undefined });
   const m = label(ATTR.method, method, 'OTHER');
   const route = routeOf(path);
   return context.with(parent, () =>
