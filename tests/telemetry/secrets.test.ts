@@ -1,6 +1,7 @@
 /**
  * Telemetry never carries a secret: tokens (valid, invalid, in the header,
- * the path, the query or a forged traceparent), the engine's private key,
+ * the path, the query or the tracestate of a forged but well-formed
+ * traceparent, whose trace is continued), the engine's private key,
  * authored bytes (raw or base64) and error messages are sent through a real
  * server, engine, notary and judge wrapper under a registered SDK, and then
  * searched for in every exported span and metric. The attribute gate itself
@@ -20,6 +21,14 @@ import { installSdk } from './helpers.js';
 /** The demo engine key's private seed (RFC 8032 test 1), as hex: 64 hex digits, shaped like a session id. */
 const KEY_SEED_HEX = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
 const MARK = 'SECRET-c0ffee-authored';
+/**
+ * A forged but well-formed W3C traceparent (version 00, 32-hex trace id,
+ * 16-hex parent id, sampled): the server span continues it (the ids are the
+ * caller's, not secrets), while its `tracestate` carries the caller's token.
+ */
+const FORGED_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const FORGED_PARENT = '00f067aa0ba902b7';
+const FORGED_TRACEPARENT = `00-${FORGED_TRACE}-${FORGED_PARENT}-01`;
 
 describe('no secret reaches telemetry', async () => {
   const sdk = installSdk();
@@ -43,7 +52,7 @@ describe('no secret reaches telemetry', async () => {
   const open = await call('session/open', { spec: { name: `desk ${MARK}`, note: token } });
   const sid = open.result!['sessionId'] as string;
   const f = (await call('session/frame', { sessionId: sid, ordinal: -1, time: 1_000, data: { secret: MARK } })).result!;
-  await call('session/turn', { sessionId: sid, ordinal: -1, parentHash: f['entryHash'], frameRoot: f['frameRoot'], body: { kind: 'authored', bytes: toBase64(authored) } }, { traceparent: `00-${KEY_SEED_HEX.slice(0, 32)}-${token.slice(0, 16)}-01`, tracestate: `k=${token}` });
+  await call('session/turn', { sessionId: sid, ordinal: -1, parentHash: f['entryHash'], frameRoot: f['frameRoot'], body: { kind: 'authored', bytes: toBase64(authored) } }, { traceparent: FORGED_TRACEPARENT, tracestate: `k=${token}` });
   await call('session/describe', { sessionId: KEY_SEED_HEX });
   await call('session/describe', { sessionId: token });
   await call('session/describe', { sessionId: sid }, {}, stranger);
@@ -63,11 +72,22 @@ describe('no secret reaches telemetry', async () => {
 
   it('finds no token, key, authored byte or error message in any span or metric', async () => {
     const spans = JSON.stringify(
-      sdk.spans().map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events, links: s.links, resource: s.resource.attributes, trace: s.spanContext() })),
+      // Trace states serialized as the OTLP exporter sends them (`traceState`), parents included.
+      sdk.spans().map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events, links: s.links, resource: s.resource.attributes, trace: s.spanContext(), state: s.spanContext().traceState?.serialize(), parent: s.parentSpanContext, parentState: s.parentSpanContext?.traceState?.serialize() })),
     );
     const everything = spans + (await sdk.allMetricsJson());
     const secrets = [token, stranger, hashToken(token), KEY_SEED_HEX, toBase64(Buffer.from(KEY_SEED_HEX, 'hex')), MARK, toBase64(authored), token.slice(0, 16)];
     for (const s of secrets) expect(everything, s).not.toContain(s);
+  });
+
+  it('continues the well-formed forged traceparent, so the tracestate scan above is not vacuous', () => {
+    expect(FORGED_TRACEPARENT).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const http = sdk.spans().filter((s) => s.spanContext().traceId === FORGED_TRACE);
+    expect(http.map((s) => s.name)).toContain('POST /rpc');
+    const server = http.find((s) => s.name === 'POST /rpc')!;
+    expect(server.parentSpanContext?.spanId).toBe(FORGED_PARENT);
+    expect(http.map((s) => s.name)).toContain('tally.turn');
+    for (const s of http) expect(s.spanContext().traceState?.serialize() ?? '', s.name).toBe('');
   });
 
   it('keeps the identifiers that are not secret', () => {
