@@ -5,15 +5,22 @@
  * node:crypto on good, forged, foreign and malformed notes — fixed cases and
  * random single-byte edits (fast-check, printed seed); and so must the witness
  * quorum rule run under the page's Ed25519Oracle equal it with node:crypto.
+ * Agreement alone would pass a bug both sides share, so both are also held to
+ * known answers: RFC 8032 §7.1 Ed25519 tests 1 and 2, FIPS 180-2 SHA-256
+ * examples, and the expected quorum verdicts of the fixed cases.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateEngineKey } from '../../src/receipt/keys/index.js';
 import { decodeVerifierKey, openNote, parseVerifierKey, signNote } from '../../src/receipt/note/index.js';
-import { toHex } from '../../src/protocol/index.js';
+import { createHash } from 'node:crypto';
+import { sha256 as codecSha256, sha256Into as codecSha256Into } from '../../src/codec/sha256.js';
+import { fromHex, toHex } from '../../src/protocol/index.js';
+import { ed25519PrivateKeyObject, ed25519PublicKeyObject, ed25519RawPublicKey, ed25519Sign, ed25519Verify } from '../../src/receipt/note/ed25519.js';
 import { addSignatureLines, checkWitnessPolicy, cosignatureLine, cosignerKeyFrom, parseWitnessPolicy } from '../../src/witness/index.js';
 import { parseWitnessPolicyWith } from '../../src/witness/policy/parse-text.js';
-import { Ed25519Oracle, openNoteWebCrypto } from '../../src/web/browser/crypto.js';
+import { Ed25519Oracle, ed25519VerifyWebCrypto, openNoteWebCrypto, sha256 as pageSha256 } from '../../src/web/browser/crypto.js';
+import { sha256Into as pageSha256Into } from '../../src/web/browser/sha256.js';
 
 const engine = generateEngineKey('tally.example/desk');
 const other = generateEngineKey('tally.example/desk');
@@ -68,8 +75,8 @@ describe('checkWitnessPolicy under the page oracle', () => {
   const nodePolicy = parseWitnessPolicy(policyText);
   if (!nodeLog.ok || !nodePolicy.ok) throw new Error('fixture');
 
-  /** The node verdict (node:crypto) and the page's (WebCrypto through Ed25519Oracle) must be equal. */
-  async function both(n: string): Promise<void> {
+  /** The node verdict (node:crypto) and the page's (WebCrypto through Ed25519Oracle) must be equal; returns it. */
+  async function both(n: string): Promise<Awaited<ReturnType<typeof checkWitnessPolicy>>> {
     const node = checkWitnessPolicy(n, [nodeLog.ok ? nodeLog.verifier : (undefined as never)], nodePolicy.ok ? nodePolicy.policy : (undefined as never));
     const oracle = new Ed25519Oracle();
     const webPolicy = parseWitnessPolicyWith(policyText, oracle.bind);
@@ -77,11 +84,15 @@ describe('checkWitnessPolicy under the page oracle', () => {
     const k = decoded(engine.verifierKey);
     const web = await oracle.exact(() => checkWitnessPolicy(n, [{ name: k.name, keyId: k.keyId, publicKey: k.publicKey, verify: oracle.bind(k.publicKey) }], webPolicy.policy));
     expect(web).toEqual(node);
+    return web;
   }
 
-  it('agrees with node:crypto on a met quorum, a missing cosignature, and single-byte edits (seed 0x3c0516)', async () => {
-    await both(note);
-    await both(addSignatureLines(signNote(text, [engine]), [cosignatureLine(text, w1, 1_700_000_000)]));
+  it('agrees with node:crypto on a met quorum, a missing cosignature, a forged one, and single-byte edits (seed 0x3c0516)', async () => {
+    expect(await both(note)).toMatchObject({ ok: true, signed: ['w1.example', 'w2.example'], missing: [] });
+    expect(await both(addSignatureLines(signNote(text, [engine]), [cosignatureLine(text, w1, 1_700_000_000)]))).toMatchObject({ ok: false, code: 'below-quorum', signed: ['w1.example'], missing: ['w2.example'] });
+    // w2's cosignature line over another checkpoint, pasted under this one: a pinned witness's bad line rejects the note.
+    const forged = addSignatureLines(signNote(text, [engine]), [cosignatureLine(text, w1, 1_700_000_000), cosignatureLine(text.replace('\n5\n', '\n6\n'), w2, 1_700_000_001)]);
+    expect((await both(forged)).ok).toBe(false);
     const seed = 0x3c0516;
     console.log(`fast-check seed ${seed}`);
     await fc.assert(
@@ -90,5 +101,78 @@ describe('checkWitnessPolicy under the page oracle', () => {
       }),
       { seed, numRuns: 100 },
     );
+  });
+});
+
+/** RFC 8032 §7.1, TEST 1 (empty message) and TEST 2 (one byte 0x72): secret key, public key, message, signature. */
+const RFC8032 = [
+  {
+    name: 'TEST 1',
+    secretKey: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+    publicKey: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    message: '',
+    signature: 'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+  },
+  {
+    name: 'TEST 2',
+    secretKey: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+    publicKey: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+    message: '72',
+    signature: '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+  },
+] as const;
+
+/** FIPS 180-2 SHA-256 examples (one block, two blocks) and the empty message. */
+const SHA256_KAT = [
+  { message: '', digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+  { message: 'abc', digest: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' },
+  { message: 'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', digest: '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1' },
+] as const;
+
+/** The same bytes with bit 0 of byte `at` flipped. */
+const flip = (b: Uint8Array, at: number): Uint8Array => {
+  const c = b.slice();
+  c[at] = c[at]! ^ 1;
+  return c;
+};
+
+describe('known answers (the page and node:crypto are each held to published vectors)', () => {
+  describe.each(RFC8032)('Ed25519 RFC 8032 $name', (v) => {
+    const publicKey = fromHex(v.publicKey);
+    const message = fromHex(v.message);
+    const signature = fromHex(v.signature);
+
+    it('node:crypto derives the public key and the exact signature from the secret key, and verifies it', () => {
+      const priv = ed25519PrivateKeyObject(fromHex(v.secretKey));
+      expect(toHex(ed25519RawPublicKey(priv))).toBe(v.publicKey);
+      expect(toHex(ed25519Sign(priv, message))).toBe(v.signature);
+      const pub = ed25519PublicKeyObject(publicKey)!;
+      expect(ed25519Verify(pub, message, signature)).toBe(true);
+      expect(ed25519Verify(pub, message, flip(signature, 0))).toBe(false);
+      expect(ed25519Verify(pub, new Uint8Array([...message, 0]), signature)).toBe(false);
+    });
+
+    it('the page (WebCrypto, directly and through Ed25519Oracle) accepts the vector and refuses any edit of it', async () => {
+      expect(await ed25519VerifyWebCrypto(publicKey, message, signature)).toBe(true);
+      expect(await ed25519VerifyWebCrypto(publicKey, message, flip(signature, 0))).toBe(false);
+      expect(await ed25519VerifyWebCrypto(publicKey, message, flip(signature, 63))).toBe(false);
+      expect(await ed25519VerifyWebCrypto(flip(publicKey, 0), message, signature)).toBe(false);
+      expect(await ed25519VerifyWebCrypto(publicKey, new Uint8Array([...message, 0]), signature)).toBe(false);
+      const oracle = new Ed25519Oracle();
+      const verify = oracle.bind(publicKey);
+      expect(await oracle.exact(() => [verify(message, signature), verify(message, flip(signature, 32))])).toEqual([true, false]);
+    });
+  });
+
+  it.each(SHA256_KAT)('SHA-256 of $message: the page (@noble) and the engine (node:crypto)', ({ message, digest }) => {
+    const bytes = new TextEncoder().encode(message);
+    expect(createHash('sha256').update(bytes).digest('hex'), 'cross-check of the vector').toBe(digest);
+    expect(toHex(pageSha256(bytes))).toBe(digest);
+    expect(toHex(codecSha256(bytes))).toBe(digest);
+    for (const into of [pageSha256Into, codecSha256Into]) {
+      const out = new Uint8Array(32);
+      into(bytes, out);
+      expect(toHex(out)).toBe(digest);
+    }
   });
 });
