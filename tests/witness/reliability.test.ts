@@ -4,7 +4,10 @@
  *   still holds exactly the root it persisted (no second root is cosigned at
  *   that size) and the submitter gets its cosignature on resubmission;
  * - four engines (logs) submitting to one witness process concurrently, each
- *   growing its own session while also racing on a shared one.
+ *   growing its own session while also racing on a shared one; every size the
+ *   witness reports holding for an origin (each cosignature, each 409, and a
+ *   stale first checkpoint replayed after every round) is recorded, and the
+ *   sizes of each origin must never go down.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateEngineKey } from '../../src/receipt/index.js';
 import { addSignatureLines, parseCosignerVerifierKey, submitCheckpoint, verifyCosignatures } from '../../src/witness/index.js';
 import { TALLY, tally } from '../cli/helpers.js';
-import { testLog } from './helpers.js';
+import { testLog, type TestLog } from './helpers.js';
 import { startListening } from './serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tally-witness-rel-'));
@@ -58,6 +61,20 @@ describe('witness reliability', () => {
     tally(['witness', 'keygen', '--name', 'witness.example/four', '--key', key]);
     const engines = [0, 1, 2, 3].map((i) => testLog(`engine${i}.example`, `${i}${i}`.repeat(32), generateEngineKey(`engine${i}.example`)));
     const w = await startListening([TALLY, 'witness', 'serve', '--key', key, '--db', db, ...engines.flatMap((e) => ['--log-key', e.key.verifierKey])]);
+    /** Every size the witness said it holds for an origin, in the order it said so. */
+    const seen = new Map<string, number[]>();
+    const observe = (origin: string, size: number): void => {
+      const sizes = seen.get(origin) ?? [];
+      expect(size, `${origin} went ${[...sizes, size].join(' → ')}`).toBeGreaterThanOrEqual(sizes.at(-1) ?? 0);
+      seen.set(origin, [...sizes, size]);
+    };
+    /** Replays `e`'s stale first checkpoint (old 0, size 1): the witness must refuse it with the size it holds. */
+    const probe = async (e: TestLog): Promise<void> => {
+      const r = await submitCheckpoint(w.url, e.body(0, 1));
+      if (r.kind !== 'conflict' && r.kind !== 'cosigned') throw new Error(`probe of ${e.origin}: ${r.kind}`);
+      observe(e.origin, r.kind === 'conflict' ? r.size : 1); // cosigned: the witness now holds size 1
+      expect(r.kind).toBe('conflict');
+    };
     try {
       await Promise.all(
         engines.map(async (e) => {
@@ -67,6 +84,8 @@ describe('witness reliability', () => {
             const r = await submitCheckpoint(w.url, e.body(cosigned));
             expect(r.kind).toBe('cosigned');
             cosigned = e.leaves.length;
+            observe(e.origin, cosigned);
+            await probe(e);
           }
           return cosigned;
         }),
@@ -75,12 +94,27 @@ describe('witness reliability', () => {
       const shared = engines[0]!;
       const at = shared.leaves.length;
       shared.append(8);
-      const race = await Promise.all([at + 2, at + 4, at + 6, at + 8].map((s) => submitCheckpoint(w.url, shared.body(at, s))));
+      const race = await Promise.all(
+        [at + 2, at + 4, at + 6, at + 8].map(async (s) => {
+          const r = await submitCheckpoint(w.url, shared.body(at, s));
+          if (r.kind === 'cosigned') observe(shared.origin, s);
+          if (r.kind === 'conflict') observe(shared.origin, r.size);
+          return r;
+        }),
+      );
       const winners = race.filter((r) => r.kind === 'cosigned');
       expect(winners).toHaveLength(1);
       const conflicts = race.filter((r) => r.kind === 'conflict');
       expect(conflicts).toHaveLength(3);
       expect(new Set(conflicts.map((c) => (c.kind === 'conflict' ? c.size : -1))).size).toBe(1);
+      await Promise.all(engines.map(probe));
+      // Over the whole run: every origin was observed after each round and at the end, and never went down.
+      expect([...seen.keys()].sort()).toEqual(engines.map((e) => e.origin).sort());
+      for (const [origin, sizes] of seen) {
+        expect(sizes.length, origin).toBeGreaterThanOrEqual(11);
+        expect(sizes, origin).toEqual([...sizes].sort((a, b) => a - b));
+      }
+      expect(seen.get(shared.origin)!.at(-1)).toBe(at + 2 * (race.findIndex((r) => r.kind === 'cosigned') + 1));
     } finally {
       w.child.kill('SIGTERM');
       await w.exited;
