@@ -78,7 +78,7 @@ function answerOf(member: PanelMember, requestSha256: string, a: SettledAnswer, 
 }
 
 /** The judge client that answers for `member`: same model, and the same signer when the client declares one. */
-export function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | undefined {
+function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | undefined {
   return clients.find((j) => j.model === member.model && (j.signer === undefined || j.signer.toLowerCase() === member.signer));
 }
 
