@@ -147,7 +147,7 @@ export interface JudgeRequestInput {
 }
 
 /** The amount as the action line writes it: its `<size>` field, verbatim. */
-export function actionAmount(action: string): string {
+function actionAmount(action: string): string {
   return action.split('|')[5] ?? '';
 }
 

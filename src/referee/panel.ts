@@ -8,10 +8,9 @@
  * fails or times out counts as DENY for that turn. Replay never asks: it
  * re-verifies every recorded answer and applies the same rule.
  */
-import { fromBase64, toBase64 } from '../protocol/index.js';
 import { judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
-import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
-import { assessVerdict, cleanText } from './verdict.js';
+import { judgedEvidence, readRecordedAnswer, settleAnswer, thrownAnswer, unavailableEvidence, type RecordedAnswerProblem, type SettledAnswer } from './evidence.js';
+import { isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
 import { traceJudge } from '../telemetry/index.js';
 
 /** One judge of a mandate's panel. */
@@ -60,36 +59,26 @@ export interface QuorumFigures {
   readonly allow: number;
 }
 
-const MESSAGE_MAX = 200;
+/** The replay message for each way a recorded panel answer can be unreadable. */
+const RECORDED_PROBLEM: Readonly<Record<RecordedAnswerProblem, (i: number) => string>> = {
+  failure_malformed: (i) => `panel answer ${i}: the recorded failure is malformed`,
+  no_response: (i) => `panel answer ${i} lacks its response bytes or signature`,
+  signed_by: (i) => `panel answer ${i}: signed_by must be "operator" when present`,
+};
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function failed(member: PanelMember, requestSha256: string, failure: JudgeFailure, message: string): PanelAnswer {
-  return { judge: member.signer, model: member.model, request_sha256: requestSha256, admitted: false, code: 'judge_unavailable', failure, message: cleanText(Array.from(message).slice(0, MESSAGE_MAX).join('')) };
-}
-
-function assessed(member: PanelMember, requestSha256: string, response: Uint8Array, signature: string, action: string, ruleCount: number, operator: boolean, independent: boolean): PanelAnswer {
-  const a = assessVerdict({ model: member.model, requestSha256, response, signature, trusted: [member.signer], action, ruleCount, operatorSigned: operator, independent });
-  return {
-    judge: member.signer,
-    model: member.model,
-    request_sha256: requestSha256,
-    admitted: a.admitted,
-    ...(a.code === undefined ? {} : { code: a.code }),
-    message: a.message,
-    response: toBase64(response),
-    signature,
-    ...(a.signer === undefined ? {} : { signer: a.signer }),
-    ...(a.decision === undefined ? {} : { decision: a.decision }),
-    ...(a.format === undefined ? {} : { format: a.format }),
-    ...(operator ? { signed_by: 'operator' as const } : {}),
-  };
+/** `member`'s recorded answer: its failure, or its assessed evidence. */
+function answerOf(member: PanelMember, requestSha256: string, a: SettledAnswer, action: string, ruleCount: number, independent: boolean): PanelAnswer {
+  if (!a.ok) return { judge: member.signer, model: member.model, request_sha256: requestSha256, ...unavailableEvidence(a.failure, a.message) };
+  const e = judgedEvidence({ model: member.model, requestSha256, response: a.response, signature: a.signature, trusted: [member.signer], action, ruleCount, operatorSigned: a.operator, independent });
+  return { judge: member.signer, model: member.model, request_sha256: requestSha256, ...e.outcome, ...e.proof };
 }
 
 /** The judge client that answers for `member`: same model, and the same signer when the client declares one. */
-export function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | undefined {
+function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | undefined {
   return clients.find((j) => j.model === member.model && (j.signer === undefined || j.signer.toLowerCase() === member.signer));
 }
 
@@ -104,7 +93,8 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       const requestBytes = judgeRequestBytes(req);
       const requestSha256 = sha256Hex(requestBytes);
       const client = clientFor(member, clients);
-      if (!client) return failed(member, requestSha256, 'no_judge', `the referee has no client for judge ${member.signer} (${member.model})`);
+      const independent = panel.independent === true;
+      if (!client) return answerOf(member, requestSha256, { ok: false, failure: 'no_judge', message: `the referee has no client for judge ${member.signer} (${member.model})` }, base.action, ruleCount, independent);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<JudgeAnswer>((resolve) => {
         timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
@@ -114,13 +104,11 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
         // One judge span per member, ending at its answer or at its timeout (a timeout is the span's failure).
         answer = await traceJudge(member.model, () => Promise.race([client.ask({ request: req, requestBytes }), late]));
       } catch (e) {
-        answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
+        answer = thrownAnswer(e);
       } finally {
         clearTimeout(timer);
       }
-      if (!answer.ok) return failed(member, requestSha256, answer.failure, answer.message);
-      if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return failed(member, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
-      return assessed(member, requestSha256, Uint8Array.from(answer.response), answer.signature, base.action, ruleCount, client.signedBy === 'operator', panel.independent === true);
+      return answerOf(member, requestSha256, settleAnswer(answer, client.signedBy === 'operator'), base.action, ruleCount, independent);
     }),
   );
 }
@@ -138,16 +126,9 @@ export function reverifyPanel(panel: Panel, base: Omit<JudgeRequestInput, 'model
     if (!isObject(ev) || ev['judge'] !== member.signer || ev['model'] !== member.model || !isModelId(ev['model'])) return `panel answer ${i} is not judge ${member.signer}'s`;
     const requestSha256 = sha256Hex(judgeRequestBytes({ model: member.model, ...base }));
     if (ev['request_sha256'] !== requestSha256) return `panel answer ${i} answers another request`;
-    if (ev['code'] === 'judge_unavailable') {
-      const failure = ev['failure'];
-      if (!(JUDGE_FAILURES as readonly unknown[]).includes(failure) || typeof ev['message'] !== 'string') return `panel answer ${i}: the recorded failure is malformed`;
-      out.push(failed(member, requestSha256, failure as JudgeFailure, ev['message']));
-      continue;
-    }
-    const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
-    if (!response || typeof ev['signature'] !== 'string') return `panel answer ${i} lacks its response bytes or signature`;
-    if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return `panel answer ${i}: signed_by must be "operator" when present`;
-    out.push(assessed(member, requestSha256, response, ev['signature'], base.action, ruleCount, ev['signed_by'] === 'operator', panel.independent === true));
+    const a = readRecordedAnswer(ev);
+    if (a.ok === 'invalid') return RECORDED_PROBLEM[a.problem](i);
+    out.push(answerOf(member, requestSha256, a, base.action, ruleCount, panel.independent === true));
   }
   return out;
 }

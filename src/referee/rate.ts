@@ -70,7 +70,7 @@ export type SlotResult = { readonly full: false; readonly claim: Omit<NonceClaim
  * const r = await takeSlot(agentWindow('alpha', t, 3_600_000, 30), (k, n) => store.nonceOwner(k, n));
  * if (r.full) r.held.sessionId; // who took the last slot
  */
-export async function takeSlot(w: RateWindow, owner: OwnerLookup): Promise<SlotResult> {
+async function takeSlot(w: RateWindow, owner: OwnerLookup): Promise<SlotResult> {
   const last = await owner(w.key, slotToken(w, w.max - 1));
   if (last) return { full: true, held: last };
   let lo = 0;
@@ -110,7 +110,7 @@ export interface LimitedVerdict {
 }
 
 /** The windows a judge call for `agentId` at frame time `t` must fit in, in check order. */
-export function rateWindows(m: JudgeRateLimits, agentId: string, t: number): RateWindow[] {
+function rateWindows(m: JudgeRateLimits, agentId: string, t: number): RateWindow[] {
   const ws = [agentWindow(agentId, t, m.judgeRate.windowMs, m.judgeRate.max)];
   if (m.judgeRate.dailyMax !== undefined) ws.push(dayWindow(t, m.judgeRate.dailyMax));
   return ws;

@@ -15,7 +15,7 @@
 import { canonicalPayload } from '../intent/canonical.js';
 import type { Intent } from '../intent/schema.js';
 import { createSignerCache, type SignerCache } from '../intent/signer-cache.js';
-import { fromBase64, toBase64, type CanonicalObject } from '../protocol/index.js';
+import type { CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { intentOfAuthored, ruleIntent, type IntentRuling } from '../rules/intent.js';
 import { checkIntentSpec } from '../rules/spec.js';
@@ -24,12 +24,13 @@ import type { NonceClaim } from '../store/types.js';
 import { actionLine, contextText, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
 import { decAdd } from './decimal.js';
 import { RefereeHistory, type EntrySource } from './history.js';
-import { JUDGE_FAILURES, MAX_JUDGE_RESPONSE_BYTES, isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
+import { isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './judge.js';
+import { judgedEvidence, readRecordedAnswer, settleAnswer, thrownAnswer, unavailableEvidence, type RecordedAnswerProblem, type SettledAnswer } from './evidence.js';
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
 import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
-import { assessVerdict, cleanText } from './verdict.js';
+import { cleanText } from './verdict.js';
 import { traceJudge } from '../telemetry/index.js';
 import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer, type QuorumFigures } from './panel.js';
 
@@ -109,6 +110,13 @@ export interface RefereeRuler extends TurnRuler {
 
 const MESSAGE_MAX = 200;
 
+/** The replay message for each way a recorded single-judge answer can be unreadable. */
+const RECORDED_PROBLEM: Readonly<Record<RecordedAnswerProblem, string>> = {
+  failure_malformed: 'the recorded judge failure is malformed',
+  no_response: 'the recorded verdict lacks its response bytes or signature',
+  signed_by: 'signed_by must be "operator" when present',
+};
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -183,30 +191,14 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const unavailable = (model: string, requestSha256: string, failure: JudgeFailure, message: string): VerdictRuling => ({
       stage: 'verdict',
       source: 'judged',
-      admitted: false,
-      code: 'judge_unavailable',
-      failure,
-      message: cleanText(Array.from(message).slice(0, MESSAGE_MAX).join('')),
+      ...unavailableEvidence(failure, message),
       model,
       request_sha256: requestSha256,
     });
-    const assessed = (model: string, requestSha256: string, response: Uint8Array, signature: string, operator: boolean): VerdictRuling => {
-      const a = assessVerdict({ model, requestSha256, response, signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length, operatorSigned: operator, independent: m.judgesIndependent });
-      return {
-        stage: 'verdict',
-        source: 'judged',
-        admitted: a.admitted,
-        ...(a.code === undefined ? {} : { code: a.code }),
-        message: a.message,
-        model,
-        request_sha256: requestSha256,
-        response: toBase64(response),
-        signature,
-        ...(a.signer === undefined ? {} : { signer: a.signer }),
-        ...(a.decision === undefined ? {} : { decision: a.decision }),
-        ...(a.format === undefined ? {} : { format: a.format }),
-        ...(operator ? { signed_by: 'operator' as const } : {}),
-      };
+    const recorded = (model: string, requestSha256: string, a: SettledAnswer): VerdictRuling => {
+      if (!a.ok) return unavailable(model, requestSha256, a.failure, a.message);
+      const e = judgedEvidence({ model, requestSha256, response: a.response, signature: a.signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length, operatorSigned: a.operator, independent: m.judgesIndependent });
+      return { stage: 'verdict', source: 'judged', ...e.outcome, model, request_sha256: requestSha256, ...e.proof };
     };
 
     if (ctx.recorded !== undefined) {
@@ -217,15 +209,9 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       const model = ev['model'];
       const requestSha256 = sha256Hex(judgeRequestBytes(request(model)));
       if (ev['request_sha256'] !== requestSha256) return invalid('the recorded verdict answers another request');
-      if (ev['code'] === 'judge_unavailable') {
-        const failure = ev['failure'];
-        if (!(JUDGE_FAILURES as readonly unknown[]).includes(failure) || typeof ev['message'] !== 'string') return invalid('the recorded judge failure is malformed');
-        return unavailable(model, requestSha256, failure as JudgeFailure, ev['message']);
-      }
-      const response = typeof ev['response'] === 'string' ? fromBase64(ev['response']) : undefined;
-      if (!response || typeof ev['signature'] !== 'string') return invalid('the recorded verdict lacks its response bytes or signature');
-      if (ev['signed_by'] !== undefined && ev['signed_by'] !== 'operator') return invalid('signed_by must be "operator" when present');
-      return assessed(model, requestSha256, response, ev['signature'], ev['signed_by'] === 'operator');
+      const a = readRecordedAnswer(ev);
+      if (a.ok === 'invalid') return invalid(RECORDED_PROBLEM[a.problem]);
+      return recorded(model, requestSha256, a);
     }
 
     if (!judge) {
@@ -238,11 +224,9 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     try {
       answer = await traceJudge(judge.model, () => judge.ask({ request: req, requestBytes }));
     } catch (e) {
-      answer = { ok: false, failure: 'error', message: `the judge threw: ${e instanceof Error ? e.message : 'error'}` };
+      answer = thrownAnswer(e);
     }
-    if (!answer.ok) return unavailable(judge.model, requestSha256, answer.failure, answer.message);
-    if (answer.response.length > MAX_JUDGE_RESPONSE_BYTES) return unavailable(judge.model, requestSha256, 'oversize', `the response exceeds ${MAX_JUDGE_RESPONSE_BYTES} bytes`);
-    return assessed(judge.model, requestSha256, Uint8Array.from(answer.response), answer.signature, judge.signedBy === 'operator');
+    return recorded(judge.model, requestSha256, settleAnswer(answer, judge.signedBy === 'operator'));
   }
 
   /** A panel's verdict: every judge asked (or, on replay, every recorded answer re-verified), then the k-of-n rule. */

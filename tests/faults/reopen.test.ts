@@ -126,6 +126,31 @@ describe.skipIf('skip' in where)('SQLite after a failed write: close, reopen, qu
     }
   });
 
+  it('the reopened connection has its own prepared statements: cosignatures, witness sizes and the schema version work after the reopen', async () => {
+    const { db, store, step } = await day(2);
+    const cos = (witness: string, size: number) => ({ origin: 'reopen.example/log', size, root: 'ab'.repeat(32), witness, line: `— ${witness} AAAA` });
+    try {
+      // Used once on the first connection, so a statement kept from it would outlive its (closed) database.
+      await store.recordCosignature(cos('w1', 5));
+      await store.recordWitnessSize('w1', 'reopen.example/log', 5);
+      expect(await store.schemaStatus()).toMatchObject({ version: store.schemaVersion() });
+      const failed = await failingWrite(db, step);
+      expect((failed as TallyError).code).toBe('TALLY_STORE_IO');
+      await step();
+      expect(store.stats.reopens).toBe(1);
+      await store.recordCosignature(cos('w2', 5));
+      await store.recordWitnessSize('w2', 'reopen.example/log', 7);
+      expect((await store.cosignatures('reopen.example/log', 5)).map((c) => c.witness)).toEqual(['w1', 'w2']);
+      expect(await store.witnessSize('w1', 'reopen.example/log')).toBe(5);
+      expect(await store.witnessSize('w2', 'reopen.example/log')).toBe(7);
+      const status = await store.schemaStatus();
+      expect(status.version).toBe(status.expected);
+      expect(store.schemaVersion()).toBe(status.expected);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('under tally serve: the call after the damage is 500 internal TALLY_STORE_CORRUPT, /readyz not ready, nothing acknowledged', async () => {
     const dir = tempDir('reopen-serve');
     const db = join(storeDirIn(where, 'reopen-serve'), 'tally.db');

@@ -2,7 +2,7 @@ import { sha256, sha256Into } from '../../codec/sha256.js';
 import { TallyError, rfc6962Hasher, toHex, type MerkleHasher } from '../../protocol/index.js';
 import { KeyedMutex } from '../../session/mutex.js';
 import { StoreCorruptionError } from '../../session/errors.js';
-import type { TranscriptStore } from '../../store/types.js';
+import type { StoredEntry, TranscriptStore } from '../../store/types.js';
 import { entryLeafHash } from '../bytes.js';
 import { ChunkNeededError, PackedMerkleTree } from './packed-tree.js';
 
@@ -32,6 +32,18 @@ export interface SessionTreesOptions {
 
 /** Chunk loads one read may need (a root, a proof and a consistency check touch at most three chunks). */
 const MAX_CHUNK_LOADS = 16;
+
+/**
+ * The leaf hash of a stored row, checked in one pass: the row must be entry
+ * `at` (the one expected next) and its stored hash the hash of its stored bytes
+ * (a store's hashes are never trusted). Throws `StoreCorruptionError` otherwise.
+ */
+function checkedLeaf(sessionId: string, row: StoredEntry, at: number): Uint8Array {
+  if (row.index !== at) throw new StoreCorruptionError(sessionId, at, `the store returned entry ${row.index} where ${at} was expected`);
+  const h = entryLeafHash(row.bytes);
+  if (toHex(h) !== row.hash) throw new StoreCorruptionError(sessionId, row.index, 'stored hash is not the hash of the stored bytes');
+  return h;
+}
 
 interface Cached {
   readonly levels: PackedMerkleTree;
@@ -96,12 +108,7 @@ export class SessionTrees {
         const from = levels.size;
         const rows = await store.readRange(sessionId, from, Math.min(head.size, from + this.#batch));
         if (rows.length === 0) throw new StoreCorruptionError(sessionId, from, `the store reports ${head.size} entries but returns none from ${from}`);
-        for (const row of rows) {
-          if (row.index !== levels.size) throw new StoreCorruptionError(sessionId, levels.size, `the store returned entry ${row.index} where ${levels.size} was expected`);
-          const h = entryLeafHash(row.bytes);
-          if (toHex(h) !== row.hash) throw new StoreCorruptionError(sessionId, row.index, 'stored hash is not the hash of the stored bytes');
-          levels.append(h);
-        }
+        for (const row of rows) levels.append(checkedLeaf(sessionId, row, levels.size));
       }
       byStore.set(sessionId, cached);
       let total = 0;
@@ -139,13 +146,7 @@ export class SessionTrees {
     const from = chunk * width;
     const rows = await store.readRange(sessionId, from, from + width);
     const leaves: Uint8Array[] = [];
-    for (const row of rows) {
-      const at = from + leaves.length;
-      if (row.index !== at) throw new StoreCorruptionError(sessionId, at, `the store returned entry ${row.index} where ${at} was expected`);
-      const h = entryLeafHash(row.bytes);
-      if (toHex(h) !== row.hash) throw new StoreCorruptionError(sessionId, row.index, 'stored hash is not the hash of the stored bytes');
-      leaves.push(h);
-    }
+    for (const row of rows) leaves.push(checkedLeaf(sessionId, row, from + leaves.length));
     if (leaves.length !== width) throw new StoreCorruptionError(sessionId, from + leaves.length, `the store returns ${leaves.length} of the ${width} entries from ${from}`);
     try {
       tree.loadChunk(chunk, leaves);

@@ -1,6 +1,7 @@
 /**
  * One connection of a SQLite store to its file: opened with the store's
- * pragmas, migrated, with every statement prepared and the write
+ * pragmas, migrated, with every statement prepared once (a reopened
+ * connection prepares its own) and the write
  * transactions (create a session; a group-committed batch of appends, each in
  * its own savepoint) bound to it. The store replaces the whole connection
  * when it reopens the file after a failed write (guard.ts).
@@ -8,7 +9,7 @@
 import Database from 'better-sqlite3';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
-import type { AppendOutcome, AppendRequest, NonceClaim, SessionHead, StoredEntry } from '../types.js';
+import type { AppendOutcome, AppendRequest, CosignatureRecord, NonceClaim, SessionHead, StoredEntry } from '../types.js';
 import { toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
 import { fileIdentity, type FileIdentity } from './recovery.js';
@@ -44,6 +45,11 @@ export interface Statements {
   readonly range: Database.Statement<[string, number, number], EntryRow>;
   readonly slot: Database.Statement<[string, string, number], EntryRow>;
   readonly list: Database.Statement<[], { readonly id: string }>;
+  readonly insertCosignature: Database.Statement<[string, number, string, string, string]>;
+  readonly cosignatures: Database.Statement<[string, number], CosignatureRecord>;
+  readonly insertWitnessSize: Database.Statement<[string, string, number]>;
+  readonly witnessSize: Database.Statement<[string, string], { readonly size: number | null }>;
+  readonly schemaVersion: Database.Statement<[], { readonly v: number | null }>;
 }
 
 /** An open, migrated connection to the store's file. */
@@ -96,6 +102,11 @@ export class SqliteConnection {
       range: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx'),
       slot: db.prepare('SELECT idx, hash, kind, ordinal, bytes FROM entries WHERE session_id = ? AND kind = ? AND ordinal = ?'),
       list: db.prepare('SELECT id FROM sessions ORDER BY seq'),
+      insertCosignature: db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, witness, line) VALUES (?, ?, ?, ?, ?)'),
+      cosignatures: db.prepare('SELECT origin, size, root, witness, line FROM cosignatures WHERE origin = ? AND size = ? ORDER BY witness'),
+      insertWitnessSize: db.prepare('INSERT OR IGNORE INTO witness_sizes (witness, origin, size) VALUES (?, ?, ?)'),
+      witnessSize: db.prepare('SELECT max(size) AS size FROM witness_sizes WHERE witness = ? AND origin = ?'),
+      schemaVersion: db.prepare('SELECT MAX(version) AS v FROM tally_schema'),
     };
     this.signing = new SqliteSigningLog(db, settings.synchronous);
     this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
@@ -120,8 +131,7 @@ export class SqliteConnection {
 
   /** The schema version recorded in the file. */
   schemaVersion(): number {
-    const r = this.db.prepare('SELECT MAX(version) AS v FROM tally_schema').get() as { v: number | null };
-    return r.v ?? 0;
+    return this.q.schemaVersion.get()?.v ?? 0;
   }
 
   // Runs inside the write transaction: compare first, write only if everything matches.

@@ -232,22 +232,22 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
   /** Keeps a collected cosignature (the first line per origin, size and witness). */
   async recordCosignature(r: CosignatureRecord): Promise<void> {
     this.live();
-    this.guard.write('record a cosignature', (c) => c.db.prepare('INSERT OR IGNORE INTO cosignatures (origin, size, root, witness, line) VALUES (?, ?, ?, ?, ?)').run(r.origin, r.size, r.root, r.witness, r.line));
+    this.guard.write('record a cosignature', (c) => c.q.insertCosignature.run(r.origin, r.size, r.root, r.witness, r.line));
   }
 
   async cosignatures(origin: string, size: number): Promise<CosignatureRecord[]> {
     this.live();
-    return this.guard.io('read cosignatures', (c) => c.db.prepare<[string, number], CosignatureRecord>('SELECT origin, size, root, witness, line FROM cosignatures WHERE origin = ? AND size = ? ORDER BY witness').all(origin, size));
+    return this.guard.io('read cosignatures', (c) => c.q.cosignatures.all(origin, size));
   }
 
   async recordWitnessSize(witness: string, origin: string, size: number): Promise<void> {
     this.live();
-    this.guard.write('record a witness size', (c) => c.db.prepare('INSERT OR IGNORE INTO witness_sizes (witness, origin, size) VALUES (?, ?, ?)').run(witness, origin, size));
+    this.guard.write('record a witness size', (c) => c.q.insertWitnessSize.run(witness, origin, size));
   }
 
   async witnessSize(witness: string, origin: string): Promise<number | undefined> {
     this.live();
-    const r = this.guard.io('read witness sizes', (c) => c.db.prepare<[string, string], { size: number | null }>('SELECT max(size) AS size FROM witness_sizes WHERE witness = ? AND origin = ?').get(witness, origin));
+    const r = this.guard.io('read witness sizes', (c) => c.q.witnessSize.get(witness, origin));
     return r?.size ?? undefined;
   }
 
