@@ -11,6 +11,7 @@ import { Writable } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WireError, createClient } from '../../src/client/index.js';
 import { createEngine } from '../../src/engine.js';
 import { TallyError } from '../../src/protocol/index.js';
 import { Authenticator, OPERATOR, parseAuthConfig } from '../../src/server/auth.js';
@@ -68,6 +69,28 @@ describe('retryable on the wire', () => {
       }
     });
   }
+
+  it('the client retries a transient failure but not a corrupt store', async () => {
+    const retries: string[] = [];
+    const client = createClient({ url, token: RT, retry: { retries: 3, baseMs: 1, maxMs: 2 }, onRetry: (i) => retries.push(i.reason) });
+    try {
+      store.fault = () => new TallyError('TALLY_STORE_CORRUPT', 'injected');
+      await expect(client.describe(sid)).rejects.toMatchObject({ type: 'internal', status: 500 });
+      expect(retries).toEqual([]);
+      const raw = await client.call('session/describe', { sessionId: sid });
+      expect(raw).toMatchObject({ ok: false, status: 500, failure: { type: 'internal', retryable: false } });
+      expect(retries).toEqual([]);
+      store.fault = () => new TallyError('TALLY_STORE_IO', 'injected');
+      await expect(client.describe(sid)).rejects.toBeInstanceOf(WireError);
+      expect(retries).toEqual(['HTTP 503', 'HTTP 503', 'HTTP 503']);
+      retries.length = 0;
+      store.fault = () => new TallyError('TALLY_STORE_MIGRATION', 'injected');
+      await expect(client.describe(sid)).rejects.toMatchObject({ type: 'internal', status: 500 });
+      expect(retries).toEqual(['HTTP 500', 'HTTP 500', 'HTTP 500']);
+    } finally {
+      store.fault = undefined;
+    }
+  });
 });
 
 describe('retryable over MCP', () => {
