@@ -6,7 +6,8 @@
  * duplicate, and the same spec opens the same session.
  *
  * Retried: network errors, timeouts and 5xx answers, with exponential backoff
- * and full jitter. Never retried: any 4xx, a conflict or any other session
+ * and full jitter. Never retried: any 4xx, a 5xx whose wire error says
+ * `retryable: false` (a corrupt store), a conflict or any other session
  * diagnostic. Session diagnostics come back as `{ ok: false, diagnostic,
  * message }` exactly like the engine's; every other refusal is thrown as a
  * {@link WireError}.
@@ -24,7 +25,7 @@ import type {
   TurnResult,
 } from '../session/index.js';
 import type { InclusionProofResult } from '../server/service.js';
-import type { WireErrorType, WireFailure } from '../server/vocabulary.js';
+import { isWireErrorType, wireErrorRow, type WireErrorType, type WireFailure } from '../server/vocabulary.js';
 import { WireError } from './errors.js';
 import { DEFAULT_RETRY, backoffDelay, sleep, type RetryPolicy } from './retry.js';
 import { fetchTransport, keepAliveTransport, type TransportResponse, type Transport } from './transport.js';
@@ -137,9 +138,39 @@ function failureOf(status: number, body: unknown): WireFailure {
     const data = (typeof err.data === 'object' && err.data !== null ? err.data : err) as Record<string, unknown>;
     const type = typeof data['type'] === 'string' ? (data['type'] as WireErrorType) : status >= 500 ? 'internal' : 'invalid-request';
     const { type: _t, retryable: _r, code: _c, message: _m, ...rest } = data;
-    return { type, message: typeof err.message === 'string' ? err.message : `HTTP ${status}`, ...(Object.keys(rest).length > 0 ? { data: rest } : {}) };
+    // Kept only where it overrides the type's row (a corrupt store's `internal`), as the server's WireFailure carries it.
+    const notRetryable = data['retryable'] === false && isWireErrorType(type) && wireErrorRow(type).retryable;
+    return { type, message: typeof err.message === 'string' ? err.message : `HTTP ${status}`, ...(Object.keys(rest).length > 0 ? { data: rest } : {}), ...(notRetryable ? { retryable: false as const } : {}) };
   }
   return { type: status >= 500 ? 'internal' : 'invalid-request', message: `HTTP ${status} without a wire error body` };
+}
+
+/** The whole body of `res`. */
+async function readAll(res: TransportResponse): Promise<Buffer> {
+  const parts: Uint8Array[] = [];
+  for await (const c of res.chunks()) parts.push(c);
+  return Buffer.concat(parts);
+}
+
+/** `res` with its body already read as `body`. */
+function buffered(res: TransportResponse, body: Buffer): TransportResponse {
+  return {
+    status: res.status,
+    header: (name) => res.header(name),
+    text: () => Promise.resolve(body.toString('utf8')),
+    discard: () => Promise.resolve(),
+    async *chunks() {
+      yield body;
+    },
+  };
+}
+
+/** True when `body` is a wire error (either envelope) that says `retryable: false`. */
+function saysNotRetryable(body: Buffer): boolean {
+  const r = parseStrictJson(body);
+  if (!r.ok || typeof r.value !== 'object' || r.value === null) return false;
+  const err = (r.value as { error?: { retryable?: unknown; data?: { retryable?: unknown } } }).error;
+  return typeof err === 'object' && err !== null && (err.retryable === false || err.data?.retryable === false);
 }
 
 function isDiagnostic(t: string): t is SessionDiagnostic {
@@ -174,7 +205,7 @@ class Client implements TallyClient {
     this.onRetry = o.onRetry;
   }
 
-  /** Sends with retries on network errors and 5xx; returns the last response (which may be a 5xx). */
+  /** Sends with retries on network errors and 5xx (unless its wire error says `retryable: false`); returns the last response (which may be a 5xx). */
   private async send(path: string, init: { method: 'GET' | 'POST'; body?: string }, options: CallOptions & { extraTimeoutMs?: number } = {}): Promise<{ res: TransportResponse; attempts: number }> {
     for (let attempt = 0; ; attempt++) {
       const signal = anySignal([options.signal, AbortSignal.timeout(this.timeoutMs + (options.extraTimeoutMs ?? 0))]);
@@ -191,7 +222,9 @@ class Client implements TallyClient {
         reason = `HTTP ${res.status}`;
         const ra = Number(res.header('retry-after'));
         if (Number.isFinite(ra) && ra > 0) retryAfterMs = Math.min(ra * 1000, this.policy.maxMs);
-        await res.discard();
+        // A 5xx whose wire error says a retry cannot help (a corrupt store) is the answer.
+        const body = await readAll(res);
+        if (saysNotRetryable(body)) return { res: buffered(res, body), attempts: attempt + 1 };
       } catch (e) {
         if (options.signal?.aborted) throw options.signal.reason;
         reason = (e as Error)?.name === 'TimeoutError' ? 'timeout' : `network: ${((e as Error)?.cause as Error | undefined)?.message ?? (e as Error)?.message ?? String(e)}`;

@@ -15,7 +15,8 @@ const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STOR
  * The wire failure of an exception from the engine, the store or the signing
  * log: `unavailable` for what a retry can outlive (contention, a store that is
  * down, busy or closing, a failed intent lookup over such a store), else
- * `internal` (the exception itself goes to the log, never to the caller).
+ * `internal` (the exception itself goes to the log, never to the caller) —
+ * marked `retryable: false` when the store is corrupt (`TALLY_STORE_CORRUPT`).
  */
 export function failureOfException(e: unknown): WireFailure {
   if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
@@ -26,6 +27,8 @@ export function failureOfException(e: unknown): WireFailure {
     return inner?.type === 'internal' ? inner : { type: 'unavailable', message: `a lookup the intent ruling needs failed (${e.cause instanceof TallyError ? e.cause.code : 'TALLY_INTENT_SEAM_FAILED'}); retry` };
   }
   if (e instanceof TallyError && TRANSIENT_STORE_CODES.includes(e.code)) return { type: 'unavailable', message: `the store is unavailable (${e.code}); retry` };
+  // A corrupt store answers the same however often it is asked: an operator must repair it (not retryable).
+  if (e instanceof TallyError && e.code === 'TALLY_STORE_CORRUPT') return { type: 'internal', message: `store error (${e.code})`, retryable: false };
   if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
   // The signing log refused (SigningRefusedError): the store no longer holds the history the key signed.
   if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed` };

@@ -45,8 +45,13 @@ export class HttpReplies {
     drainBody(req, this.maxBodyBytes);
   }
 
-  /** A refusal: the body is discarded, the error sent in the route's envelope, the access line logged. */
-  refuse(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal, f: WireFailure, headers: Record<string, string> = {}): void {
+  /**
+   * A refusal, the one way every route refuses a request before (or instead
+   * of) a verb: the rest of the body is discarded (nothing to do once it was
+   * read), the error sent in the route's envelope with its status from the
+   * table, the access line logged (`principal` absent before authentication).
+   */
+  refuse(req: IncomingMessage, res: ServerResponse, t0: number, principal: Principal | undefined, f: WireFailure, headers: Record<string, string> = {}): void {
     this.drainBody(req);
     this.sendError(req, res, f, headers);
     this.access(req, t0, wireErrorRow(f.type).status, principal, f.type);
@@ -124,6 +129,11 @@ export class HttpReplies {
     if (type) line['diagnostic'] = type;
     this.log.info(line, 'refused');
   }
+}
+
+/** The refusal of an empty rate-limit bucket, `wait` ms before a token is back (send it with `Retry-After`). */
+export function rateLimited(wait: number): WireFailure {
+  return { type: 'rate-limited', message: `rate limit: retry in ${wait} ms`, data: { retryAfterMs: wait } };
 }
 
 /** Milliseconds since `t0` (a `performance.now()` reading), to 0.01 ms. */

@@ -7,13 +7,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from './auth.js';
 import { readBody } from './http-body.js';
-import type { HttpReplies } from './http-reply.js';
+import { rateLimited, type HttpReplies } from './http-reply.js';
 import { parseJsonBody } from './json.js';
 import type { WireServerLimits } from './limits.js';
 import type { RateLimiter } from './rate-limit.js';
-import { handleRpc, rpcError, type RpcReply } from './rpc.js';
+import { handleRpc, type RpcReply } from './rpc.js';
 import type { WireService } from './service.js';
-import { wireErrorRow, type WireFailure } from './vocabulary.js';
 
 /** What `POST /rpc` is answered with. */
 export interface RpcRoute {
@@ -40,22 +39,14 @@ export async function serveRpc(route: RpcRoute, req: IncomingMessage, res: Serve
   }
   const parsed = parseJsonBody(body, limits.maxDepth);
   if (!parsed.ok) {
-    const f: WireFailure = { type: parsed.type, message: parsed.message };
-    replies.sendJson(res, wireErrorRow(f.type).status, rpcError(f));
-    replies.access(req, t0, wireErrorRow(f.type).status, principal, f.type);
-    return;
+    return replies.refuse(req, res, t0, principal, { type: parsed.type, message: parsed.message });
   }
   if (Array.isArray(parsed.value) && parsed.value.length > 1) {
     // A batch costs one bucket token per member.
     const extra = Math.min(parsed.value.length, limits.maxBatch) - 1;
     for (let i = 0; i < extra; i++) {
       const wait = route.limiter.take(principal.name, principal.rate);
-      if (wait > 0) {
-        const f: WireFailure = { type: 'rate-limited', message: `rate limit: retry in ${wait} ms`, data: { retryAfterMs: wait } };
-        replies.sendJson(res, 429, rpcError(f), { 'retry-after': String(Math.ceil(wait / 1000)) });
-        replies.access(req, t0, 429, principal, 'rate-limited');
-        return;
-      }
+      if (wait > 0) return replies.refuse(req, res, t0, principal, rateLimited(wait), { 'retry-after': String(Math.ceil(wait / 1000)) });
     }
   }
   const reply: RpcReply = await handleRpc(parsed.value, (method, params) => route.service.call(principal, method, params), limits.maxBatch);

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Notary, SessionTrees } from '../receipt/index.js';
 import type { Engine } from '../session/index.js';
 import type { Authenticator, Principal } from './auth.js';
-import { errInfo, HttpReplies, ms } from './http-reply.js';
+import { errInfo, HttpReplies, ms, rateLimited } from './http-reply.js';
 import { serveRpc, type RpcRoute } from './http-rpc.js';
 import { routeSession, type SessionRoutes } from './http-sessions.js';
 import { createLogger, type Logger } from './log.js';
@@ -193,10 +193,8 @@ export class WireServer {
     const replies = this.replies;
     const target = parseTarget(req.url ?? '');
     if (!target) {
-      replies.drainBody(req);
-      replies.sendError(req, res, { type: 'malformed-target', message: 'the request target is not an origin-form path or an absolute http(s) URL' }, { connection: 'close' });
-      replies.access(req, t0, 400, undefined, 'malformed-target');
-      return;
+      // Before setPath: the plain {error} envelope, whatever the target spelled.
+      return replies.refuse(req, res, t0, undefined, { type: 'malformed-target', message: 'the request target is not an origin-form path or an absolute http(s) URL' }, { connection: 'close' });
     }
     const path = target.path;
     replies.setPath(req, path);
@@ -221,24 +219,15 @@ export class WireServer {
       return;
     }
     if (this.draining) {
-      replies.drainBody(req);
-      replies.sendError(req, res, { type: 'unavailable', message: 'the server is shutting down; retry on another instance' }, { 'retry-after': '1' });
-      replies.access(req, t0, 503, undefined, 'unavailable');
-      return;
+      return replies.refuse(req, res, t0, undefined, { type: 'unavailable', message: 'the server is shutting down; retry on another instance' }, { 'retry-after': '1' });
     }
     const principal = this.auth.authenticate(req.headers.authorization);
     if (!principal) {
-      replies.drainBody(req);
-      replies.sendError(req, res, { type: 'unauthorized', message: 'a valid bearer token is required (Authorization: Bearer <token>)' }, { 'www-authenticate': 'Bearer realm="tally"' });
-      replies.access(req, t0, 401, undefined, 'unauthorized');
-      return;
+      return replies.refuse(req, res, t0, undefined, { type: 'unauthorized', message: 'a valid bearer token is required (Authorization: Bearer <token>)' }, { 'www-authenticate': 'Bearer realm="tally"' });
     }
     const wait = this.limiter.take(principal.name, principal.rate);
     if (wait > 0) {
-      replies.drainBody(req);
-      replies.sendError(req, res, { type: 'rate-limited', message: `rate limit: retry in ${wait} ms`, data: { retryAfterMs: wait } }, { 'retry-after': String(Math.ceil(wait / 1000)) });
-      replies.access(req, t0, 429, principal, 'rate-limited');
-      return;
+      return replies.refuse(req, res, t0, principal, rateLimited(wait), { 'retry-after': String(Math.ceil(wait / 1000)) });
     }
     if (path === '/rpc') {
       if (req.method !== 'POST') return replies.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use POST /rpc' }, { allow: 'POST' });

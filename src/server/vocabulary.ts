@@ -108,16 +108,26 @@ export interface WireFailure {
   readonly message: string;
   /** Extra members of `error.data` (for example `retryAfterMs`, `issues`). */
   readonly data?: Readonly<Record<string, unknown>>;
+  /**
+   * `false` when a retry cannot help this failure although its type's row says
+   * one may (an `internal` from a corrupt store); absent, the row decides.
+   */
+  readonly retryable?: false;
+}
+
+/** Whether the same request may succeed later: the failure's own `retryable: false`, else its type's row. */
+export function isRetryable(f: WireFailure): boolean {
+  return f.retryable ?? wireErrorRow(f.type).retryable;
 }
 
 /** The JSON-RPC `error` object of a failure: `{code, message, data: {type, retryable, …}}`. */
 export function rpcErrorObject(f: WireFailure): { code: number; message: string; data: Record<string, unknown> } {
   const row = wireErrorRow(f.type);
-  return { code: row.code, message: f.message, data: { ...f.data, type: f.type, retryable: row.retryable } };
+  return { code: row.code, message: f.message, data: { ...f.data, type: f.type, retryable: isRetryable(f) } };
 }
 
 /** The body of a plain endpoint's error: `{"error": {code, type, message, …data}}`. */
 export function httpErrorBody(f: WireFailure): { error: Record<string, unknown> } {
   const row = wireErrorRow(f.type);
-  return { error: { ...f.data, code: row.code, type: f.type, message: f.message, retryable: row.retryable } };
+  return { error: { ...f.data, code: row.code, type: f.type, message: f.message, retryable: isRetryable(f) } };
 }

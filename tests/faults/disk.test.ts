@@ -12,7 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, writeSy
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, startServer, tempDir } from '../server/helpers.js';
-import { AckLog, Day, checkStore, expectNoStackTrace, openDay, untilOk, type DriveStats } from './helpers/drive.js';
+import { AckLog, Day, checkStore, expectNoStackTrace, openDay, untilOk, untilReady, type DriveStats } from './helpers/drive.js';
 import { mountSkip, warnSkips } from './helpers/tools.js';
 
 warnSkips('disk.test.ts', [mountSkip]);
@@ -70,6 +70,8 @@ describe.skipIf(mountSkip !== undefined)('SQLite on a full disk (tmpfs, ENOSPC)'
       expect(during['store']).toMatchObject({ ok: false, code: 'TALLY_STORE_IO' });
       expect(during['size']).toBeGreaterThanOrEqual(1 + full.acks);
       rmSync(filler);
+      // Recovery is retried at most once per interval (1 s): ready again within about one.
+      await untilReady(srv.url);
       const after = await untilOk(srv.url, 'session/describe', { sessionId: sid }, stats);
       expect(after['store']).toEqual({ ok: true });
       await day.driveTo(12);

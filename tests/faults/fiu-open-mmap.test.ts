@@ -16,7 +16,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, get, startServer, tempDir } from '../server/helpers.js';
-import { AckLog, Day, checkStore, expectNoStackTrace, openDay, type DriveStats } from './helpers/drive.js';
+import { AckLog, Day, checkStore, expectNoStackTrace, openDay, untilReady, type DriveStats } from './helpers/drive.js';
 import { fiuCtrl, fiuEnv, fiuMmapFile, fiuSkip, warnSkips } from './helpers/tools.js';
 
 const mmapFile = fiuMmapFile(tempDir('fiu-mmap-lib'));
@@ -57,6 +57,8 @@ async function reopenUnder(name: string, point: string, errno: number, extra: re
     fiuCtrl(fifo, pid, `disable name=${point}`);
     expect(ready.status).toBe(503);
     expect(ready.text).toMatch(/TALLY_STORE_IO/);
+    // Recovery is retried at most once per interval (1 s): ready again within about one, and then nothing fails.
+    await untilReady(srv.url);
     const failed = stats.unavailable;
     await day.driveTo(10);
     expect(stats.unavailable, 'after the fault nothing more failed').toBe(failed);

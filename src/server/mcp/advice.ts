@@ -22,8 +22,9 @@ const ADVICE: Partial<Record<WireErrorType | 'network' | 'bad-response', string>
   network: 'The server could not be reached: call again with the same arguments (safe: nothing is written twice).',
 };
 
-/** Advice for a refusal type. */
-export function adviceFor(type: string): string {
+/** Advice for a refusal type; `retryable: false` on a type that is usually retried (a corrupt store's `internal`) says not to. */
+export function adviceFor(type: string, retryable = true): string {
+  if (!retryable && type === 'internal') return "The server's store is damaged: calling again will not help. Report it to the operator.";
   return ADVICE[type as WireErrorType] ?? 'See docs/WIRE.md for this error type.';
 }
 

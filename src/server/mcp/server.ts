@@ -62,8 +62,9 @@ Lost? session_describe shows the pending frame to quote. Refusals come back as t
 
 function failureResult(f: BackendFailure): CallToolResult {
   const row = isWireErrorType(f.type) ? wireErrorRow(f.type) : undefined;
-  const advice = adviceFor(f.type);
-  const error = { ...f.data, type: f.type, ...(row ? { code: row.code, retryable: row.retryable } : { retryable: true }), message: f.message, advice };
+  const retryable = row ? ('retryable' in f && f.retryable === false ? false : row.retryable) : true;
+  const advice = adviceFor(f.type, retryable);
+  const error = { ...f.data, type: f.type, ...(row ? { code: row.code, retryable } : { retryable: true }), message: f.message, advice };
   return { isError: true, content: [{ type: 'text', text: `${f.type}: ${f.message}\n${advice}` }], structuredContent: { error } };
 }
 

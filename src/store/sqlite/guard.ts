@@ -5,11 +5,33 @@
  * fsync) leaves the connection untrusted: before the next read the file is
  * reopened and quick-checked, and before anything is acknowledged again one
  * no-op write must reach the disk (the checks themselves are in recovery.ts).
+ * While recovery keeps failing it is tried at most once per interval (a
+ * quick_check reads the whole file): in between, callers get the last
+ * attempt's error without the file being touched.
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { StoreHealth } from '../types.js';
 import { SqliteConnection, type ConnectionSettings } from './connection.js';
 import { assertSameFile, probeWrite, quickCheck } from './recovery.js';
+
+/** How often a failing recovery is tried again. */
+export interface RecoveryPacing {
+  /** Least time between two recovery attempts while they fail, in ms (default 1000). */
+  readonly intervalMs?: number;
+  /** Monotonic milliseconds (default `performance.now`); tests inject one. */
+  readonly clock?: () => number;
+}
+
+/** The default of {@link RecoveryPacing.intervalMs}. */
+export const DEFAULT_RECOVERY_INTERVAL_MS = 1_000;
+
+/** The last failed recovery attempt, answered again until `until`. */
+interface FailedAttempt {
+  readonly until: number;
+  readonly error: TallyError;
+  /** True when the reopen and quick_check passed and only the probe write failed: reads may use that connection until `until`. */
+  readonly readable: boolean;
+}
 
 /** Owns a store's connection and decides when it may be trusted. */
 export class WriteGuard {
@@ -20,12 +42,21 @@ export class WriteGuard {
   /** True when the connection was opened (and quick-checked) after the last failed write: reads may use it; writes still need the probe. */
   private fresh = true;
   private reopenCount = 0;
+  /** The last failed recovery attempt while it is still the answer (cleared once recovery succeeds). */
+  private lastAttempt: FailedAttempt | undefined;
+  private readonly intervalMs: number;
+  private readonly clock: () => number;
 
   /** Opens the first connection (which may create the file). */
   constructor(
     private readonly path: string,
     private readonly settings: ConnectionSettings,
+    pacing: RecoveryPacing = {},
   ) {
+    const interval = pacing.intervalMs ?? DEFAULT_RECOVERY_INTERVAL_MS;
+    if (!Number.isSafeInteger(interval) || interval < 0) throw new RangeError(`the recovery interval must be a non-negative integer of ms, got ${interval}`);
+    this.intervalMs = interval;
+    this.clock = pacing.clock ?? (() => performance.now());
     this.conn = new SqliteConnection(path, settings, false);
   }
 
@@ -57,10 +88,30 @@ export class WriteGuard {
    * b-trees from disk (`PRAGMA quick_check`); reads may then go on. Before
    * anything is acknowledged again (`probe`), one no-op write must be
    * written and fsync'd. Throws a transient `TALLY_STORE_IO` while the fault
-   * lasts.
+   * lasts. A failed attempt is the answer for one interval: until then the
+   * file is neither reopened nor checked nor probed again (reads go on on a
+   * connection that passed its quick_check when only the probe write failed).
    */
   private recover(probe = true): void {
     if (this.failure === undefined) return;
+    if (!probe && this.fresh) return;
+    const last = this.lastAttempt;
+    if (last !== undefined && this.clock() < last.until) {
+      // Within the interval of a failed attempt: its answer again, the file untouched.
+      if (!probe && last.readable) return;
+      throw last.error;
+    }
+    let checked = this.fresh;
+    try {
+      this.attempt(probe, () => (checked = true));
+    } catch (e) {
+      this.lastAttempt = { until: this.clock() + this.intervalMs, error: ioError(this.path, 'recover', e), readable: checked };
+      throw this.lastAttempt.error;
+    }
+  }
+
+  /** One recovery attempt (see {@link recover}); `onChecked` is called once the connection is reopened and quick-checked. */
+  private attempt(probe: boolean, onChecked: () => void): void {
     if (!this.fresh) {
       try {
         this.conn.db.close();
@@ -71,6 +122,7 @@ export class WriteGuard {
       this.reopenCount++;
       this.io0('check the file', () => quickCheck(this.conn.db, this.path));
       this.fresh = true;
+      onChecked();
     }
     if (!probe) return;
     try {
@@ -82,6 +134,7 @@ export class WriteGuard {
       throw e;
     }
     this.failure = undefined;
+    this.lastAttempt = undefined;
   }
 
   private io0<T>(what: string, fn: () => T): T {

@@ -63,6 +63,15 @@ export interface SqliteStoreOptions {
    * reads recent entries (the demo) needs far less; the cache is process memory.
    */
   readonly cacheKiB?: number;
+  /**
+   * After a write failed below SQLite, the least time between two recovery
+   * attempts (reopen, `quick_check` over the whole file, one no-op write)
+   * while they fail, in ms (default 1000). Calls in between (a `/readyz`
+   * poll, an append, a read) get the last attempt's answer without touching
+   * the file; the first after the interval tries again, so recovery is seen
+   * within about one interval.
+   */
+  readonly recoveryIntervalMs?: number;
 }
 
 /** Counters of a {@link SqliteStore} since it was opened. */
@@ -117,14 +126,15 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
     this.path = path;
     this.name = `sqlite:${path}`;
     this.groupCommit = options.groupCommit ?? true;
-    this.guard = new WriteGuard(path, { synchronous, busyTimeoutMs: busy, ...(cacheKiB === undefined ? {} : { cacheKiB }) });
+    this.guard = new WriteGuard(path, { synchronous, busyTimeoutMs: busy, ...(cacheKiB === undefined ? {} : { cacheKiB }) }, options.recoveryIntervalMs === undefined ? {} : { intervalMs: options.recoveryIntervalMs });
   }
 
   /**
    * Whether the store can commit right now. Cheap while the last write
    * succeeded. After a write failed below SQLite it tries to recover
    * (close, reopen, `quick_check`, one no-op write that must reach the disk)
-   * and reports the failure until that succeeds. A readiness probe calls this.
+   * and reports the failure until that succeeds — at most one attempt per
+   * `recoveryIntervalMs`, the last answer in between. A readiness probe calls this.
    */
   async health(): Promise<StoreHealth> {
     if (this.closed) return { ok: false, code: 'TALLY_STORE_CLOSED', message: `${this.name} is closed.` };

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import { encodeBundle, verifyBundle } from '../../../src/codec/index.js';
 import { openStore } from '../../../src/store/index.js';
-import { TOKENS, rpc } from '../../server/helpers.js';
+import { TOKENS, get, rpc } from '../../server/helpers.js';
 
 const RT = TOKENS.runtime;
 
@@ -63,6 +63,27 @@ export async function untilOk(url: string, method: string, params: unknown, stat
     await sleep(attempt < 20 ? 2 : 20);
   }
   throw new Error(`${method}: still unavailable after ${maxAttempts} attempts`);
+}
+
+/**
+ * How soon after a fault ends the server must be ready again. A SQLite store
+ * whose recovery failed tries again at most once per `recoveryIntervalMs`
+ * (default 1 s) and answers the last attempt in between, so recovery is seen
+ * within about one interval; the rest is slack for a loaded machine.
+ */
+export const RECOVERY_WITHIN_MS = 5_000;
+
+/** Polls `GET /readyz` until it answers 200; fails unless that happens within `withinMs`. Returns the ms it took. */
+export async function untilReady(url: string, withinMs = RECOVERY_WITHIN_MS): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const r = await get(url, undefined, '/readyz');
+    const took = performance.now() - t0;
+    if (r.status === 200) return took;
+    expect(r.status, r.text).toBe(503);
+    if (took > withinMs) throw new Error(`not ready ${Math.round(took)} ms after the fault ended: ${r.text}`);
+    await sleep(20);
+  }
 }
 
 /** Opens (idempotently, through faults) the session named `name`. */
