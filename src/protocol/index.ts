@@ -36,7 +36,7 @@ export {
 } from './bytes.js';
 export type { Digest, FrameContent } from './bytes.js';
 export { LIMITS } from './limits.js';
-export { slotIndex } from './slots.js';
+export { slotIndex, phaseAfter } from './slots.js';
 export { isoTime } from './time.js';
 export { parseEntry, checkSpec, checkBody, isOrdinal, isFrameTime, turnClaimOf } from './entries.js';
 export type {

@@ -6,8 +6,10 @@
  * every frame is answered by exactly one turn before the next frame (or the
  * finalize, which is last). So the frame of ordinal `k` is entry `2k + 3`
  * and its turn is entry `2k + 4`. A store may key slots by index through
- * this (the PostgreSQL store does: one key for both, see migration 6).
+ * this (the PostgreSQL store does: one key for both, see migration 6). The
+ * same rules fix the phase each kind of entry leaves the session in.
  */
+import type { EntryKind, SessionPhase } from './vocabulary.js';
 
 /**
  * The index of the entry holding the frame or turn of `ordinal` in any valid
@@ -19,4 +21,16 @@
  */
 export function slotIndex(kind: 'frame' | 'turn', ordinal: number): number {
   return 2 * ordinal + (kind === 'frame' ? 3 : 4);
+}
+
+/**
+ * The phase a session is in after an entry of `kind`: a genesis or a turn
+ * leaves it awaiting a frame, a frame leaves that frame pending, a finalize
+ * seals it.
+ *
+ * @example
+ * phaseAfter('frame'); // 'pending'
+ */
+export function phaseAfter(kind: EntryKind): SessionPhase {
+  return kind === 'frame' ? 'pending' : kind === 'finalize' ? 'sealed' : 'awaiting-frame';
 }

@@ -1,6 +1,6 @@
 import { TallyError } from '../protocol/errors.js';
 import { checkSignedRecord, isExpectedLatest } from './rows.js';
-import { checkAppendRequest } from './request.js';
+import { checkAppendRequest, checkNewSession } from './request.js';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -71,6 +71,7 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
 
   async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
     this.live();
+    checkNewSession(genesis, head);
     if (this.sessions.has(head.sessionId)) return 'exists';
     this.sessions.set(head.sessionId, { head, entries: [this.keep(genesis)], frames: new Map(), turns: new Map() });
     return 'created';

@@ -3,15 +3,18 @@
  * looks at its data: the request must describe one consistent step.
  */
 import { TallyError } from '../protocol/errors.js';
-import { slotIndex } from '../protocol/slots.js';
-import type { AppendRequest } from './types.js';
+import { phaseAfter, slotIndex } from '../protocol/slots.js';
+import type { AppendRequest, SessionHead, StoredEntry } from './types.js';
 
 /**
  * Throws `TALLY_STORE_MISUSE` unless `r` adds entry `expected.size` and
  * produces the head (size + 1, entry hash) of the same session, and the
  * entry sits where the phase rules put its kind: a frame or turn at
  * {@link slotIndex} of its ordinal, a finalize (no ordinal) anywhere after
- * the genesis. A genesis is never appended (`createSession` writes it).
+ * the genesis, and the new head is in the phase that kind leaves
+ * ({@link phaseAfter}). A genesis is never appended (`createSession` writes
+ * it). A store that keeps the phase (or judges "sealed" by the last kind)
+ * can then never be told two different things.
  *
  * @example
  * checkAppendRequest(request); // before any store work
@@ -27,5 +30,19 @@ export function checkAppendRequest(r: AppendRequest): void {
       : e.kind === 'finalize' && e.ordinal === undefined && e.index > 0;
   if (!placed) {
     throw new TallyError('TALLY_STORE_MISUSE', `An append request puts a ${e.kind}${e.ordinal === undefined ? '' : ` of ordinal ${e.ordinal}`} at entry ${e.index}, where the phase rules do not (a frame of ordinal k is entry 2k + 3, its turn 2k + 4).`);
+  }
+  if (r.next.phase !== phaseAfter(e.kind)) {
+    throw new TallyError('TALLY_STORE_MISUSE', `An append request leaves the session ${JSON.stringify(r.next.phase)} after a ${e.kind}; the phase rules say ${phaseAfter(e.kind)}.`);
+  }
+}
+
+/**
+ * Throws `TALLY_STORE_MISUSE` unless `genesis` and `head` describe a new
+ * session: the genesis at index 0 and the head of size 1 it makes, awaiting
+ * its first frame.
+ */
+export function checkNewSession(genesis: StoredEntry, head: SessionHead): void {
+  if (genesis.kind !== 'genesis' || genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash || head.phase !== phaseAfter('genesis')) {
+    throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes, awaiting its first frame.');
   }
 }

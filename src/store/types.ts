@@ -164,6 +164,10 @@ export interface CosignatureStore {
  *   exactly one MUST succeed.
  * - A store MUST NOT change or delete an entry once written, and MUST refuse
  *   (`sealed`) any append to a session whose phase is `sealed`.
+ * - A store MUST refuse (`TALLY_STORE_MISUSE`) a request that is not one
+ *   consistent step before it looks at its data (`./request.ts`): the entry
+ *   at `expected.size`, a frame or turn at the index its ordinal gives, and
+ *   the phase that kind of entry leaves.
  * - Reads MUST return exactly the bytes written.
  * - Across processes sharing one database the same guarantees MUST hold.
  * - It keeps the engine's signing log ({@link SigningLogStore}) beside the

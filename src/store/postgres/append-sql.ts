@@ -61,8 +61,7 @@ export interface HeadRow {
 /**
  * The entry indexes whose nodes make the frontier of `size` entries, as SQL
  * over the integer expression `size` (one row `idx` per set bit, left to
- * right). Used by the head statement and by migration 6, so it is frozen:
- * a different rule needs a new function and a new migration.
+ * right), for the head statement. Migration 6 holds a frozen copy of it.
  */
 export function frontierIndexesSql(size: string): string {
   return `SELECT (sum(1::bigint << b) OVER (ORDER BY b DESC) - 1)::integer AS idx, row_number() OVER (ORDER BY b DESC)::integer AS j

@@ -10,8 +10,6 @@
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
 
-import { frontierIndexesSql } from './append-sql.js';
-
 /** One numbered migration. */
 export interface PostgresMigration {
   readonly version: number;
@@ -211,7 +209,9 @@ $fn$;
  * the highest `idx`. Existing sessions get their phase copied into their
  * last entry and their frontier's hashes into the entries that end its
  * subtrees, which are all a later frontier can need (the immutability
- * trigger is lifted for that one statement only). Then the session row
+ * trigger is lifted for those two statements only; the subtree ends are
+ * computed here as `frontierIndexesSql` in append-sql.ts computes them, a
+ * frozen copy, since a released migration never changes). Then the session row
  * keeps only its id and creation order and becomes insert-only.
  *
  * A frame or turn slot is its index: the phase rules put the frame of
@@ -242,7 +242,10 @@ ALTER TABLE ${s}.entries DISABLE TRIGGER entries_immutable;
 UPDATE ${s}.entries e SET phase = x.phase
   FROM ${s}.sessions x WHERE e.session_id = x.id AND e.idx = x.size - 1;
 UPDATE ${s}.entries e SET node = decode(x.frontier[f.j], 'hex')
-  FROM ${s}.sessions x CROSS JOIN LATERAL (${frontierIndexesSql('x.size')}) AS f
+  FROM ${s}.sessions x CROSS JOIN LATERAL (
+    SELECT (sum(1::bigint << b) OVER (ORDER BY b DESC) - 1)::integer AS idx, row_number() OVER (ORDER BY b DESC)::integer AS j
+    FROM generate_series(30, 0, -1) AS b WHERE (x.size::bigint & (1::bigint << b)) <> 0
+  ) AS f
   WHERE e.session_id = x.id AND e.idx = f.idx;
 ALTER TABLE ${s}.entries ENABLE TRIGGER entries_immutable;
 ALTER TABLE ${s}.entries DROP CONSTRAINT entries_session_id_fkey;

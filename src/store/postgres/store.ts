@@ -25,7 +25,7 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkAppendRequest } from '../request.js';
+import { checkAppendRequest, checkNewSession } from '../request.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
 import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
@@ -125,9 +125,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
     this.live();
-    if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
-      throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
-    }
+    checkNewSession(genesis, head);
     // One statement is one transaction: the session row and its genesis entry (with the head after it) together or not at all.
     const rows = await this.query<{ created: boolean }>(
       'create a session',

@@ -29,7 +29,7 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkAppendRequest } from '../request.js';
+import { checkAppendRequest, checkNewSession } from '../request.js';
 import { checkSignedRecord, toEntry, toOwner } from '../rows.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import type { Settled } from './connection.js';
@@ -154,9 +154,7 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
 
   async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
     this.live();
-    if (genesis.index !== 0 || head.size !== 1 || head.head !== genesis.hash) {
-      throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes.');
-    }
+    checkNewSession(genesis, head);
     return this.guard.write('create a session', (c) => c.createTx(genesis, head));
   }
 
