@@ -40,20 +40,11 @@ import { createRefereeRuler } from '../referee/index.js';
 import { Engine } from '../session/index.js';
 import { SqliteStore } from '../store/sqlite/store.js';
 import { INTENT_EVERY, LONGDAY_STEPS, demoWakes, type LongdayStep } from './longday.js';
+import { peakRssKb } from './rss.js';
 
 const T0 = 1_893_456_000_000; // 2030-01-01
 const FAR_TTL = '2100-01-01T00:00:00Z';
 const enc = new TextEncoder();
-
-function peakRssKb(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Number(m[1]);
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS;
-}
 
 function fail(message: string): never {
   throw new Error(`longday: ${message}`);
@@ -111,7 +102,7 @@ async function seal(dir: string): Promise<string> {
   const { sessionId } = session(dir);
   const { engine, store } = openEngine(f.db);
   try {
-    const notary = createNotary({ key: parsePrivateKey(readFileSync(f.key, 'utf8').trim()) });
+    const notary = createNotary({ key: engineKey(dir) });
     const r = await notary.sealWithReceipt(engine, sessionId);
     if (!r.ok) fail(r.message);
     writeFileSync(f.note, r.signedCheckpoint);
@@ -141,8 +132,13 @@ async function exportBundle(dir: string): Promise<string> {
   }
 }
 
+/** The engine key the record step wrote. */
+function engineKey(dir: string): ReturnType<typeof parsePrivateKey> {
+  return parsePrivateKey(readFileSync(files(dir).key, 'utf8').trim());
+}
+
 function verifierKey(dir: string): string {
-  return parsePrivateKey(readFileSync(files(dir).key, 'utf8').trim()).verifierKey;
+  return engineKey(dir).verifierKey;
 }
 
 async function verify(dir: string): Promise<string> {
@@ -170,7 +166,7 @@ async function proveStore(dir: string): Promise<string> {
   const { engine, store } = openEngine(f.db);
   try {
     const note = readFileSync(f.note, 'utf8');
-    const notary = createNotary({ key: parsePrivateKey(readFileSync(f.key, 'utf8').trim()) });
+    const notary = createNotary({ key: engineKey(dir) });
     const index = middleTurn(size);
     const r = await notary.turnReceipt(engine, sessionId, index, { signedCheckpoint: note });
     if (!r.ok) fail(`prove: ${r.code}: ${r.message}`);

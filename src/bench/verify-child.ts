@@ -4,21 +4,9 @@
  * `{ ok, size, ms, rssBeforeKb, maxRssKb }`, so peak memory is that of a fresh
  * process doing nothing but the verification.
  */
-import { readFileSync } from 'node:fs';
 import { verifyBundleFile } from '../codec/bundle.js';
 import { createVerifyPool } from '../codec/parallel/pool.js';
-
-// Peak RSS of THIS process image: Linux's VmHWM (getrusage's maxrss survives
-// exec and would report the parent's peak); elsewhere, getrusage.
-function peakRssKb(): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    if (m) return Number(m[1]);
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS;
-}
+import { peakRssKb } from './rss.js';
 
 const [path, mode = 'seq', workers] = process.argv.slice(2);
 if (path === undefined) throw new Error('usage: verify-child.js <bundle> seq|par [workers]');

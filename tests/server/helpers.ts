@@ -132,6 +132,23 @@ export async function rpc(url: string, token: string | undefined, method: string
 }
 
 /** POSTs a raw body to /rpc. */
+/**
+ * Opens a session on the server at `url` as the runtime and returns a
+ * function that appends one frame and its authored turn (ordinals -1, 0, 1, …).
+ */
+export async function liveSession(url: string, name: string): Promise<{ sid: string; step: () => Promise<void> }> {
+  const open = await rpc(url, TOKENS.runtime, 'session/open', { spec: { name } });
+  const sid = open.body.result!['sessionId'] as string;
+  let ord = -1;
+  const step = async (): Promise<void> => {
+    const f = await rpc(url, TOKENS.runtime, 'session/frame', { sessionId: sid, ordinal: ord, time: 1_000 + (ord + 1) * 60_000, data: { n: ord } });
+    const fr = f.body.result!;
+    await rpc(url, TOKENS.runtime, 'session/turn', { sessionId: sid, ordinal: ord, parentHash: fr['entryHash'], frameRoot: fr['frameRoot'], body: { kind: 'authored', text: `turn ${ord}` } });
+    ord++;
+  };
+  return { sid, step };
+}
+
 export async function post(url: string, token: string | undefined, body: string | Uint8Array, contentType = 'application/json'): Promise<{ status: number; body: unknown; headers: Headers }> {
   const res = await fetch(`${url}/rpc`, {
     method: 'POST',

@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle } from '../../src/codec/index.js';
-import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
+import { liveSession, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
@@ -173,15 +173,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
       expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
       expect(csp).toContain("connect-src 'self'");
       expect(csp).not.toContain('unsafe-inline');
-      const open = await rpc(srv.url, TOKENS.runtime, 'session/open', { spec: { name: 'live web day' } });
-      const sid = open.body.result!['sessionId'] as string;
-      let ord = -1;
-      const step = async (): Promise<void> => {
-        const f = await rpc(srv.url, TOKENS.runtime, 'session/frame', { sessionId: sid, ordinal: ord, time: 1_000 + (ord + 1) * 60_000, data: { n: ord } });
-        const fr = f.body.result!;
-        await rpc(srv.url, TOKENS.runtime, 'session/turn', { sessionId: sid, ordinal: ord, parentHash: fr['entryHash'], frameRoot: fr['frameRoot'], body: { kind: 'authored', text: `turn ${ord}` } });
-        ord++;
-      };
+      const { sid, step } = await liveSession(srv.url, 'live web day');
       await step();
       const page = await ctx.newPage();
       const errors: string[] = [];

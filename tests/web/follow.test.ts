@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
+import { liveSession, rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
 
 const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -30,25 +30,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A session on the server and a function that appends one frame and one turn. */
-async function liveSession(name: string): Promise<{ sid: string; step: () => Promise<void> }> {
-  const open = await rpc(srv.url, TOKENS.runtime, 'session/open', { spec: { name } });
-  const sid = open.body.result!['sessionId'] as string;
-  let ord = -1;
-  const step = async (): Promise<void> => {
-    const f = await rpc(srv.url, TOKENS.runtime, 'session/frame', { sessionId: sid, ordinal: ord, time: 1_000 + (ord + 1) * 60_000, data: { n: ord } });
-    const fr = f.body.result!;
-    await rpc(srv.url, TOKENS.runtime, 'session/turn', { sessionId: sid, ordinal: ord, parentHash: fr['entryHash'], frameRoot: fr['frameRoot'], body: { kind: 'authored', text: `turn ${ord}` } });
-    ord++;
-  };
-  return { sid, step };
-}
-
 const get = (path: string, token?: string) => fetch(`${srv.url}${path}`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
 
 describe('GET /sessions/:id/bundle?from=N', () => {
   it('answers exactly the entries from N, capped by limit, under the bundle token rule', async () => {
-    const { sid, step } = await liveSession('ranged');
+    const { sid, step } = await liveSession(srv.url, 'ranged');
     for (let i = 0; i < 4; i++) await step();
     const whole = await (await get(`/sessions/${sid}/bundle`, TOKENS.auditor)).text();
     const lines = whole.split('\n').slice(0, -1);
@@ -79,7 +65,7 @@ describe.skipIf(!CHROMIUM)('following a live day in Chromium', () => {
   });
 
   it('fetches only new entries each poll, stays pinned, and stops at the seal', async () => {
-    const { sid, step } = await liveSession('followed day');
+    const { sid, step } = await liveSession(srv.url, 'followed day');
     await step();
     const page = await ctx.newPage();
     const errors: string[] = [];
