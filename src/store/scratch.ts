@@ -6,6 +6,7 @@
 import Database from 'better-sqlite3';
 import { TallyError } from '../protocol/errors.js';
 import { MemoryStore } from './memory.js';
+import { checkAppendRequest, checkNewSession } from './request.js';
 import { toEntry, toOwner, type EntryRow, type OwnerRow } from './rows.js';
 import type {
   AppendOutcome,
@@ -163,6 +164,7 @@ export class ScratchStore implements TranscriptStore {
 
   async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
     this.#live();
+    checkNewSession(genesis, head);
     if (this.#heads.has(head.sessionId)) return 'exists';
     this.#heads.set(head.sessionId, head);
     this.#keep(head.sessionId, genesis);
@@ -171,6 +173,7 @@ export class ScratchStore implements TranscriptStore {
 
   async append(req: AppendRequest): Promise<AppendOutcome> {
     this.#live();
+    checkAppendRequest(req);
     const head = this.#heads.get(req.sessionId);
     if (!head) return { ok: false, reason: 'unknown-session' };
     if (head.phase === 'sealed') return { ok: false, reason: 'sealed' };

@@ -1,5 +1,5 @@
 /**
- * Every store refuses, before it looks at its data, a request that is not
+ * Every store (the replay's scratch store too) refuses, before it looks at its data, a request that is not
  * one consistent step (src/store/request.ts): a frame or turn off the index
  * its ordinal gives, a head in another phase than the entry's kind leaves,
  * a new session that is not a genesis awaiting its first frame. Each is
@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppendRequest } from '../../src/store/index.js';
 import { entriesOf, headAt, recordChains, type RecordedChain } from './helpers/record.js';
-import { STORE_KINDS, type StoreEnv } from './helpers/stores.js';
+import { STORE_KINDS, scratchKind, type StoreEnv } from './helpers/stores.js';
 import { warnIfSkipped } from './helpers/pg.js';
 
 warnIfSkipped('misuse.test.ts');
@@ -22,7 +22,8 @@ beforeAll(async () => {
 
 const misuse = expect.objectContaining({ code: 'TALLY_STORE_MISUSE' });
 
-for (const kind of STORE_KINDS) {
+// The replay's scratch store too: a ruler or engine bug during replay must not be stored silently.
+for (const kind of [...STORE_KINDS, scratchKind]) {
   describe.skipIf(kind.skip)(`${kind.label}: misuse is refused before any write`, () => {
     let env: StoreEnv;
     beforeAll(async () => {
