@@ -30,8 +30,11 @@ function rate(n: number, ms: number): number {
   return Math.round((n / ms) * 1000);
 }
 
-/** SHA-256 over each buffer (what a verifier must do at least once per entry). */
-function rawHashRate(lines: readonly Uint8Array[], rounds: number): number {
+/**
+ * SHA-256 (the project's `sha256`, as every bench baseline) over each buffer,
+ * `rounds` times: hashes per second (what a verifier must do at least once per entry).
+ */
+export function rawHashRate(lines: readonly Uint8Array[], rounds: number): number {
   const t0 = performance.now();
   let n = 0;
   for (let r = 0; r < rounds; r++) for (const l of lines) {

@@ -11,12 +11,11 @@
  * (`longdayDemoEntries`, `demoWakes`).
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Figure } from './core.js';
+import { rawHashRate, type Figure } from './core.js';
 
 /** Every step, in the order the bench runs them. */
 export const LONGDAY_STEPS = ['record', 'seal', 'export', 'verify', 'replay', 'prove-store', 'prove-bundle', 'demo'] as const;
@@ -82,14 +81,6 @@ export interface LongdayOptions {
   readonly dir?: string;
   /** Called after each step (the bench prints as it goes: a full day takes minutes). */
   readonly onStep?: (r: LongdayStepResult) => void;
-}
-
-/** SHA-256 of `n` buffers of `bytes` bytes each, per second: the same-run baseline. */
-function hashRate(n: number, bytes: number): number {
-  const buf = new Uint8Array(Math.max(1, bytes)).fill(97);
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) createHash('sha256').update(buf).digest();
-  return Math.round((n / (performance.now() - t0)) * 1000);
 }
 
 /** The entries of the day from the environment (`TALLY_BENCH_LONGDAY_N`), default 1,000,000. */
@@ -163,7 +154,8 @@ export async function benchLongday(): Promise<Figure[]> {
     process.stdout.write(`\n-- longday: ${entries.toLocaleString('en-US')} entries, each step in its own process (budget ${LONGDAY_BUDGET_MB} MB peak RSS per step)\n`);
     const steps = await runLongday({ entries, dir, onStep: (r) => process.stdout.write(`${formatLongdayStep(r)}\n`) });
     const meanBytes = Math.round(statSync(join(dir, 'bundle.jsonl')).size / entries);
-    const baseline = hashRate(Math.min(entries, 200_000), meanBytes);
+    // The same-run baseline: SHA-256 of an entry-sized buffer, with the function every bench section uses.
+    const baseline = rawHashRate([new Uint8Array(Math.max(1, meanBytes)).fill(97)], Math.min(entries, 200_000));
     return steps.map((r) => ({
       name: `long day: ${r.step}`,
       perSecond: r.perSecond,

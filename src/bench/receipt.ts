@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeBundle, sha256, verifyBundle } from '../codec/index.js';
+import { encodeBundle, verifyBundle } from '../codec/index.js';
 import {
   bundleFileChunks,
   createNotary,
@@ -19,23 +19,10 @@ import {
   verifyTurnReceipt,
 } from '../receipt/index.js';
 import { createEngine } from '../session/index.js';
-import type { Figure } from './core.js';
+import { rawHashRate, type Figure } from './core.js';
 
 function rate(n: number, ms: number): number {
   return Math.round((n / Math.max(ms, 1e-6)) * 1000);
-}
-
-/** SHA-256 over each buffer, `rounds` times: hashes per second. */
-function rawHashRate(buffers: readonly Uint8Array[], rounds: number): number {
-  const t0 = performance.now();
-  let n = 0;
-  for (let r = 0; r < rounds; r++) {
-    for (const b of buffers) {
-      sha256(b);
-      n++;
-    }
-  }
-  return rate(n, performance.now() - t0);
 }
 
 const MB = 1024 * 1024;
