@@ -15,7 +15,7 @@
 import { canonicalPayload } from '../intent/canonical.js';
 import type { Intent } from '../intent/schema.js';
 import { createSignerCache, type SignerCache } from '../intent/signer-cache.js';
-import type { CanonicalObject } from '../protocol/index.js';
+import { slotIndex, type CanonicalObject } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { intentOfAuthored, ruleIntent, type IntentRuling } from '../rules/intent.js';
 import { checkIntentSpec } from '../rules/spec.js';
@@ -125,11 +125,6 @@ function outcome(ruling: RefereeRuling, nonces: RuleOutcome['nonces'] = []): Rul
   return { ruling: ruling as unknown as CanonicalObject, nonces };
 }
 
-/** Index in the transcript of the frame with `ordinal` (genesis 0, frame -1 at 1, turn -1 at 2, …). */
-function frameIndex(ordinal: number): number {
-  return 2 * ordinal + 3;
-}
-
 /** Checks a spec for the intent contract and the mandate. */
 export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSpec']>>[0]): string | undefined {
   const intent = checkIntentSpec(spec);
@@ -159,7 +154,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   const history = new RefereeHistory(options.store);
 
   async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
-    const view = await history.fold(ctx.sessionId, frameIndex(ctx.ordinal) + 1);
+    const view = await history.fold(ctx.sessionId, slotIndex('frame', ctx.ordinal) + 1);
     if (!view) return undefined;
     const last = view.fold.lastFrame;
     if (!last || last.ordinal !== ctx.ordinal) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The store does not hold the frame being answered.', { details: `session ${ctx.sessionId} ordinal ${ctx.ordinal}` });

@@ -10,6 +10,7 @@
 import {
   entryHash,
   isoTime,
+  phaseAfter,
   phaseGate,
   reconcileFrame,
   reconcileTurn,
@@ -19,7 +20,6 @@ import {
   type FinalizeEntry,
   type FrameEntry,
   type GenesisEntry,
-  type SessionPhase,
   type SessionSpec,
   type TurnEntry,
 } from '../protocol/index.js';
@@ -136,7 +136,7 @@ export class Engine {
       };
       const row = stored(st.size, entry);
       const s = row.s;
-      const committed = await this.commit(st, row, 'pending', [], (frontier) => ({
+      const committed = await this.commit(st, row, [], (frontier) => ({
         ...st,
         size: st.size + 1,
         head: s.hash,
@@ -218,7 +218,7 @@ export class Engine {
     const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : stored(st.size, { ...t.entry, ruling });
     const s = row.s;
     const standDown = t.entry.body.kind === 'stand-down';
-    const committed = await this.commit(st, row, 'awaiting-frame', nonces, (frontier) => ({
+    const committed = await this.commit(st, row, nonces, (frontier) => ({
       ...st,
       size: st.size + 1,
       head: s.hash,
@@ -260,7 +260,7 @@ export class Engine {
       const row = stored(st.size, entry);
       const s = row.s;
       let receipt: FinalizeResult | undefined;
-      const committed = await this.commit(st, row, 'sealed', [], (frontier) => {
+      const committed = await this.commit(st, row, [], (frontier) => {
         const r = { sessionId: st.sessionId, size: st.size + 1, receiptRoot: toHex(frontier.root()), head: s.hash };
         receipt = { ok: true, receipt: r, duplicate: false };
         return { ...st, size: st.size + 1, head: s.hash, frontier, phase: 'sealed', seal: { receipt: r, artifactsText: a.text } };
@@ -367,7 +367,6 @@ export class Engine {
   private async commit(
     st: SessionState,
     row: Row,
-    phase: SessionPhase,
     nonces: readonly NonceClaim[],
     next: (frontier: Border) => SessionState,
   ): Promise<true | Rejection> {
@@ -378,7 +377,7 @@ export class Engine {
       sessionId: st.sessionId,
       expected: { size: st.size, head: st.head },
       entry: s,
-      next: { sessionId: st.sessionId, size: st.size + 1, head: s.hash, frontier: hex, phase },
+      next: { sessionId: st.sessionId, size: st.size + 1, head: s.hash, frontier: hex, phase: phaseAfter(s.kind) },
       nonces,
     }));
     if (outcome.ok) {
