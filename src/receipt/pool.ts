@@ -1,8 +1,8 @@
 /**
  * Receipt-sized byte arrays carved out of shared blocks. A `Uint8Array` of
- * more than 64 bytes gets its own off-heap backing store in V8, which costs
- * 200–300 ns to allocate and more to collect — several times the cost of
- * decoding the bytes — and a cold receipt verification needs three of them
+ * more than 64 bytes gets its own off-heap backing store in V8, which is
+ * slow to allocate and to collect (docs/PERFORMANCE.md, "Single-turn receipt
+ * verification", has the measured parts) — and a cold receipt verification needs three of them
  * (the entry bytes, the signature line, the signed message). Views into one
  * 16 KiB block cost a few nanoseconds each. A block is never written again
  * once a view of it is handed out (the next view starts after it; a full

@@ -40,7 +40,8 @@ interface Cached {
 }
 
 // Small pages: each page's rows die young (in the scavenged young generation) instead of being
-// promoted while the page is processed, which on a million-entry day roughly halves the peak RSS.
+// promoted while the page is processed (one of the changes that brought a million-entry day's
+// replay under 256 MB; docs/PERFORMANCE.md and ARCHITECTURE.md, "Long days").
 const BATCH = 256;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -29,7 +29,8 @@ export interface SessionState {
 export const hasher = rfc6962Hasher(sha256);
 
 // Small pages: each page's rows die young (in the scavenged young generation) instead of being
-// promoted while the page is processed, which on a million-entry day roughly halves the peak RSS.
+// promoted while the page is processed (one of the changes that brought a million-entry day's
+// replay under 256 MB; docs/PERFORMANCE.md and ARCHITECTURE.md, "Long days").
 const BATCH = 256;
 
 /** Loads and re-derives a session from `store`; `undefined` when unknown. Throws {@link StoreCorruptionError}. */

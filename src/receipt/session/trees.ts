@@ -14,9 +14,12 @@ export interface SessionTreesOptions {
   /** Most sessions whose trees are kept (least recently used dropped first; default 64). */
   readonly maxSessions?: number;
   /**
-   * Most entries kept over all cached trees (default 4,000,000: about 1 MB at
-   * the default floor 8, 256–512 MB at floor 0);
-   * least recently used trees are dropped first, the one in use never.
+   * Most entries kept over all cached trees; least recently used trees are
+   * dropped first, the one in use never. The default keeps the cache's
+   * memory the same at any floor: 4,000,000 entries at floor 0 (a tree keeps
+   * every node, 64–128 bytes per entry), 2^floor times as many at a larger
+   * floor (a tree keeps only the levels from `floor` up), so with the default
+   * floor 8 the cache is bounded by `maxSessions` long before entries.
    */
   readonly maxEntries?: number;
   /** Entries read from the store per batch while catching up (default 256: small pages keep the peak RSS of a long day low). */
@@ -82,7 +85,7 @@ export class SessionTrees {
   constructor(options: SessionTreesOptions = {}) {
     this.#floor = options.floor ?? 8;
     this.#max = Math.max(1, options.maxSessions ?? 64);
-    this.#maxEntries = Math.max(1, options.maxEntries ?? 4_000_000);
+    this.#maxEntries = Math.max(1, options.maxEntries ?? 4_000_000 * 2 ** this.#floor);
     this.#batch = Math.max(1, options.batch ?? 256);
   }
 
