@@ -136,6 +136,10 @@ describe('failureOfException', () => {
   });
 
   it('a failure without its own flag answers its row in both envelopes', () => {
+    // Pinned literally (the loop below reads the same table the envelopes read).
+    expect(rpcErrorObject({ type: 'internal', message: 'm' }).data['retryable']).toBe(true);
+    expect(rpcErrorObject({ type: 'unavailable', message: 'm' }).data['retryable']).toBe(true);
+    expect(httpErrorBody({ type: 'rate-limited', message: 'm' }).error['retryable']).toBe(false);
     for (const row of WIRE_ERRORS) {
       expect(rpcErrorObject({ type: row.type, message: 'm' }).data['retryable']).toBe(row.retryable);
       expect(httpErrorBody({ type: row.type, message: 'm' }).error['retryable']).toBe(row.retryable);

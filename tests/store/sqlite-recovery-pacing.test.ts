@@ -147,8 +147,18 @@ describe('recovery after a failed write is paced', () => {
       guard.connection.db.close();
     }
     expect(() => new SqliteStore(join(tempDir('pacing'), 'bad.db'), { recoveryIntervalMs: -1 })).toThrow(RangeError);
-    const store = new SqliteStore(join(tempDir('pacing'), 'zero.db'), { recoveryIntervalMs: 0 });
-    expect(await store.health()).toEqual({ ok: true });
-    await store.close();
+    // The store's option reaches its guard: while the probe write keeps failing, a long interval
+    // answers the second poll from the first attempt; an interval of 0 tries on every poll.
+    for (const [intervalMs, reopens] of [[60_000, 1], [0, 2]] as const) {
+      const file = join(tempDir('pacing'), `store-${intervalMs}.db`);
+      const store = new SqliteStore(file, { recoveryIntervalMs: intervalMs });
+      expect(await store.health()).toEqual({ ok: true });
+      exec(file, "CREATE TRIGGER refuse_probe BEFORE UPDATE ON tally_schema BEGIN SELECT RAISE(ABORT, 'injected: the probe write fails'); END;");
+      (store as unknown as { guard: WriteGuard }).guard.noteFailure(failedWrite());
+      expect(await store.health()).toMatchObject({ ok: false, code: 'TALLY_STORE_IO' });
+      expect(await store.health()).toMatchObject({ ok: false, code: 'TALLY_STORE_IO' });
+      expect(store.stats.reopens, `recoveryIntervalMs ${intervalMs}`).toBe(reopens);
+      await store.close();
+    }
   });
 });

@@ -15,8 +15,10 @@ import { ARTIFACTS, CHROMIUM, launch, PAGE, SKIP_REASON } from './browser.js';
 
 const ENTRIES = Number(process.env['TALLY_WEB_LARGE_ENTRIES'] ?? 100_000);
 
-/** A sealed day of exactly `entries` entries (genesis, frame/turn pairs, seal; odd counts end on a frame). */
+/** A sealed day of exactly `entries` entries (genesis, frame/turn pairs, seal: an even count of at least 2). */
 async function dayOf(entries: number): Promise<Uint8Array> {
+  // A seal follows a turn, never a pending frame, so a sealed day has an even number of entries.
+  if (!Number.isSafeInteger(entries) || entries < 2 || entries % 2 !== 0) throw new Error(`TALLY_WEB_LARGE_ENTRIES must be an even number of at least 2, got ${entries}`);
   const engine = createEngine();
   const open = await engine.open({ name: 'large day', entries });
   if (!open.ok) throw new Error(open.message);
