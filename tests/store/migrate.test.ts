@@ -127,6 +127,10 @@ describe.skipIf(!pgReady)('PostgreSQL migrations', () => {
       await checkFixtureStore(store);
       await store.close();
       await expect(pgExec(`DELETE FROM ${s}.entries`)).rejects.toThrow(/immutable/);
+      // Version 7 moved the entry rules from table CHECKs to domains: they refuse all the same.
+      await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', -1, 'h', 'turn', '\\x00')`)).rejects.toThrow(/entry_index_check/);
+      await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', 5, 'h', 'bogus', '\\x00')`)).rejects.toThrow(/entry_kind_check/);
+      await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', 5, 'h', 'turn', '\\x00')`)).resolves.toMatchObject({ rowCount: 1 });
     } finally {
       await dropSchema(schema);
     }

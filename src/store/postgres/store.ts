@@ -28,7 +28,7 @@ import type {
 import { checkAppendRequest, checkNewSession } from '../request.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
-import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
+import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
 import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
 
@@ -132,7 +132,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       `WITH s AS (
          INSERT INTO ${this.t.sessions} (id) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING id
        ), e AS (
-         INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes, node, phase) SELECT id, $2, $3, $4, $5, $6, $7, $8 FROM s RETURNING 1
+         INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes, node, phase) SELECT id, $2::integer, $3, $4::text, $5, $6, $7, $8 FROM s RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM e) AS created`,
       [head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes), frontierNode(head), head.phase],
@@ -161,7 +161,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private async runBatch(batch: readonly AppendRequest[]): Promise<AppendCode[]> {
     return transaction(this.pool, this.name, 'append a batch', async (c) => {
       const codes: AppendCode[] = [];
-      for (const req of batch) codes.push(await this.appendOn(c, req));
+      for (const req of batch) codes.push(await this.appendOn(c, req, false));
       return { commit: true, value: codes };
     });
   }
@@ -176,7 +176,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private async runOne(req: AppendRequest): Promise<AppendOutcome> {
     let code: AppendCode;
     try {
-      code = await retryingCall(() => this.appendOn(this.pool, req));
+      code = await retryingCall(() => this.appendOn(this.pool, req, true));
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
@@ -189,15 +189,22 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   }
 
   /** Runs the append statement for `req` on `on` (a pool or a connection in a transaction); if it wrote nothing, asks why. */
-  private async appendOn(on: pg.Pool | pg.PoolClient, req: AppendRequest): Promise<AppendCode> {
+  private async appendOn(on: pg.Pool | pg.PoolClient, req: AppendRequest, alone: boolean): Promise<AppendCode> {
     const nonces = req.nonces.length > 0;
     const st = nonces ? this.sql.withNonces : this.sql.plain;
-    const r = await on.query({ name: st.name, text: st.text, values: appendValues(req, nonces) });
-    if (r.rowCount === 1) return 'ok';
+    let written: number | null;
+    try {
+      written = (await on.query({ name: st.name, text: st.text, values: appendValues(req, nonces) })).rowCount;
+    } catch (e) {
+      // Another writer of this index committed first: nothing was written. In a batch the transaction is void, so the batch fails.
+      if (!alone || !isLostRace(e)) throw e;
+      written = 0;
+    }
+    if (written === 1) return 'ok';
     const why = await on.query<{ code: unknown }>({ name: this.sql.classify.name, text: this.sql.classify.text, values: classifyValues(req) });
     const code = why.rows[0]?.code;
-    if (r.rowCount !== 0 || !isAppendCode(code) || code === 'ok') {
-      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append with ${r.rowCount} rows and ${JSON.stringify(code)} (${this.name}).`);
+    if (written !== 0 || !isAppendCode(code) || code === 'ok') {
+      throw new TallyError('TALLY_STORE_IO', `PostgreSQL answered an append with ${written} rows and ${JSON.stringify(code)} (${this.name}).`);
     }
     return code;
   }
