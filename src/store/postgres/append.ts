@@ -10,9 +10,12 @@
  * entry keys in one order). Within the transaction each append sees the
  * ones before it (a nonce claimed earlier in the batch is taken). Each append in a batch is validated on its own and
  * gets its own answer, and none is acknowledged before the transaction has
- * committed. If the transaction fails, nothing in it was written: every
+ * committed. If the transaction fails (a bad append, or one that lost the
+ * race for its index to another process), nothing in it was written: every
  * append of the batch is retried alone, so one bad append cannot fail the
- * others.
+ * others. A lone append goes out without the queue's bookkeeping
+ * ({@link GroupCommit.append}), on the store's held connection when that is
+ * free (`./lane.ts`).
  */
 import type { AppendOutcome, AppendRequest } from '../types.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
@@ -79,6 +82,7 @@ export class GroupCommit {
 
   /** Queues one append; resolves with its own outcome after its transaction committed. */
   append(request: AppendRequest): Promise<AppendOutcome> {
+    if (this.queue.length === 0 && this.inFlight < this.maxInFlight) return this.straight(request);
     return new Promise<AppendOutcome>((resolve, reject) => {
       this.queue.push({ request, resolve, reject, span: activeSpan() });
       this.pump();
@@ -89,6 +93,33 @@ export class GroupCommit {
   drained(): Promise<void> {
     if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
     return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /**
+   * Nothing waits and a slot is free: the append goes out alone at once, as
+   * {@link pump} would send it, without the queue's promise and batch
+   * bookkeeping (a lone session's every append comes this way).
+   */
+  private async straight(request: AppendRequest): Promise<AppendOutcome> {
+    this.inFlight++;
+    this.counts.single++;
+    try {
+      recordBatch(1, [activeSpan()]);
+    } catch {
+      // Telemetry never fails an append.
+    }
+    try {
+      return await this.port.runOne(request);
+    } finally {
+      this.settled();
+    }
+  }
+
+  /** A transaction ended: take the next batch, and wake `drained` waiters once all is done. */
+  private settled(): void {
+    this.inFlight--;
+    this.pump();
+    if (this.queue.length === 0 && this.inFlight === 0) for (const f of this.idle.splice(0)) f();
   }
 
   private pump(): void {
@@ -107,11 +138,7 @@ export class GroupCommit {
       }
       this.queue = rest;
       this.inFlight++;
-      void this.flush(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-        if (this.queue.length === 0 && this.inFlight === 0) for (const f of this.idle.splice(0)) f();
-      });
+      void this.flush(batch).finally(() => this.settled());
     }
   }
 

@@ -30,7 +30,9 @@ import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type E
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
 import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
 import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
-import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION, POSTGRES_VERSION_TABLE_SQL } from './migrations.js';
+import { Lane } from './lane.js';
+import { migrate } from './migrate.js';
+import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
 
 /** Options of {@link PostgresStore.open}. */
 export interface PostgresStoreOptions {
@@ -42,7 +44,11 @@ export interface PostgresStoreOptions {
    * fresh schema per test run and drop it afterwards.
    */
   readonly schema?: string;
-  /** Pool size (default 10). Concurrent appends of different sessions run on different connections. */
+  /**
+   * Pool size (default 10). Concurrent appends of different sessions run on
+   * different connections. From 2 up, one connection stays held for lone
+   * appends while the store is open (`./lane.ts`).
+   */
   readonly poolSize?: number;
   /**
    * Group commit (see `./append.ts`): most appends per statement (default
@@ -75,11 +81,13 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private readonly pool: pg.Pool;
   private readonly t: { readonly sessions: string; readonly entries: string; readonly nonces: string; readonly signed: string; readonly version: string };
   private readonly group: GroupCommit;
+  private readonly lane: Lane;
   private readonly sql: AppendStatements;
   private closed = false;
 
-  private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions) {
+  private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions, poolSize: number) {
     this.pool = pool;
+    this.lane = new Lane(pool, poolSize >= 2);
     this.schema = schema;
     this.name = name;
     const s = pg.escapeIdentifier(schema);
@@ -99,9 +107,9 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
     const group = { maxBatch: options.groupCommit?.maxBatch ?? 16, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
-    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group);
+    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group, poolSize);
     try {
-      await store.migrate();
+      await migrate(pool, schema, store.name);
     } catch (cause) {
       await pool.end().catch(() => {});
       if (cause instanceof TallyError && cause.code === 'TALLY_STORE_SCHEMA_TOO_NEW') throw cause;
@@ -171,12 +179,13 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
    * of the same index makes this one wait for its commit and then write
    * nothing. A nonce reserved by a concurrent statement that then commits
    * raises a unique violation that rolls the whole statement back; the owner
-   * is read afterwards.
+   * is read afterwards. It runs on the held lone-append connection when that
+   * is free (`./lane.ts`), else on the pool.
    */
   private async runOne(req: AppendRequest): Promise<AppendOutcome> {
     let code: AppendCode;
     try {
-      code = await retryingCall(() => this.appendOn(this.pool, req, true));
+      code = await this.lane.run((on) => retryingCall(() => this.appendOn(on, req, true)));
     } catch (cause) {
       const err = cause as { code?: unknown; constraint?: unknown } | null;
       if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
@@ -361,31 +370,12 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     if (this.closed) return;
     this.closed = true;
     await this.group.drained();
+    this.lane.close();
     await this.pool.end();
   }
 
   private live(): void {
     if (this.closed) throw new TallyError('TALLY_STORE_CLOSED', `${this.name} is closed.`);
-  }
-
-  private async migrate(): Promise<void> {
-    const s = pg.escapeIdentifier(this.schema);
-    await transaction(this.pool, this.name, 'migrate', async (c) => {
-      await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:migrate:${this.schema}`]);
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
-      await c.query(POSTGRES_VERSION_TABLE_SQL(s));
-      const r = await c.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM ${this.t.version}`);
-      const current = r.rows[0]?.v ?? 0;
-      if (current > POSTGRES_SCHEMA_VERSION) {
-        throw new TallyError('TALLY_STORE_SCHEMA_TOO_NEW', `PostgreSQL schema ${this.schema} has version ${current}; this release understands up to ${POSTGRES_SCHEMA_VERSION}.`);
-      }
-      for (const m of POSTGRES_MIGRATIONS) {
-        if (m.version <= current) continue;
-        await c.query(m.sql(s));
-        await c.query(`INSERT INTO ${this.t.version} (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-      }
-      return { commit: true, value: undefined };
-    });
   }
 
   /** Runs one statement (a prepared one, parsed and planned once per connection, when `name` is given). */

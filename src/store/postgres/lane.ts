@@ -1,0 +1,92 @@
+/**
+ * The lone-append lane of the PostgreSQL store: one pooled connection held
+ * while the store is open, for appends that go out alone.
+ *
+ * A lone append is one statement on one connection, so the whole cost is
+ * the server's and the round trip's, and taking a connection from `pg.Pool`
+ * and giving it back around every statement (the pool's timers, listeners
+ * and callbacks) costs about as much as all the store's own work on the
+ * append (measured: 4–6% of one session's appends per second, against one
+ * connection's raw commit rate; docs/PERFORMANCE.md, "PostgreSQL appends").
+ *
+ * The lane runs one statement at a time: while it is busy, another lone
+ * append goes through the pool, as do batches and reads, so the lane never
+ * queues work behind work. It is taken from the pool (so it counts against
+ * `poolSize`, and a store of one connection has no lane) on first use and
+ * given back when the store closes. If the connection fails, whether idle
+ * (its `error` event) or under a statement (a network error, or a server
+ * reply of class 08 connection exception or 57 operator intervention), it
+ * is given back as broken, which makes the pool close it, and the next lone
+ * append takes a fresh one. The statement that met the failure fails as it
+ * would have on any pooled connection.
+ */
+import pg from 'pg';
+
+/** Runs lone statements on one held connection (see the module comment). */
+export class Lane {
+  private held: { readonly client: pg.PoolClient; readonly onError: (e: Error) => void } | undefined;
+  private busy = false;
+  private closed = false;
+
+  /** `enabled` false (a pool of one connection) sends everything through the pool. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly enabled: boolean,
+  ) {}
+
+  /** Runs `fn` on the held connection if it is free, else on the pool. */
+  async run<T>(fn: (on: pg.Pool | pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!this.enabled || this.busy || this.closed) return fn(this.pool);
+    this.busy = true;
+    try {
+      const c = this.held?.client ?? (await this.take());
+      try {
+        return await fn(c);
+      } catch (e) {
+        if (connectionLost(e)) this.drop(c, e);
+        throw e;
+      }
+    } finally {
+      this.busy = false;
+      if (this.closed) this.giveBack();
+    }
+  }
+
+  /** Gives the held connection back to the pool (at once, or when its statement ends); later statements use the pool. */
+  close(): void {
+    this.closed = true;
+    if (!this.busy) this.giveBack();
+  }
+
+  private async take(): Promise<pg.PoolClient> {
+    const client = await this.pool.connect();
+    // A pooled connection that is checked out has no listener of the pool's:
+    // without this one, losing it while idle would crash the process.
+    const onError = (e: Error): void => this.drop(client, e);
+    client.on('error', onError);
+    this.held = { client, onError };
+    return client;
+  }
+
+  private giveBack(): void {
+    const h = this.held;
+    this.held = undefined;
+    if (h === undefined) return;
+    h.client.removeListener('error', h.onError);
+    h.client.release();
+  }
+
+  /** Gives `c` back as broken (the pool closes it); its listener stays, so a late error on it is still caught. */
+  private drop(c: pg.PoolClient, cause: unknown): void {
+    if (this.held?.client !== c) return;
+    this.held = undefined;
+    c.release(cause instanceof Error ? cause : new Error(String(cause)));
+  }
+}
+
+/** Whether `e` means the connection itself is gone (not a statement the server refused). */
+function connectionLost(e: unknown): boolean {
+  if (!(e instanceof pg.DatabaseError)) return true;
+  const code = e.code ?? '';
+  return code.startsWith('08') || code.startsWith('57');
+}
