@@ -12,13 +12,16 @@
  *
  * The insert happens only if the entry before it (`idx = size - 1`) still
  * has the expected hash and is not a `finalize`, and no claimed nonce is
- * reserved. The `(session_id, idx)` primary key makes exactly one of N
- * concurrent writers of one index win: the others wait for the winner's
- * commit, then fail with a unique violation on `entries_pkey` and write
- * nothing ({@link isLostRace}; the store reads that as a refused append).
- * There is no `ON CONFLICT DO NOTHING`: it costs every append a second probe
- * of the key and a second WAL record (measured: 2–3% of one session's
- * appends per second), to spare only the loser of a race. The key is also the slot's key:
+ * reserved. The `(session_id, idx)` primary key makes exactly one writer of
+ * an index win; a writer whose index is taken (it lost a race, and waited
+ * for the winner's commit, or its expected head is an older entry) writes
+ * nothing. A lone append has no `ON CONFLICT DO NOTHING`, which costs every
+ * append a second probe of the key and a second WAL record (measured: 2–3%
+ * of one session's appends per second): a taken index raises a unique
+ * violation on `entries_pkey` ({@link isLostRace}), which the store reads as
+ * a refused append. An append in a group-commit transaction keeps the
+ * clause, so a taken index does not void the other appends of the batch.
+ * The key is also the slot's key:
  * a frame or turn sits at the index its ordinal gives (`protocol/slots.ts`,
  * checked before any store work by `store/request.ts`). Nonce reservations
  * are inserted by the same statement, only if the entry was. A refused
@@ -41,12 +44,26 @@ export function isAppendCode(x: unknown): x is AppendCode {
   return typeof x === 'string' && CODES.has(x);
 }
 
+/** A named prepared statement. */
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** The two append statements of one setting (lone or in a batch). */
+export interface AppendPair {
+  /** Appends one request that claims no nonce: parameters {@link appendValues}`(r, false)`; `rowCount` 1 written, 0 refused. */
+  readonly plain: Statement;
+  /** Appends one request with its nonce claims: parameters {@link appendValues}`(r, true)`; `rowCount` 1 written, 0 refused. */
+  readonly withNonces: Statement;
+}
+
 /** The prepared statements of one schema (`s` is a quoted identifier). */
 export interface AppendStatements {
-  /** Appends one request that claims no nonce: parameters {@link appendValues}`(r, false)`; `rowCount` 1 written, 0 refused. */
-  readonly plain: { readonly name: string; readonly text: string };
-  /** Appends one request with its nonce claims: parameters {@link appendValues}`(r, true)`; `rowCount` 1 written, 0 refused. */
-  readonly withNonces: { readonly name: string; readonly text: string };
+  /** Outside a transaction: an append at a taken index raises a unique violation ({@link isLostRace}). */
+  readonly lone: AppendPair;
+  /** Inside a group-commit transaction: an append at a taken index writes nothing (`ON CONFLICT DO NOTHING`) and the batch goes on. */
+  readonly batch: AppendPair;
   /** Why a request was refused: parameters {@link classifyValues}; one row `code`. */
   readonly classify: { readonly name: string; readonly text: string };
   /** The head of session `$1`: no row if there is none, else {@link HeadRow}. */
@@ -79,21 +96,25 @@ export function appendStatements(s: string): AppendStatements {
   // The parent row is joined, not tested with EXISTS: one index scan node
   // instead of a sub-plan around one (measured: about 6 µs less server time
   // per append). The key makes the join one row at most.
-  const insert = (extra: string): string =>
+  const insert = (extra: string, onConflict: string): string =>
     `INSERT INTO ${s}.entries (session_id, idx, hash, kind, ordinal, bytes, node, phase)
      SELECT $1, $2::integer, $4, $5::text, $6, $7, $8, $9 FROM ${s}.entries p
-     WHERE p.session_id = $1 AND p.idx = $2::integer - 1 AND p.hash = $3 AND p.kind <> 'finalize'${extra}`;
-  return {
-    plain: { name: 'tally_append7', text: insert('') },
+     WHERE p.session_id = $1 AND p.idx = $2::integer - 1 AND p.hash = $3 AND p.kind <> 'finalize'${extra}${onConflict}`;
+  const pair = (name: string, onConflict: string): AppendPair => ({
+    plain: { name, text: insert('', onConflict) },
     withNonces: {
-      name: 'tally_append7_nonces',
-      text: `WITH e AS (${insert(` AND NOT ${nonceTaken('$10', '$11')}`)} RETURNING 1),
+      name: `${name}_nonces`,
+      text: `WITH e AS (${insert(` AND NOT ${nonceTaken('$10', '$11')}`, onConflict)} RETURNING 1),
        n AS (
          INSERT INTO ${s}.nonces (agent_id, nonce, intent_hash, session_id, idx)
          SELECT c.a, c.n, c.h, $1, $2 FROM unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS c(a, n, h, o), e ORDER BY c.o
        )
        SELECT 1 FROM e`,
     },
+  });
+  return {
+    lone: pair('tally_append7', ''),
+    batch: pair('tally_append7_batch', '\n     ON CONFLICT DO NOTHING'),
     classify: {
       name: 'tally_append7_classify',
       text: `SELECT CASE

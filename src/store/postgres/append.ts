@@ -10,8 +10,7 @@
  * entry keys in one order). Within the transaction each append sees the
  * ones before it (a nonce claimed earlier in the batch is taken). Each append in a batch is validated on its own and
  * gets its own answer, and none is acknowledged before the transaction has
- * committed. If the transaction fails (a bad append, or one that lost the
- * race for its index to another process), nothing in it was written: every
+ * committed. If the transaction fails, nothing in it was written: every
  * append of the batch is retried alone, so one bad append cannot fail the
  * others. A lone append goes out without the queue's bookkeeping
  * ({@link GroupCommit.append}), on the store's held connection when that is

@@ -10,9 +10,10 @@
  *
  * The lane runs one statement at a time: while it is busy, another lone
  * append goes through the pool, as do batches and reads, so the lane never
- * queues work behind work. It is taken from the pool (so it counts against
- * `poolSize`, and a store of one connection has no lane) on first use and
- * given back when the store closes. If the connection fails, whether idle
+ * queues work behind work. It is taken from the pool on first use and
+ * given back when the store closes. It counts against `poolSize`: a store
+ * of one connection has no lane, and in a store of two, batches, reads and
+ * lone appends the lane cannot take share the other connection. If the connection fails, whether idle
  * (its `error` event) or under a statement (a network error, or a server
  * reply of class 08 connection exception or 57 operator intervention), it
  * is given back as broken, which makes the pool close it, and the next lone
@@ -20,6 +21,7 @@
  * would have on any pooled connection.
  */
 import pg from 'pg';
+import { TallyError } from '../../protocol/errors.js';
 
 /** Runs lone statements on one held connection (see the module comment). */
 export class Lane {
@@ -83,9 +85,16 @@ export class Lane {
   }
 }
 
-/** Whether `e` means the connection itself is gone (not a statement the server refused). */
+/**
+ * Whether `e` means the connection itself is gone: a server reply of class
+ * 08 (connection exception) or 57P01–57P05 (the server ends the session),
+ * or an error of the client or socket. A statement the server refused (any
+ * other reply, including 57014 query canceled) or a store error raised on
+ * a good answer leaves the connection usable.
+ */
 function connectionLost(e: unknown): boolean {
+  if (e instanceof TallyError) return false;
   if (!(e instanceof pg.DatabaseError)) return true;
   const code = e.code ?? '';
-  return code.startsWith('08') || code.startsWith('57');
+  return code.startsWith('08') || /^57P0[1-5]$/.test(code);
 }

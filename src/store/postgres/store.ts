@@ -200,12 +200,13 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   /** Runs the append statement for `req` on `on` (a pool or a connection in a transaction); if it wrote nothing, asks why. */
   private async appendOn(on: pg.Pool | pg.PoolClient, req: AppendRequest, alone: boolean): Promise<AppendCode> {
     const nonces = req.nonces.length > 0;
-    const st = nonces ? this.sql.withNonces : this.sql.plain;
+    const pair = alone ? this.sql.lone : this.sql.batch;
+    const st = nonces ? pair.withNonces : pair.plain;
     let written: number | null;
     try {
       written = (await on.query({ name: st.name, text: st.text, values: appendValues(req, nonces) })).rowCount;
     } catch (e) {
-      // Another writer of this index committed first: nothing was written. In a batch the transaction is void, so the batch fails.
+      // The index is taken (a race lost, or an older expected head): nothing was written. (A batch's statement writes nothing instead.)
       if (!alone || !isLostRace(e)) throw e;
       written = 0;
     }
@@ -229,7 +230,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   private async firstOwner(req: AppendRequest): Promise<AppendOutcome | undefined> {
     for (const claim of req.nonces) {
-      const owner = await this.nonceOwner(claim.agentId, claim.nonce);
+      const owner = await this.readOwner(claim.agentId, claim.nonce);
       if (owner) return { ok: false, reason: 'nonce-taken', agentId: claim.agentId, nonce: claim.nonce, owner };
     }
     return undefined;
@@ -276,6 +277,11 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
 
   async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     this.live();
+    return this.readOwner(agentId, nonce);
+  }
+
+  /** The owner of a nonce, also while the store closes (an append in flight then still names who took its nonce). */
+  private async readOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce], 'tally_nonce_owner');
     const r = rows[0];
     return r ? toOwner(r) : undefined;
