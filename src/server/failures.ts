@@ -3,8 +3,8 @@
  * vocabulary (vocabulary.ts): the one mapping the HTTP and MCP transports
  * share through `WireService`.
  */
-import { TallyError } from '../protocol/index.js';
-import type { NotaryRejection } from '../receipt/index.js';
+import { TallyError, isMember } from '../protocol/index.js';
+import { SIGN_REFUSAL_CODES, type NotaryRejection } from '../receipt/index.js';
 import { ContentionError } from '../session/index.js';
 import type { WireFailure } from './vocabulary.js';
 
@@ -16,7 +16,10 @@ const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STOR
  * log: `unavailable` for what a retry can outlive (contention, a store that is
  * down, busy or closing, a failed intent lookup over such a store), else
  * `internal` (the exception itself goes to the log, never to the caller) —
- * marked `retryable: false` when the store is corrupt (`TALLY_STORE_CORRUPT`).
+ * marked `retryable: false` when a retry gets the same answer: the store is
+ * corrupt (`TALLY_STORE_CORRUPT`), the signing log refuses
+ * (`TALLY_SIGN_EQUIVOCATION`, `TALLY_SIGN_INCONSISTENT`), or the store keeps
+ * no signing log (`TALLY_SIGN_NO_LOG`).
  */
 export function failureOfException(e: unknown): WireFailure {
   if (e instanceof ContentionError) return { type: 'unavailable', message: 'the session is too contended right now; retry' };
@@ -31,7 +34,13 @@ export function failureOfException(e: unknown): WireFailure {
   if (e instanceof TallyError && e.code === 'TALLY_STORE_CORRUPT') return { type: 'internal', message: `store error (${e.code})`, retryable: false };
   if (e instanceof TallyError && e.code.startsWith('TALLY_STORE')) return { type: 'internal', message: `store error (${e.code})` };
   // The signing log refused (SigningRefusedError): the store no longer holds the history the key signed.
-  if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed` };
+  // It refuses the same however often it is asked, like a corrupt store (not retryable).
+  if (e instanceof TallyError && isMember(SIGN_REFUSAL_CODES, e.code)) {
+    return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed`, retryable: false };
+  }
+  // The store keeps no signing log at all: nothing will be signed until the server runs on one that does.
+  if (e instanceof TallyError && e.code === 'TALLY_SIGN_NO_LOG') return { type: 'internal', message: `the engine cannot sign (${e.code}): its store keeps no signing log`, retryable: false };
+  if (e instanceof TallyError && e.code.startsWith('TALLY_SIGN_')) return { type: 'internal', message: `the engine could not sign (${e.code})` };
   return { type: 'internal', message: 'internal error' };
 }
 

@@ -123,11 +123,18 @@ describe('retryable over MCP', () => {
 });
 
 describe('failureOfException', () => {
-  it('marks only a corrupt store not retryable, also beneath an intent seam', () => {
+  it('marks not retryable only what a retry cannot change (a corrupt store, a signing refusal, no signing log), also beneath an intent seam', () => {
     const corrupt = new TallyError('TALLY_STORE_CORRUPT', 'x');
     expect(failureOfException(corrupt)).toEqual({ type: 'internal', message: 'store error (TALLY_STORE_CORRUPT)', retryable: false });
     expect(isRetryable(failureOfException(new TallyError('TALLY_INTENT_SEAM_FAILED', 'lookup', { cause: corrupt })))).toBe(false);
-    for (const code of ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED', 'TALLY_STORE_MIGRATION', 'TALLY_SIGN_REFUSED']) {
+    expect(failureOfException(new TallyError('TALLY_SIGN_EQUIVOCATION', 'x'))).toEqual({
+      type: 'internal',
+      message: 'the engine refuses to sign (TALLY_SIGN_EQUIVOCATION): its store no longer holds the history it signed',
+      retryable: false,
+    });
+    expect(failureOfException(new TallyError('TALLY_SIGN_INCONSISTENT', 'x'))).toMatchObject({ type: 'internal', retryable: false });
+    expect(failureOfException(new TallyError('TALLY_SIGN_NO_LOG', 'x'))).toEqual({ type: 'internal', message: 'the engine cannot sign (TALLY_SIGN_NO_LOG): its store keeps no signing log', retryable: false });
+    for (const code of ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED', 'TALLY_STORE_MIGRATION', 'TALLY_SIGN_MISUSE']) {
       const f = failureOfException(new TallyError(code, 'x'));
       expect(f, code).not.toHaveProperty('retryable');
       expect(isRetryable(f), code).toBe(true);

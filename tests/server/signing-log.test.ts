@@ -76,7 +76,7 @@ describe('serve signs through the signing log', () => {
     try {
       const r = await get(other.url, RT, `/sessions/${sid}/checkpoint`);
       expect(r.status).toBe(500);
-      expect(JSON.parse(r.text).error).toMatchObject({ type: 'internal', message: expect.stringContaining('TALLY_SIGN_EQUIVOCATION') });
+      expect(JSON.parse(r.text).error).toMatchObject({ type: 'internal', retryable: false, message: expect.stringContaining('TALLY_SIGN_EQUIVOCATION') });
       expect(r.text).not.toContain('\u2014');
     } finally {
       expect(await other.stop()).toBe(0);
