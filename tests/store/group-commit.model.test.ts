@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/codec/index.js';
 import { TallyError, toHex } from '../../src/protocol/index.js';
 import { PostgresStore, type AppendOutcome, type AppendRequest, type NonceClaim, type NonceOwner } from '../../src/store/index.js';
-import { PG_URL, dropSchema, freshSchemaName, pgExec, pgReady, warnIfSkipped } from './helpers/pg.js';
+import { PG_URL, dropSchema, freshSchemaName, pgReady, pgTruncateAsOperator, warnIfSkipped } from './helpers/pg.js';
 import { entriesOf, headAt, recordChains, type RecordedChain } from './helpers/record.js';
 
 warnIfSkipped('group-commit.model.test.ts');
@@ -153,7 +153,7 @@ describe.skipIf(!pgReady)('PostgreSQL group commit', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(opArb, { minLength: 1, maxLength: 10 }), { minLength: 1, maxLength: 8 }), async (waves) => {
         const t = pg.escapeIdentifier(schema);
-        await pgExec(`TRUNCATE ${t}.entries, ${t}.nonces, ${t}.sessions RESTART IDENTITY`);
+        await pgTruncateAsOperator(`${t}.entries, ${t}.nonces, ${t}.sessions`);
         for (const c of chains) await stores![0].createSession(c.genesis, c.head0);
         let m: Model = { sizes: chains.map(() => 1), nonces: new Map() };
         for (const ops of waves) {

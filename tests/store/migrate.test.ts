@@ -131,6 +131,10 @@ describe.skipIf(!pgReady)('PostgreSQL migrations', () => {
       await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', -1, 'h', 'turn', '\\x00')`)).rejects.toThrow(/entry_index_check/);
       await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', 5, 'h', 'bogus', '\\x00')`)).rejects.toThrow(/entry_kind_check/);
       await expect(pgExec(`INSERT INTO ${s}.entries (session_id, idx, hash, kind, bytes) VALUES ('x', 5, 'h', 'turn', '\\x00')`)).resolves.toMatchObject({ rowCount: 1 });
+      // Version 8: TRUNCATE, which fires no row trigger, is refused on every table of history.
+      for (const table of ['entries', 'nonces', 'sessions', 'signed_checkpoints', 'cosignatures', 'witness_sizes']) {
+        await expect(pgExec(`TRUNCATE ${s}.${table} CASCADE`), table).rejects.toThrow(`tally: TRUNCATE ${table} refused: history is immutable`);
+      }
     } finally {
       await dropSchema(schema);
     }

@@ -274,6 +274,19 @@ ALTER TABLE ${s}.entries DROP CONSTRAINT entries_idx_check, DROP CONSTRAINT entr
 ALTER TABLE ${s}.entries ALTER COLUMN idx TYPE ${s}.entry_index, ALTER COLUMN kind TYPE ${s}.entry_kind;
 `;
 
+/**
+ * Version 8: the history refuses `TRUNCATE` too. Migration 2's row triggers
+ * refuse UPDATE and DELETE, but `TRUNCATE` fires no row trigger, so one
+ * statement could empty a table and the next append of an emptied session
+ * would find no parent at all. A statement trigger on each table of history
+ * refuses it with the same error. (A superuser can still switch triggers
+ * off; the engine re-derives every hash on load regardless.)
+ */
+export const POSTGRES_V8_SQL = (s: string): string =>
+  ['entries', 'nonces', 'sessions', 'signed_checkpoints', 'cosignatures', 'witness_sizes']
+    .map((t) => `CREATE TRIGGER ${t}_no_truncate BEFORE TRUNCATE ON ${s}.${t} FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();`)
+    .join('\n');
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
@@ -283,6 +296,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 5, name: 'batched compare-and-append', sql: POSTGRES_V5_SQL },
   { version: 6, name: 'the head lives in the last entry', sql: POSTGRES_V6_SQL },
   { version: 7, name: 'entry rules as domains', sql: POSTGRES_V7_SQL },
+  { version: 8, name: 'history refuses truncate', sql: POSTGRES_V8_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { MemoryStore, PostgresStore, ScratchStore, SqliteStore, type TranscriptStore } from '../../../src/store/index.js';
 import pg from 'pg';
-import { PG_URL, dropSchema, freshSchemaName, pgExec, pgReady } from './pg.js';
+import { PG_URL, dropSchema, freshSchemaName, pgReady, pgTruncateAsOperator } from './pg.js';
 import { tempDir } from './tmp.js';
 
 /** A fresh store and how to reopen and remove it. */
@@ -123,8 +123,8 @@ export const postgresKind: StoreKind = {
         return env.store;
       },
       async reset() {
-        // TRUNCATE fires no row triggers: the one way to empty the immutable tables.
-        await pgExec(`TRUNCATE ${pg.escapeIdentifier(schema)}.entries, ${pg.escapeIdentifier(schema)}.nonces, ${pg.escapeIdentifier(schema)}.sessions, ${pg.escapeIdentifier(schema)}.signed_checkpoints RESTART IDENTITY`);
+        const s = pg.escapeIdentifier(schema);
+        await pgTruncateAsOperator(`${s}.entries, ${s}.nonces, ${s}.sessions, ${s}.signed_checkpoints`);
       },
       async dispose() {
         await env.store.close();
