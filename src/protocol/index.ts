@@ -35,7 +35,7 @@ export {
   turnClaimHash,
 } from './bytes.js';
 export type { Digest, FrameContent } from './bytes.js';
-export { LIMITS } from './limits.js';
+export { BUNDLE_RANGE_MAX, LIMITS } from './limits.js';
 export { slotIndex, phaseAfter } from './slots.js';
 export { isoTime } from './time.js';
 export { parseEntry, checkSpec, checkBody, isOrdinal, isFrameTime, turnClaimOf } from './entries.js';

@@ -11,3 +11,11 @@ export const LIMITS = {
   /** Largest ordinal a wake may have (keeps ordinals safe integers with room). */
   maxOrdinal: 2 ** 40,
 } as const;
+
+/**
+ * The most entries one ranged bundle request answers
+ * (`GET /sessions/:id/bundle?from=N&limit=M`, docs/WIRE.md): the server caps
+ * a larger `limit` to it, and a follower that receives fewer knows it has
+ * caught up.
+ */
+export const BUNDLE_RANGE_MAX = 10_000;

@@ -4,13 +4,14 @@
  * streamed as JSONL). Runs after authentication and the rate limit.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BUNDLE_RANGE_MAX } from '../protocol/index.js';
 import type { Principal } from './auth.js';
 import { errInfo, ms, type HttpReplies } from './http-reply.js';
 import type { Logger } from './log.js';
 import type { WireService } from './service.js';
 
-/** Most entries one `GET /sessions/:id/bundle?from=N` answers (the follower asks again for the rest). */
-export const BUNDLE_RANGE_MAX = 10_000;
+/** Most entries one `GET /sessions/:id/bundle?from=N` answers (the follower asks again for the rest): the protocol's one constant. */
+export { BUNDLE_RANGE_MAX };
 
 const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency)$/;
 

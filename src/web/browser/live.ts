@@ -7,10 +7,9 @@
  * engine signs.
  * Same origin only; the auditor token goes in the Authorization header.
  */
+import { BUNDLE_RANGE_MAX } from '../../protocol/index.js';
 import type { ToWorker } from './messages.js';
 
-/** The server's cap on one ranged bundle request (src/server/http.ts BUNDLE_RANGE_MAX). */
-const RANGE_MAX = 10_000;
 const POLL_MS = 1500;
 
 /** A running follow. */
@@ -40,7 +39,7 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
         entries += lines;
         bytes += got.length;
         pieces.push(got);
-        if (lines < RANGE_MAX) break;
+        if (lines < BUNDLE_RANGE_MAX) break;
       }
       let checkpoint: string | undefined;
       if (o.vkey !== undefined && !stopped && entries > 0 && pieces.length > 0) {
