@@ -239,9 +239,7 @@ class Client implements TallyClient {
   private async json(res: TransportResponse, attempts: number): Promise<unknown> {
     // Raw bytes through the one strict parser: a duplicate key, a lone surrogate, a BOM or
     // invalid UTF-8 in a response is refused (never read last-wins or repaired).
-    const parts: Uint8Array[] = [];
-    for await (const c of res.chunks()) parts.push(c);
-    const r = parseStrictJson(Buffer.concat(parts));
+    const r = parseStrictJson(await readAll(res));
     if (r.ok) return r.value;
     // A 5xx without a wire body comes from something in front of the server (a proxy, a balancer).
     if (res.status >= 500) throw new WireError('unavailable', `HTTP ${res.status} from ${this.url} after ${attempts} attempts`, { status: res.status, attempts });

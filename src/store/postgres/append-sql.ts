@@ -146,8 +146,13 @@ export function appendStatements(s: string): AppendStatements {
  * each append is retried alone).
  */
 export function isLostRace(e: unknown): boolean {
+  return isUniqueViolation(e, 'entries_pkey');
+}
+
+/** Whether `e` is PostgreSQL's unique violation (23505) of `constraint`. */
+export function isUniqueViolation(e: unknown, constraint: string): boolean {
   const err = e as { code?: unknown; constraint?: unknown } | null;
-  return err?.code === '23505' && err.constraint === 'entries_pkey';
+  return err?.code === '23505' && err.constraint === constraint;
 }
 
 /**

@@ -101,14 +101,9 @@ export class GroupCommit {
    */
   private async straight(request: AppendRequest): Promise<AppendOutcome> {
     this.inFlight++;
-    this.counts.single++;
+    observe(1, [activeSpan()]);
     try {
-      recordBatch(1, [activeSpan()]);
-    } catch {
-      // Telemetry never fails an append.
-    }
-    try {
-      return await this.port.runOne(request);
+      return await this.runAlone(request);
     } finally {
       this.settled();
     }
@@ -143,11 +138,7 @@ export class GroupCommit {
 
   /** Sends one batch and settles every append of it; never rejects. */
   private async flush(batch: Pending[]): Promise<void> {
-    try {
-      recordBatch(batch.length, batch.map((p) => p.span));
-    } catch {
-      // Telemetry never fails an append.
-    }
+    observe(batch.length, batch.map((p) => p.span));
     if (batch.length === 1) return this.alone(batch[0]!);
     batch.sort((a, b) => (a.request.sessionId < b.request.sessionId ? -1 : a.request.sessionId > b.request.sessionId ? 1 : 0));
     let codes: AppendCode[];
@@ -166,12 +157,26 @@ export class GroupCommit {
   }
 
   private async alone(p: Pending): Promise<void> {
-    this.counts.single++;
     try {
-      p.resolve(await this.port.runOne(p.request));
+      p.resolve(await this.runAlone(p.request));
     } catch (e) {
       p.reject(e);
     }
+  }
+
+  /** Sends one append by itself (counted as such). */
+  private runAlone(request: AppendRequest): Promise<AppendOutcome> {
+    this.counts.single++;
+    return this.port.runOne(request);
+  }
+}
+
+/** Records a transaction of `size` appends in telemetry, which never fails an append. */
+function observe(size: number, spans: readonly (ReturnType<typeof activeSpan>)[]): void {
+  try {
+    recordBatch(size, spans);
+  } catch {
+    // Telemetry never fails an append.
   }
 }
 

@@ -28,7 +28,7 @@ import type {
 import { checkAppendRequest, checkNewSession } from '../request.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
-import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
+import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, isUniqueViolation, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
 import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
 import { Lane } from './lane.js';
 import { migrate } from './migrate.js';
@@ -46,8 +46,8 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /**
    * Pool size (default 10). Concurrent appends of different sessions run on
-   * different connections. From 2 up, one connection stays held for lone
-   * appends while the store is open (`./lane.ts`).
+   * different connections. From 2 up, one connection is held for lone
+   * appends, from the first one until the store closes (`./lane.ts`).
    */
   readonly poolSize?: number;
   /**
@@ -62,7 +62,6 @@ export interface PostgresStoreOptions {
 export const DEFAULT_PG_SCHEMA = 'tally';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * A {@link TranscriptStore} in a PostgreSQL schema. Create it with
@@ -187,8 +186,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     try {
       code = await this.lane.run((on) => retryingCall(() => this.appendOn(on, req, true)));
     } catch (cause) {
-      const err = cause as { code?: unknown; constraint?: unknown } | null;
-      if (err?.code === UNIQUE_VIOLATION && err.constraint === 'nonces_pkey') {
+      if (isUniqueViolation(cause, 'nonces_pkey')) {
         const taken = await this.firstOwner(req);
         if (taken) return taken;
       }
