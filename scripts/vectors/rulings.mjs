@@ -6,7 +6,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { createEngine } from '../../dist/index.js';
 import { signIntent, INTENT_CODES } from '../../dist/intent/index.js';
-import { createRefereeEngine, createLocalJudge, signRedemption, signRelease, signTermination, REFEREE_CODES } from '../../dist/referee/index.js';
+import { createRefereeEngine, createLocalJudge, signMandateWithKey, signRedemption, signRelease, signTermination, REFEREE_CODES } from '../../dist/referee/index.js';
 import { MemoryStore } from '../../dist/store/index.js';
 import { replay } from '../../dist/receipt/index.js';
 import { canonicalBytes, entryHash, rfc6962Hasher, rootFromLeafHashes, toHex } from '../../dist/protocol/index.js';
@@ -35,7 +35,7 @@ const b64 = (b) => Buffer.from(b).toString('base64');
 
 function mandate(over = {}) {
   const m = {
-    instance: INSTANCE, principal: A(REFEREE_KEYS.principal), operator: A(REFEREE_KEYS.operator), executor: A(REFEREE_KEYS.executor),
+    version: 2, instance: INSTANCE, principal: A(REFEREE_KEYS.principal), operator: A(REFEREE_KEYS.operator), executor: A(REFEREE_KEYS.executor),
     actions: ['open', 'modify', 'close', 'transfer'], markets: ['BTC-PERP', 'ETH-PERP'], targets: [DEAD],
     caps: { size: '5', leverage: '10', slippage: '0.05' }, quota: { cap: '10', weights: { close: '0.5' } }, tx_cap: 6,
     starts_at: T0, expires_at: T0 + 86400000, ...over,
@@ -44,7 +44,9 @@ function mandate(over = {}) {
   return m;
 }
 const judged = (over = {}) => mandate({ rules: ['Only long positions.'], judges: [A(REFEREE_KEYS.judge)], ...over });
-const spec = (name, m) => ({ name, agents: { alpha: A(INTENT_KEYS.alpha), beta: A(INTENT_KEYS.beta) }, intent: { maxTtlHorizonMs: 3600000 }, mandate: m });
+const unsignedSpec = (name, m) => ({ name, agents: { alpha: A(INTENT_KEYS.alpha), beta: A(INTENT_KEYS.beta) }, intent: { maxTtlHorizonMs: 3600000 }, mandate: m });
+/** Every day's mandate is signed by its principal (EIP-712; PROTOCOL.md §10, "The principal's signature"). */
+const spec = (name, m) => signMandateWithKey(unsignedSpec(name, m), REFEREE_KEYS.principal);
 const unsigned = (over = {}) => ({ action: 'open', agent_id: 'alpha', nonce: '1', ttl: iso(T0 + 30 * MIN), size: '2', market: 'BTC-PERP', side: 'long', leverage: '3', max_slippage: '0.01', ...over });
 const carry = (intent, context) => JSON.stringify(context === undefined ? { intent } : { intent, context });
 
@@ -136,6 +138,8 @@ export async function rulingVectors() {
 
   // ---- §10 policy stage
   out.push(await run('mandate_invalid: a session opened by an engine without the referee, its mandate lacking caps', 'mandate_invalid', spec('corpus-mandate-invalid', mandate({ caps: undefined })), {}, async (_c, i) => (i === 0 ? one(T0, carry(i1)) : undefined), { openWithout: true }));
+  out.push(await run('mandate_invalid: a session opened by an engine without the referee, its mandate unsigned', 'mandate_invalid', unsignedSpec('corpus-mandate-unsigned', mandate()), {}, async (_c, i) => (i === 0 ? one(T0, carry(i1)) : undefined), { openWithout: true }));
+  out.push(await run('mandate_invalid: a session opened by an engine without the referee, its mandate signed by another key than its principal', 'mandate_invalid', signMandateWithKey(unsignedSpec('corpus-mandate-forged', mandate()), REFEREE_KEYS.other), {}, async (_c, i) => (i === 0 ? one(T0, carry(i1)) : undefined), { openWithout: true }));
   const term = (c) => signTermination(REFEREE_KEYS.principal, { instance: INSTANCE, session: c.sid });
   out.push(await run('mandate_terminated: terminated by the principal in an earlier frame', 'mandate_terminated', spec('corpus-terminated', mandate()), {}, async (c, i) => (i === 0 ? one(T0, '{"plan":"wait"}', { referee: { terminate: await term(c) } }) : i === 1 ? one(T0 + MIN, carry(i1)) : undefined)));
   out.push(await single('mandate_not_started: frame time before starts_at', 'mandate_not_started', mandate({ starts_at: T0 + 10 * MIN }), carry(i1)));
@@ -172,7 +176,7 @@ export async function rulingVectors() {
   out.push(await ticketDay('ticket_not_active: released by the operator, then redeemed', 'ticket_not_active', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [await signRelease(REFEREE_KEYS.operator, 'operator', ref(c))] } }), async (c) => one(T0 + 2 * MIN, undefined, { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('ticket_not_active: redeemed twice', 'ticket_not_active', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } }), async (c) => one(T0 + 2 * MIN, undefined, { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('redeem_after_termination: the principal terminated in an earlier frame', 'redeem_after_termination', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } }), async (c) => one(T0 + 2 * MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } })]));
-  out.push(await ticketDay('ticket_expired: redeemed at the intent ttl', 'ticket_expired', [async (c) => one(T0 + 30 * MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } })]));
+  out.push(await ticketDay('ticket_expired: redeemed 1 ms after the intent ttl (at the ttl it is still live, as the intent is)', 'ticket_expired', [async (c) => one(T0 + 30 * MIN + 1, '{"plan":"x"}', { referee: { redemptions: [await redeem(c)] } })]));
   out.push(await ticketDay('intent_mismatch: the redemption names another intent', 'intent_mismatch', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { redemptions: [await redeem(c, REFEREE_KEYS.executor, i2)] } })]));
   out.push(await ticketDay('release_not_allowed: released by anyone while active', 'release_not_allowed', [async () => one(T0 + MIN, '{"plan":"x"}', { referee: { releases: [{ ticket: 1, by: 'anyone' }] } })]));
   out.push(await ticketDay('already_terminated: terminated twice', 'already_terminated', [async (c) => one(T0 + MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } }), async (c) => one(T0 + 2 * MIN, '{"plan":"x"}', { referee: { terminate: await term(c) } })]));

@@ -6,7 +6,7 @@
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import { signIntent, type Intent } from '../intent/index.js';
-import { LOCAL_JUDGE_MODEL, createLocalJudge, createRefereeRuler } from '../referee/index.js';
+import { LOCAL_JUDGE_MODEL, createLocalJudge, createRefereeRuler, signMandateWithKey } from '../referee/index.js';
 import { createIntentRuler } from '../rules/index.js';
 import { Engine, type TurnRuler } from '../session/index.js';
 import { MemoryStore } from '../store/memory.js';
@@ -55,6 +55,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
   }
   const base = { name: 'bench-referee', agents: { a: AGENT } };
   const mandate = {
+    version: 2,
     instance: 'bench',
     principal: JUDGE,
     operator: JUDGE,
@@ -72,7 +73,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
   };
   const plain = await timeTurns(() => createIntentRuler(), base, intents);
   const judge = createLocalJudge({ key: JUDGE_KEY });
-  const refereed = await timeTurns((store) => createRefereeRuler({ store, judge }), { ...base, mandate }, intents);
+  const refereed = await timeTurns((store) => createRefereeRuler({ store, judge }), signMandateWithKey({ ...base, mandate }, JUDGE_KEY), intents);
   // Panels of 1 and 3 independent local judges (each its own key), quorum 1 and 2.
   const panelKeys = [JUDGE_KEY, `0x${'0b'.repeat(32)}`, `0x${'0c'.repeat(32)}`] as const;
   const panelRun = async (size: 1 | 3) => {
@@ -80,7 +81,7 @@ export async function benchReferee(n = 500): Promise<Figure[]> {
     const { judges: _single, ...rest } = mandate;
     const panel = { judges: keys.map((k) => ({ signer: privateKeyToAccount(k).address, model: LOCAL_JUDGE_MODEL })), quorum: size === 1 ? 1 : 2 };
     const clients = keys.map((key) => createLocalJudge({ key }));
-    return timeTurns((store) => createRefereeRuler({ store, panel: clients }), { ...base, mandate: { ...rest, panel } }, intents);
+    return timeTurns((store) => createRefereeRuler({ store, panel: clients }), signMandateWithKey({ ...base, mandate: { ...rest, panel } }, JUDGE_KEY), intents);
   };
   const panel1 = await panelRun(1);
   const panel3 = await panelRun(3);

@@ -36,6 +36,7 @@ export function demoSizeCap(wakes: number): string {
  */
 export function demoMandate(seed: number, wakes: number, start: number, stepMs: number): CanonicalObject {
   return {
+    version: 2,
     instance: `tally-demo/seed-${seed}`,
     principal: DEMO_PARTIES.principal.address,
     operator: DEMO_PARTIES.operator.address,

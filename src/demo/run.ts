@@ -23,11 +23,11 @@ import { Engine, type Receipt } from '../session/index.js';
 import type { CanonicalObject, ChainError, ChainSummary } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { createNotary, openSessionCheckpoint, replayFile, verifyTurnReceipt, type Notary } from '../receipt/index.js';
-import { createRefereeRuler, refereeState } from '../referee/index.js';
+import { createRefereeRuler, refereeState, signMandateWithKey } from '../referee/index.js';
 import { openStore } from '../store/index.js';
 import { DeskAgent } from './agent.js';
 import { driveDay } from './driver.js';
-import { DEMO_AGENTS, DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
+import { ANVIL_KEY_3, DEMO_AGENTS, DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
 import { MarketSim } from './market.js';
 import { MAX_SEED } from './prng.js';
 import { MAX_DEMO_WAKES } from './limits.js';
@@ -103,7 +103,7 @@ export interface DemoReport {
 
 /** The session spec of a demo day: the same seed and wakes always give the same session. */
 export function demoSpec(seed: number, wakes: number, market: Pick<MarketSim, 'startTime' | 'stepMs'> = new MarketSim(seed)): CanonicalObject {
-  return {
+  const spec: CanonicalObject = {
     name: `tally-demo seed ${seed}`,
     day: new Date(market.startTime).toISOString().slice(0, 10),
     demo: { version: DEMO_VERSION, seed, wakes },
@@ -111,6 +111,8 @@ export function demoSpec(seed: number, wakes: number, market: Pick<MarketSim, 's
     intent: { maxTtlHorizonMs: 3_600_000 },
     mandate: demoMandate(seed, wakes, market.startTime, market.stepMs),
   };
+  // The principal (Anvil #3) signs the day's mandate: a mandate exists only by its principal.
+  return signMandateWithKey(spec, ANVIL_KEY_3);
 }
 
 function misuse(message: string, details?: string): never {

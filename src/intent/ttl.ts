@@ -105,6 +105,20 @@ export function normalizeTtl(input: unknown): NormalizedTtlResult {
 }
 
 /**
+ * THE edge rule of an intent's ttl (seed 000 §6: `now === ttl` is still valid):
+ * the first instant, in epoch ms, at which an intent of ttl `ttlMs` is expired,
+ * with the tolerated clock skew — `ttlMs + skewMs + 1`. An intent (and, under a
+ * version-2 mandate, the ticket it gets) is live at `t` iff `t < intentEndMs(…)`.
+ *
+ * @example
+ * intentEndMs(1893456000000);     // 1893456000001: valid at its ttl, expired 1 ms later
+ * intentEndMs(1893456000000, 500); // 1893456000501
+ */
+export function intentEndMs(ttlMs: number, skewMs = 0): number {
+  return ttlMs + skewMs + 1;
+}
+
+/**
  * Epoch milliseconds of a NORMALIZED ttl string (`YYYY-MM-DDTHH:mm:ss.sssZ`).
  *
  * @example

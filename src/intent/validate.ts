@@ -22,7 +22,7 @@ import { intentSchema } from './schema.js';
 import { RefusedIntentJson } from './carried.js';
 import type { Intent } from './schema.js';
 import type { SignerCache } from './signer-cache.js';
-import { ttlToMs } from './ttl.js';
+import { intentEndMs, ttlToMs } from './ttl.js';
 
 /** Magnitude/scale policy for numerics, checked on the decimal string (stage e). */
 export interface IntentLimits {
@@ -218,7 +218,7 @@ export async function validateIntent(input: unknown, opts: ValidateIntentOptions
 
   // d — ttl
   const ttlMs = ttlToMs(intent.ttl);
-  if (ttlMs + o.skew < o.now) return reject('expired', `ttl ${intent.ttl} (${ttlMs} ms) is before now (${o.now} ms) by more than the ${o.skew} ms skew`, hash);
+  if (o.now >= intentEndMs(ttlMs, o.skew)) return reject('expired', `ttl ${intent.ttl} (${ttlMs} ms) is before now (${o.now} ms) by more than the ${o.skew} ms skew`, hash);
   if (o.horizon !== undefined && ttlMs - o.skew > o.now + o.horizon) {
     return reject('ttl_too_far', `ttl ${intent.ttl} is more than ${o.horizon} ms (+${o.skew} ms skew) after now`, hash);
   }

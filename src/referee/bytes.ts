@@ -142,8 +142,12 @@ export interface JudgeRequestInput {
   readonly intent: CanonicalObject;
   /** Context text from {@link contextText}, or `undefined` when the turn carried none. */
   readonly context: string | undefined;
-  /** `assessment`: seed 003's per-rule request (absent or `verdict`: seed 002's verdict request). */
-  readonly format?: 'verdict' | 'assessment';
+  /**
+   * `verdict-v2`: seed 002's verdict request (with `amount` and thinking off; the default of a
+   * version-2 mandate); `assessment`: seed 003's per-rule request; absent or `verdict`: the
+   * version-1 verdict request (without either), kept so days sealed with it replay.
+   */
+  readonly format?: 'verdict' | 'verdict-v2' | 'assessment';
 }
 
 /** The amount as the action line writes it: its `<size>` field, verbatim. */
@@ -151,14 +155,19 @@ function actionAmount(action: string): string {
   return action.split('|')[5] ?? '';
 }
 
+/** Whether a request format carries seed 002's `amount` and thinking off (every format but version 1's verdict). */
+function seedFields(r: JudgeRequestInput): boolean {
+  return r.format === 'assessment' || r.format === 'verdict-v2';
+}
+
 /**
  * The user message: canonical JSON of `{action, amount?, context?, intent, mandate: {rules: [{constraint, index}]}}`
- * (`amount` only in the `assessment` format).
+ * (`amount` in the `verdict-v2` and `assessment` formats).
  */
 export function judgeUserMessage(r: JudgeRequestInput): string {
   return canonicalJson({
     action: r.action,
-    ...(r.format === 'assessment' ? { amount: actionAmount(r.action) } : {}),
+    ...(seedFields(r) ? { amount: actionAmount(r.action) } : {}),
     ...(r.context === undefined ? {} : { context: { trust: 'untrusted', text: r.context } }),
     intent: r.intent,
     mandate: { rules: r.rules.map((constraint, index) => ({ index, constraint })) },
@@ -168,12 +177,12 @@ export function judgeUserMessage(r: JudgeRequestInput): string {
 /**
  * The exact request bytes: canonical JSON of an OpenAI-compatible
  * chat-completion body with `temperature: 0` and `stream: false`; the
- * `assessment` format adds `chat_template_kwargs: {enable_thinking: false}`
- * (thinking off) and uses {@link JUDGE_ASSESSMENT_PROMPT}. The same bytes are
+ * `verdict-v2` and `assessment` formats add `chat_template_kwargs: {enable_thinking: false}`
+ * (thinking off), and `assessment` uses {@link JUDGE_ASSESSMENT_PROMPT}. The same bytes are
  * hashed into the verdict message and, for a remote judge, sent.
  */
 export function judgeRequestBytes(r: JudgeRequestInput): Uint8Array {
-  if (r.format === 'assessment') {
+  if (seedFields(r)) {
     return canonicalBytes({
       model: r.model,
       temperature: 0,
@@ -181,7 +190,7 @@ export function judgeRequestBytes(r: JudgeRequestInput): Uint8Array {
       chat_template_kwargs: { enable_thinking: false },
       response_format: { type: 'json_object' },
       messages: [
-        { role: 'system', content: JUDGE_ASSESSMENT_PROMPT },
+        { role: 'system', content: r.format === 'assessment' ? JUDGE_ASSESSMENT_PROMPT : JUDGE_SYSTEM_PROMPT },
         { role: 'user', content: judgeUserMessage(r) },
       ],
     });

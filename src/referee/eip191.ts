@@ -44,9 +44,17 @@ export async function signText(signer: RefereeSigner, text: string): Promise<str
  * recoverText(text, sig) === account.address.toLowerCase(); // true
  */
 export function recoverText(text: string, signature: unknown): string | null {
+  return recoverDigest(eip191Digest(text), signature);
+}
+
+/**
+ * The lowercase address whose key signed the 32-byte `digest` (an EIP-712
+ * digest, say), or null — with the same signature rules as {@link recoverText}. Never throws.
+ */
+export function recoverDigest(digest: Uint8Array, signature: unknown): string | null {
   const parsed = parseSignature(signature);
   if (!parsed.ok) return null;
-  const point = recoverPoint(eip191Digest(text), parsed.sig);
+  const point = recoverPoint(digest, parsed.sig);
   return point === null ? null : addressOfPoint(point);
 }
 

@@ -11,7 +11,7 @@ import { fromBase64, parseEntry, TallyError, type Entry, type TurnEntry } from '
 import { intentOfAuthored } from '../rules/intent.js';
 import { KeyedMutex } from '../session/mutex.js';
 import type { StoredEntry } from '../store/types.js';
-import { mandateOf, type Mandate } from './mandate.js';
+import { mandateOf, type Mandate, type ParseMandateOptions } from './mandate.js';
 import { lockTicket, makeTicket, parseAnchoredIntent, emptyFold, type RefereeFold } from './state.js';
 import { applyFrameTransitions } from './transitions.js';
 
@@ -121,10 +121,12 @@ export class RefereeHistory {
   /**
    * @param source where the entries are read
    * @param maxSessions folds kept (least recently used are dropped and re-folded on demand)
+   * @param mandates `{legacy: true}` also folds version-1 (unsigned) mandates (replay only)
    */
   constructor(
     private readonly source: EntrySource,
     private readonly maxSessions = 1024,
+    private readonly mandates: ParseMandateOptions = {},
   ) {}
 
   /**
@@ -146,7 +148,7 @@ export class RefereeHistory {
         if (!g) throw inconsistent(sessionId, 0, 'no genesis');
         const e = decodeEntry(sessionId, g);
         if (e.kind !== 'genesis') throw inconsistent(sessionId, 0, 'the first entry is not a genesis');
-        const sealed = mandateOf(e.spec);
+        const sealed = mandateOf(e.spec, this.mandates);
         if (sealed.kind !== 'mandate') return undefined;
         c = { mandate: sealed.mandate, fold: emptyFold(), size: 1, lastHash: g.hash, time: undefined };
       }

@@ -13,7 +13,24 @@ export type { RefereeEngineOptions } from './engine.js';
 export { refereeState } from './describe.js';
 export type { RefereeStateResult, RefereeView, TicketView } from './describe.js';
 export { parseMandate, mandateOf, MANDATE_LIMITS, DEFAULT_JUDGE_RATE, DEFAULT_TICKET_TTL_MS } from './mandate.js';
-export type { Mandate, ParseMandateResult, SealedMandate } from './mandate.js';
+export type { Mandate, ParseMandateOptions, ParseMandateResult, SealedMandate } from './mandate.js';
+export {
+  MANDATE_VERSION,
+  MANDATE_SIGNATURE_SCHEMES,
+  MANDATE_EIP712_DOMAIN,
+  MANDATE_EIP712_TYPES,
+  MANDATE_EIP191_PREFIX,
+  mandateSignedText,
+  mandateTypedData,
+  mandateDigest,
+  checkMandateSignature,
+  signMandate,
+  signMandateWithKey,
+  ACT_EIP712_TYPES,
+  actTypedData,
+  actDigest,
+} from './mandate-sig.js';
+export type { MandateSignatureScheme, MandateSignatureCheck } from './mandate-sig.js';
 export { REFEREE_RULING_CATALOGUE } from './catalogue.js';
 export type { RefereeRulingEntry } from './catalogue.js';
 export { REFEREE_CODES, REFEREE_CODE_STAGE, REFEREE_STAGES } from './codes.js';
@@ -44,8 +61,8 @@ export type { OpenAiJudgeOptions } from './openai-judge.js';
 export { parseJudgeResponse, assessVerdict, MAX_REASON_CODE_POINTS } from './verdict.js';
 export type { ParsedVerdict, AssessedVerdict, AssessVerdictInput } from './verdict.js';
 export { signRedemption, signRelease, signTermination } from './sign.js';
-export type { TicketRef } from './sign.js';
-export { signText, recoverText, verifyText } from './eip191.js';
+export type { TicketRef, TransitionScheme } from './sign.js';
+export { signText, recoverText, recoverDigest, verifyText } from './eip191.js';
 export type { RefereeSigner } from './eip191.js';
 export { MAX_TRANSITIONS_PER_FRAME } from './transitions.js';
 export { askPanel, reverifyPanel, quorumOf } from './panel.js';

@@ -4,8 +4,15 @@
  * strictly as the seed contract: bounded lists and texts, caps in range,
  * decimal figures as canonical decimal strings, no zero addresses.
  *
+ * A version-2 mandate (`"version": 2`) is signed by its principal
+ * (`signature`, see `mandate-sig.ts`); a mandate without `version` is version 1,
+ * sealed before mandates were signed: only a replay accepts it (option
+ * `legacy`), with the judge request, answer reading and ticket expiry it was
+ * ruled with.
+ *
  * ```json
  * "mandate": {
+ *   "version": 2,
  *   "instance": "desk-7/prod",
  *   "principal": "0x…", "operator": "0x…", "executor": "0x…",
  *   "actions": ["open", "close"], "markets": ["BTC-PERP"],
@@ -13,7 +20,8 @@
  *   "quota": { "cap": "10", "weights": { "close": "0" } },
  *   "tx_cap": 20, "starts_at": 1893456000000, "expires_at": 1893459600000, "ticket_ttl_ms": 3600000,
  *   "rules": ["Only trade with the trend described in the context."],
- *   "judges": ["0x…"], "judge_rate": { "max": 30, "window_ms": 3600000, "daily_max": 10000 }
+ *   "judges": ["0x…"], "judge_rate": { "max": 30, "window_ms": 3600000, "daily_max": 10000 },
+ *   "signature": { "scheme": "eip712", "value": "0x…" }
  * }
  * ```
  */
@@ -21,6 +29,7 @@ import { INTENT_ACTIONS, type IntentAction } from '../intent/schema.js';
 import type { SessionSpec } from '../protocol/index.js';
 import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
 import { isModelId } from './judge.js';
+import { checkMandateSignature, MANDATE_VERSION } from './mandate-sig.js';
 import type { Panel, PanelMember } from './panel.js';
 
 /** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
@@ -56,6 +65,10 @@ export const DEFAULT_TICKET_TTL_MS = 86_400_000;
 
 /** A checked mandate (addresses lowercased, defaults filled in). */
 export interface Mandate {
+  /** 2: signed by its principal, ruled by the current rules; 1: sealed before (replay only), ruled as it was. */
+  readonly version: 1 | 2;
+  /** The spec's `intent.clockSkewMs` (default 0): an intent — and the ticket it gets — lives until `ttl + skew` inclusive (version 2). */
+  readonly intentSkewMs: number;
   readonly instance: string;
   readonly principal: string;
   readonly operator: string;
@@ -80,21 +93,35 @@ export interface Mandate {
   readonly panel: Panel | undefined;
   /** Per-agent limit across sessions, and the optional daily cap across every agent (`undefined` = none). */
   readonly judgeRate: { readonly max: number; readonly windowMs: number; readonly dailyMax: number | undefined };
-  /** The request format sent to judges: seed 002's verdict (default) or seed 003's per-rule assessment. */
-  readonly judgeRequest: 'verdict' | 'assessment';
+  /**
+   * The request sent to judges, and so the one answer shape accepted (version 2):
+   * `verdict-v2` — seed 002's request (amount, thinking off), a verdict answer — is the
+   * default of version 2; `verdict` the version-1 request (replay only); `assessment` seed 003's.
+   */
+  readonly judgeRequest: 'verdict' | 'verdict-v2' | 'assessment';
   /** `true`: an answer labelled `signed_by: "operator"` does not count (judges must hold their own keys). */
   readonly judgesIndependent: boolean;
+  /** The one answer shape accepted (version 2: the shape the request asks for); `undefined`: either (version 1). */
+  readonly answerShape: 'verdict' | 'matrix' | undefined;
 }
 
 /** Result of {@link parseMandate}. */
-export type ParseMandateResult = { readonly ok: true; readonly mandate: Mandate | undefined } | { readonly ok: false; readonly problem: string };
+export type ParseMandateResult =
+  | { readonly ok: true; readonly mandate: Mandate | undefined }
+  | { readonly ok: false; readonly code: 'mandate_invalid' | 'mandate_unsigned' | 'mandate_bad_signature'; readonly problem: string };
+
+/** Options of {@link parseMandate}. */
+export interface ParseMandateOptions {
+  /** Accept a version-1 (unsigned) mandate: only the replay of a day sealed before signed mandates does (default false). */
+  readonly legacy?: boolean;
+}
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
 const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
-const KEYS = ['instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent'];
+const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
 class Problem {
@@ -155,6 +182,9 @@ function build(m: unknown): Mandate {
   const o = m as Record<string, unknown>;
   exactKeys(o, 'spec.mandate', KEYS, REQUIRED);
   const w = 'spec.mandate';
+  if (o['version'] !== undefined && o['version'] !== MANDATE_VERSION) fail(`${w}.version must be ${MANDATE_VERSION} (a mandate without version is version 1: sealed before mandates were signed, replay only)`);
+  const version = o['version'] === undefined ? 1 : 2;
+  if (version === 1 && o['signature'] !== undefined) fail(`${w}.signature needs ${w}.version ${MANDATE_VERSION} (a version-1 mandate is unsigned)`);
   const instance = o['instance'];
   if (typeof instance !== 'string' || instance.length === 0 || instance.length > MANDATE_LIMITS.instanceLength || !INSTANCE.test(instance)) {
     fail(`${w}.instance must be 1–${MANDATE_LIMITS.instanceLength} characters of letters, digits and . _ : / -`);
@@ -265,11 +295,13 @@ function build(m: unknown): Mandate {
       dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
     };
   }
-  let judgeRequest: 'verdict' | 'assessment' = 'verdict';
+  // Version 2's verdict request is seed 002's (amount, thinking off); version 1 keeps the request it was sealed with.
+  const verdictRequest = version === 2 ? 'verdict-v2' : 'verdict';
+  let judgeRequest: Mandate['judgeRequest'] = verdictRequest;
   if (o['judge_request'] !== undefined) {
     if (rules.length === 0) fail(`${w}.judge_request needs ${w}.rules (there is nothing to judge)`);
     if (o['judge_request'] !== 'verdict' && o['judge_request'] !== 'assessment') fail(`${w}.judge_request must be "verdict" or "assessment"`);
-    judgeRequest = o['judge_request'] as 'verdict' | 'assessment';
+    judgeRequest = o['judge_request'] === 'assessment' ? 'assessment' : verdictRequest;
   }
   let judgesIndependent = false;
   if (o['judges_independent'] !== undefined) {
@@ -277,8 +309,12 @@ function build(m: unknown): Mandate {
     if (typeof o['judges_independent'] !== 'boolean') fail(`${w}.judges_independent must be true or false`);
     judgesIndependent = o['judges_independent'] as boolean;
   }
+  const answerShape = version === 1 ? undefined : judgeRequest === 'assessment' ? 'matrix' : 'verdict';
   if (panel !== undefined && judgesIndependent) panel = { ...panel, independent: true };
+  if (panel !== undefined && answerShape !== undefined) panel = { ...panel, shape: answerShape };
   return {
+    version,
+    intentSkewMs: 0,
     instance: instance as string,
     principal,
     operator,
@@ -299,6 +335,7 @@ function build(m: unknown): Mandate {
     judgeRate,
     judgeRequest,
     judgesIndependent,
+    answerShape,
   };
 }
 
@@ -309,32 +346,45 @@ function build(m: unknown): Mandate {
  * const r = parseMandate(spec);
  * if (!r.ok) console.error(r.problem); // e.g. 'spec.mandate.caps.size must be greater than 0'
  */
-export function parseMandate(spec: SessionSpec): ParseMandateResult {
+export function parseMandate(spec: SessionSpec, options: ParseMandateOptions = {}): ParseMandateResult {
   if (spec['mandate'] === undefined) return { ok: true, mandate: undefined };
+  let mandate: Mandate;
   try {
-    const mandate = build(spec['mandate']);
-    if (spec['agents'] === undefined) return { ok: false, problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };
-    return { ok: true, mandate };
+    mandate = build(spec['mandate']);
   } catch (e) {
-    if (e instanceof Problem) return { ok: false, problem: e.text };
+    if (e instanceof Problem) return { ok: false, code: 'mandate_invalid', problem: e.text };
     throw e;
   }
+  if (spec['agents'] === undefined) return { ok: false, code: 'mandate_invalid', problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };
+  if (mandate.version === 1) {
+    if (options.legacy !== true) {
+      return { ok: false, code: 'mandate_unsigned', problem: `mandate_unsigned: spec.mandate needs "version": ${MANDATE_VERSION} and its principal's signature (a version-1, unsigned mandate is accepted only when replaying a day sealed before mandates were signed)` };
+    }
+  } else {
+    const sig = checkMandateSignature(spec);
+    if (!sig.ok) return { ok: false, code: sig.code, problem: sig.problem };
+  }
+  const intent = spec['intent'];
+  const skew = isObject(intent) && typeof intent['clockSkewMs'] === 'number' ? intent['clockSkewMs'] : 0;
+  return { ok: true, mandate: { ...mandate, intentSkewMs: skew } };
 }
 
 /** The mandate of a sealed spec: none, a checked one, or an invalid one (which admits nothing). */
 export type SealedMandate = { readonly kind: 'none' } | { readonly kind: 'mandate'; readonly mandate: Mandate } | { readonly kind: 'invalid'; readonly problem: string };
 
-const cache = new WeakMap<SessionSpec, SealedMandate>();
+const caches = { live: new WeakMap<SessionSpec, SealedMandate>(), legacy: new WeakMap<SessionSpec, SealedMandate>() };
 
 /**
  * The mandate of an already-sealed spec, memoized per spec object. A spec
- * sealed by an engine that did not check mandates may hold an invalid one: it
- * is reported as `invalid` so the referee fails closed.
+ * sealed by an engine that did not check mandates may hold an invalid one
+ * (or an unsigned or wrongly signed one): it is reported as `invalid` so the
+ * referee fails closed.
  */
-export function mandateOf(spec: SessionSpec): SealedMandate {
+export function mandateOf(spec: SessionSpec, options: ParseMandateOptions = {}): SealedMandate {
+  const cache = options.legacy === true ? caches.legacy : caches.live;
   const hit = cache.get(spec);
   if (hit) return hit;
-  const r = parseMandate(spec);
+  const r = parseMandate(spec, options);
   const m: SealedMandate = !r.ok ? { kind: 'invalid', problem: r.problem } : r.mandate === undefined ? { kind: 'none' } : { kind: 'mandate', mandate: r.mandate };
   cache.set(spec, m);
   return m;

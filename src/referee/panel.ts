@@ -29,6 +29,8 @@ export interface Panel {
   readonly quorum: number;
   /** The mandate's `judges_independent`: answers signed by a key the operator holds do not count. */
   readonly independent?: boolean;
+  /** The answer shape the request asks for (version-2 mandates); absent: either shape. */
+  readonly shape?: 'verdict' | 'matrix';
 }
 
 /** One judge's recorded answer in a panel ruling. */
@@ -71,9 +73,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** `member`'s recorded answer: its failure, or its assessed evidence. */
-function answerOf(member: PanelMember, requestSha256: string, a: SettledAnswer, action: string, ruleCount: number, independent: boolean): PanelAnswer {
+function answerOf(member: PanelMember, requestSha256: string, a: SettledAnswer, action: string, ruleCount: number, independent: boolean, shape: Panel['shape']): PanelAnswer {
   if (!a.ok) return { judge: member.signer, model: member.model, request_sha256: requestSha256, ...unavailableEvidence(a.failure, a.message) };
-  const e = judgedEvidence({ model: member.model, requestSha256, response: a.response, signature: a.signature, trusted: [member.signer], action, ruleCount, operatorSigned: a.operator, independent });
+  const e = judgedEvidence({ model: member.model, requestSha256, response: a.response, signature: a.signature, trusted: [member.signer], action, ruleCount, operatorSigned: a.operator, independent, ...(shape === undefined ? {} : { shape }) });
   return { judge: member.signer, model: member.model, request_sha256: requestSha256, ...e.outcome, ...e.proof };
 }
 
@@ -94,7 +96,7 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       const requestSha256 = sha256Hex(requestBytes);
       const client = clientFor(member, clients);
       const independent = panel.independent === true;
-      if (!client) return answerOf(member, requestSha256, { ok: false, failure: 'no_judge', message: `the referee has no client for judge ${member.signer} (${member.model})` }, base.action, ruleCount, independent);
+      if (!client) return answerOf(member, requestSha256, { ok: false, failure: 'no_judge', message: `the referee has no client for judge ${member.signer} (${member.model})` }, base.action, ruleCount, independent, panel.shape);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<JudgeAnswer>((resolve) => {
         timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
@@ -108,7 +110,7 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       } finally {
         clearTimeout(timer);
       }
-      return answerOf(member, requestSha256, settleAnswer(answer, client.signedBy === 'operator'), base.action, ruleCount, independent);
+      return answerOf(member, requestSha256, settleAnswer(answer, client.signedBy === 'operator'), base.action, ruleCount, independent, panel.shape);
     }),
   );
 }
@@ -128,7 +130,7 @@ export function reverifyPanel(panel: Panel, base: Omit<JudgeRequestInput, 'model
     if (ev['request_sha256'] !== requestSha256) return `panel answer ${i} answers another request`;
     const a = readRecordedAnswer(ev);
     if (a.ok === 'invalid') return RECORDED_PROBLEM[a.problem](i);
-    out.push(answerOf(member, requestSha256, a, base.action, ruleCount, panel.independent === true));
+    out.push(answerOf(member, requestSha256, a, base.action, ruleCount, panel.independent === true, panel.shape));
   }
   return out;
 }

@@ -23,6 +23,7 @@ export function specSealsMandate(spec: unknown): boolean {
 /** The ruler `replay` takes (`ReplayOptions['ruler']`) and its name, for a choice and whether the spec seals a mandate. */
 export function replayRuler(choice: ReplayRulerChoice, sealsMandate: boolean): { readonly name: 'intent' | 'referee' | 'none'; readonly ruler: TurnRuler | ((store: TranscriptStore) => TurnRuler) | null } {
   if (choice === 'none') return { name: 'none', ruler: null };
-  if (choice === 'referee' || (choice === 'auto' && sealsMandate)) return { name: 'referee', ruler: (store) => createRefereeRuler({ store }) };
+  // A replay also re-derives days sealed before mandates were signed (version 1), as they were ruled.
+  if (choice === 'referee' || (choice === 'auto' && sealsMandate)) return { name: 'referee', ruler: (store) => createRefereeRuler({ store, legacyMandates: true }) };
   return { name: 'intent', ruler: createIntentRuler() };
 }

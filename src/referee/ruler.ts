@@ -98,6 +98,12 @@ export interface RefereeRulerOptions {
   readonly panel?: readonly Judge[];
   /** Each panel judge's own timeout in ms (default 20 000): a late judge counts as DENY for that turn. */
   readonly judgeTimeoutMs?: number;
+  /**
+   * Accept version-1 (unsigned) mandates, at `open` and when ruling: only a replay of a day
+   * sealed before mandates were signed sets this (`replayRuler` does). Default false: a
+   * live engine refuses to open them (`mandate_unsigned`) and rules `mandate_invalid` under one.
+   */
+  readonly legacyMandates?: boolean;
 }
 
 /** The referee ruler: a {@link TurnRuler} that can also rule on stand-down turns when the engine asks. */
@@ -125,11 +131,14 @@ function outcome(ruling: RefereeRuling, nonces: RuleOutcome['nonces'] = []): Rul
   return { ruling: ruling as unknown as CanonicalObject, nonces };
 }
 
-/** Checks a spec for the intent contract and the mandate. */
-export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSpec']>>[0]): string | undefined {
+/**
+ * Checks a spec for the intent contract and the mandate, its principal's signature included
+ * (`legacy`: also accept a version-1, unsigned mandate — replay only).
+ */
+export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSpec']>>[0], options: { readonly legacy?: boolean } = {}): string | undefined {
   const intent = checkIntentSpec(spec);
   if (intent) return intent;
-  const m = parseMandate(spec);
+  const m = parseMandate(spec, options);
   return m.ok ? undefined : m.problem;
 }
 
@@ -151,7 +160,8 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   for (const c of clients) if (!isModelId(c.model) || typeof c.ask !== 'function') throw new TallyError('TALLY_REFEREE_OPTIONS', 'every panel judge must have a model id and an ask function.');
   const judgeTimeoutMs = options.judgeTimeoutMs ?? 20_000;
   if (!Number.isSafeInteger(judgeTimeoutMs) || judgeTimeoutMs < 1) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judgeTimeoutMs must be a positive integer.');
-  const history = new RefereeHistory(options.store);
+  const legacy = { legacy: options.legacyMandates === true };
+  const history = new RefereeHistory(options.store, 1024, legacy);
 
   async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
     const view = await history.fold(ctx.sessionId, slotIndex('frame', ctx.ordinal) + 1);
@@ -179,7 +189,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       action: actionLine({ instance: m.instance, session: ctx.sessionId, action: intent.action, market: intent.action === 'transfer' ? undefined : intent.market, size: intent.size, intentHash }),
       intent: JSON.parse(canonicalPayload(intent)) as CanonicalObject,
       context: hasContext ? contextText(context) : undefined,
-      ...(m.judgeRequest === 'assessment' ? { format: 'assessment' as const } : {}),
+      ...(m.judgeRequest === 'verdict' ? {} : { format: m.judgeRequest }),
     };
     if (m.panel) return panelVerdict(ctx, m, m.panel, base);
     const request = (model: string): JudgeRequestInput => ({ model, ...base });
@@ -192,7 +202,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     });
     const recorded = (model: string, requestSha256: string, a: SettledAnswer): VerdictRuling => {
       if (!a.ok) return unavailable(model, requestSha256, a.failure, a.message);
-      const e = judgedEvidence({ model, requestSha256, response: a.response, signature: a.signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length, operatorSigned: a.operator, independent: m.judgesIndependent });
+      const e = judgedEvidence({ model, requestSha256, response: a.response, signature: a.signature, trusted: m.judges, action: base.action, ruleCount: m.rules.length, operatorSigned: a.operator, independent: m.judgesIndependent, ...(m.answerShape === undefined ? {} : { shape: m.answerShape }) });
       return { stage: 'verdict', source: 'judged', ...e.outcome, model, request_sha256: requestSha256, ...e.proof };
     };
 
@@ -239,7 +249,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   }
 
   async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
-    const sealed = mandateOf(ctx.spec);
+    const sealed = mandateOf(ctx.spec, legacy);
     const carried = ctx.spec['agents'] === undefined ? undefined : intentOfAuthored(ctx.authored);
     if (sealed.kind !== 'mandate') {
       if (!carried) return undefined;
@@ -282,13 +292,13 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
 
   return {
     history,
-    checkSpec: checkRefereeSpec,
+    checkSpec: (spec) => checkRefereeSpec(spec, legacy),
     rule,
     recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
       return recordedRateFacts(recorded);
     },
     async ruleStandDown(ctx) {
-      if (mandateOf(ctx.spec).kind !== 'mandate') return undefined;
+      if (mandateOf(ctx.spec, legacy).kind !== 'mandate') return undefined;
       const before = await foldBefore(ctx);
       if (!before || before.transitions === undefined) return undefined;
       return outcome({ transitions: before.transitions, quota: quotaOf(before.mandate, before.fold) });

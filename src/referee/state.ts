@@ -6,7 +6,7 @@
  * same entries always yields the same state.
  */
 import { intentSchema, type Intent, type IntentAction } from '../intent/schema.js';
-import { normalizeTtl } from '../intent/ttl.js';
+import { intentEndMs, normalizeTtl } from '../intent/ttl.js';
 import { canonicalJson, type CanonicalObject } from '../protocol/index.js';
 import { ticketAnchor, ticketProofHash } from './bytes.js';
 import { decAdd, decCmp, decMul, decSub } from './decimal.js';
@@ -112,7 +112,10 @@ export function makeTicket(m: Mandate, session: string, f: RefereeFold, intent: 
   const weight = weightOf(m, intent);
   const ttl = normalizeTtl(intent.ttl);
   const ttlMs = ttl.ok ? ttl.ms : frameTime;
-  const expiresAt = Math.min(m.expiresAt, ttlMs, frameTime + m.ticketTtlMs);
+  // Version 2: the ticket lives exactly as long as its intent does (intentEndMs, the one ttl edge rule), so an
+  // intent admitted at its ttl can still be redeemed at that instant. Version 1 ended it AT the ttl (replay only).
+  const intentEnd = m.version === 1 ? ttlMs : intentEndMs(ttlMs, m.intentSkewMs);
+  const expiresAt = Math.min(m.expiresAt, intentEnd, frameTime + m.ticketTtlMs);
   const intentObject = intent as unknown as CanonicalObject;
   const proofHash = ticketProofHash(ticketAnchor({ instance: m.instance, session, ticket: id, executor: m.executor, weight, intentHash, intent: intentObject }));
   return { id, ordinal, agentId: intent.agent_id, action: intent.action, intentHash, weight, expiresAt, proofHash, intentJson: canonicalJson(intentObject), state: 'ACTIVE' };

@@ -8,14 +8,19 @@
  *   "terminate":   { "signature": "0x…principal" } } }
  * ```
  *
+ * Each signature is EIP-191 over the transition text; under a version-2
+ * mandate an item may instead say `"scheme": "eip712"`: EIP-712 typed data
+ * `Act(string act)` over the same text, signed the way the mandate is.
+ *
  * Applied at the frame's time in this order: redemptions, releases, then the
  * termination (so an execution reported together with a termination counts).
  * Each is validated and its outcome recorded; an invalid one changes nothing.
  */
 import { canonicalJson, type CanonicalValue } from '../protocol/index.js';
 import { transitionMessage } from './bytes.js';
-import { verifyText } from './eip191.js';
+import { recoverDigest, verifyText } from './eip191.js';
 import type { Mandate } from './mandate.js';
+import { actDigest } from './mandate-sig.js';
 import { redeemTicket, releaseTicket, type RefereeFold, type Ticket, type TransitionOutcome } from './state.js';
 
 /** Most transitions one frame may carry. */
@@ -33,6 +38,25 @@ function keysWithin(o: Record<string, unknown>, required: readonly string[], opt
   return undefined;
 }
 
+/** Under a version-2 mandate a signed transition may say `"scheme": "eip712"` (signed as the mandate is); version 1 knows no scheme. */
+function schemeKeys(m: Mandate): readonly string[] {
+  return m.version === 2 ? ['scheme'] : [];
+}
+
+/** A scheme member that is not `"eip712"`, described; `undefined` when the item is well formed. */
+function badScheme(item: Record<string, unknown>): string | undefined {
+  return item['scheme'] === undefined || item['scheme'] === 'eip712' ? undefined : 'scheme must be "eip712" (absent: EIP-191 personal_sign)';
+}
+
+/**
+ * Whether `item.signature` over the transition `text` is by `expected`: EIP-191 over the text, or —
+ * `scheme: "eip712"` (version 2) — EIP-712 typed data `Act(string act)` with `act` = the text.
+ */
+function signedBy(text: string, item: Record<string, unknown>, expected: string): boolean {
+  if (item['scheme'] === 'eip712') return recoverDigest(actDigest(text), item['signature']) === expected;
+  return verifyText(text, item['signature'], expected);
+}
+
 const bad = (op: Op, code: string, message: string, extra: { ticket?: number; index?: number } = {}): TransitionOutcome => ({ op, ok: false, code, message, ...extra });
 
 function ticketOf(f: RefereeFold, id: unknown): Ticket | undefined {
@@ -45,12 +69,12 @@ function expired(m: Mandate, t: Ticket, time: number): boolean {
 
 function redeem(f: RefereeFold, m: Mandate, session: string, ordinal: number, time: number, item: unknown, index: number): TransitionOutcome {
   if (!isObject(item)) return bad('redeem', 'transition_malformed', 'a redemption must be an object { ticket, intent, signature }', { index });
-  const k = keysWithin(item, ['ticket', 'intent', 'signature']);
+  const k = keysWithin(item, ['ticket', 'intent', 'signature'], schemeKeys(m)) ?? badScheme(item);
   if (k) return bad('redeem', 'transition_malformed', `redemption: ${k}`, { index });
   const t = ticketOf(f, item['ticket']);
   if (!t) return bad('redeem', 'ticket_unknown', `no ticket ${JSON.stringify(item['ticket'])} in this session`, { index });
   const ticket = t.id;
-  if (!verifyText(transitionMessage({ op: 'redeem', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature'], m.executor)) return bad('redeem', 'bad_transition_signature', 'the redemption is not signed by the mandate executor', { ticket });
+  if (!signedBy(transitionMessage({ op: 'redeem', instance: m.instance, session, ticket, proofHash: t.proofHash }), item, m.executor)) return bad('redeem', 'bad_transition_signature', 'the redemption is not signed by the mandate executor', { ticket });
   if (t.state !== 'ACTIVE') return bad('redeem', 'ticket_not_active', `ticket ${ticket} is ${t.state}`, { ticket });
   if (f.terminated) return bad('redeem', 'redeem_after_termination', `the mandate was terminated at frame ${f.terminated.ordinal}`, { ticket });
   if (expired(m, t, time)) return bad('redeem', 'ticket_expired', `ticket ${ticket} expired at ${Math.min(t.expiresAt, m.expiresAt)} (frame time ${time})`, { ticket });
@@ -67,17 +91,17 @@ function redeem(f: RefereeFold, m: Mandate, session: string, ordinal: number, ti
 
 function release(f: RefereeFold, m: Mandate, session: string, ordinal: number, time: number, item: unknown, index: number): TransitionOutcome {
   if (!isObject(item)) return bad('release', 'transition_malformed', 'a release must be an object { ticket, by, signature? }', { index });
-  const k = keysWithin(item, ['ticket', 'by'], ['signature']);
+  const k = keysWithin(item, ['ticket', 'by'], ['signature', ...schemeKeys(m)]) ?? badScheme(item);
   if (k) return bad('release', 'transition_malformed', `release: ${k}`, { index });
   const by = item['by'];
   if (by !== 'principal' && by !== 'operator' && by !== 'anyone') return bad('release', 'transition_malformed', 'release.by must be "principal", "operator" or "anyone"', { index });
-  if (by === 'anyone' && item['signature'] !== undefined) return bad('release', 'transition_malformed', 'a release by anyone carries no signature', { index });
+  if (by === 'anyone' && (item['signature'] !== undefined || item['scheme'] !== undefined)) return bad('release', 'transition_malformed', 'a release by anyone carries no signature', { index });
   const t = ticketOf(f, item['ticket']);
   if (!t) return bad('release', 'ticket_unknown', `no ticket ${JSON.stringify(item['ticket'])} in this session`, { index });
   const ticket = t.id;
   if (by !== 'anyone') {
     const expected = by === 'principal' ? m.principal : m.operator;
-    if (!verifyText(transitionMessage({ op: 'release', instance: m.instance, session, ticket, proofHash: t.proofHash }), item['signature'], expected)) return bad('release', 'bad_transition_signature', `the release is not signed by the mandate ${by}`, { ticket });
+    if (!signedBy(transitionMessage({ op: 'release', instance: m.instance, session, ticket, proofHash: t.proofHash }), item, expected)) return bad('release', 'bad_transition_signature', `the release is not signed by the mandate ${by}`, { ticket });
   }
   if (t.state !== 'ACTIVE') return bad('release', 'ticket_not_active', `ticket ${ticket} is ${t.state}`, { ticket });
   if (by === 'anyone' && !f.terminated && !expired(m, t, time)) {
@@ -89,9 +113,9 @@ function release(f: RefereeFold, m: Mandate, session: string, ordinal: number, t
 
 function terminate(f: RefereeFold, m: Mandate, session: string, ordinal: number, time: number, item: unknown): TransitionOutcome {
   if (!isObject(item)) return bad('terminate', 'transition_malformed', 'terminate must be an object { signature }');
-  const k = keysWithin(item, ['signature']);
+  const k = keysWithin(item, ['signature'], schemeKeys(m)) ?? badScheme(item);
   if (k) return bad('terminate', 'transition_malformed', `terminate: ${k}`);
-  if (!verifyText(transitionMessage({ op: 'terminate', instance: m.instance, session }), item['signature'], m.principal)) return bad('terminate', 'bad_transition_signature', 'the termination is not signed by the mandate principal');
+  if (!signedBy(transitionMessage({ op: 'terminate', instance: m.instance, session }), item, m.principal)) return bad('terminate', 'bad_transition_signature', 'the termination is not signed by the mandate principal');
   if (f.terminated) return bad('terminate', 'already_terminated', `the mandate was already terminated at frame ${f.terminated.ordinal}`);
   f.terminated = { ordinal, time };
   return { op: 'terminate', ok: true };

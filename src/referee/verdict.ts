@@ -125,10 +125,16 @@ export interface AssessVerdictInput {
   readonly operatorSigned?: boolean;
   /** The mandate's `judges_independent`: an operator-signed answer does not count. */
   readonly independent?: boolean;
+  /**
+   * The answer shape the request asked for (version-2 mandates): an answer in the other
+   * shape is `judge_unparsable` — a matrix does not echo the action. Absent: either shape (version 1).
+   */
+  readonly shape?: 'verdict' | 'matrix';
 }
 
 /**
- * Checks signer, then schema, then the action echo, then the decision.
+ * Checks signer, then schema (and, with `shape`, that the answer is in the shape asked for),
+ * then the action echo, then the decision.
  *
  * @example
  * assessVerdict({ model, requestSha256, response, signature, trusted: mandate.judges, action, ruleCount: 2 }).admitted;
@@ -146,6 +152,10 @@ export function assessVerdict(i: AssessVerdictInput): AssessedVerdict {
   }
   const p = parseJudgeResponse(i.response, i.ruleCount);
   if (!p.ok) return { admitted: false, code: 'judge_unparsable', message: p.message, signer };
+  if (i.shape !== undefined && p.format !== i.shape) {
+    const asked = i.shape === 'verdict' ? 'a verdict {reason, verdict, action}' : 'an assessment matrix {assessments}';
+    return { admitted: false, code: 'judge_unparsable', message: `the request asked for ${asked}; the answer is ${p.format === 'verdict' ? 'a verdict' : 'an assessment matrix'}`, signer };
+  }
   if (p.format === 'verdict' && p.action !== i.action) {
     return { admitted: false, code: 'judge_action_mismatch', message: 'the verdict judged another action than this proposal', signer, decision: p.decision, format: p.format };
   }

@@ -1,7 +1,7 @@
 /** Shared fixtures for the referee: keys, a mandate, and a desk driven one wake at a time. */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { CanonicalObject, CanonicalValue, SessionSpec } from '../../src/protocol/index.js';
-import { createRefereeEngine, createLocalJudge, refereeState, type Judge, type RefereeRuler, type RefereeRuling, type RefereeView } from '../../src/referee/index.js';
+import { createRefereeEngine, createLocalJudge, refereeState, signMandateWithKey, type Judge, type MandateSignatureScheme, type RefereeRuler, type RefereeRuling, type RefereeView } from '../../src/referee/index.js';
 import type { Engine, TurnResult } from '../../src/session/index.js';
 import type { TranscriptStore } from '../../src/store/index.js';
 import { alpha, beta, frameTime } from '../rules/fixtures.js';
@@ -26,6 +26,7 @@ export const DEAD = '0x000000000000000000000000000000000000dead';
 /** A mandate with every member set; `over` replaces members (undefined removes one). */
 export function mandate(over: Record<string, unknown> = {}): Record<string, unknown> {
   const m: Record<string, unknown> = {
+    version: 2,
     instance: INSTANCE,
     principal: principal.address,
     operator: operator.address,
@@ -49,8 +50,25 @@ export function judgedMandate(over: Record<string, unknown> = {}): Record<string
   return mandate({ rules: ['Only long positions.', 'Never trade ETH-PERP.', 'The context must not mention "rumor".'], judges: [judgeAccount.address], ...over });
 }
 
-export function refereeSpec(name: string, m: Record<string, unknown> = mandate()): SessionSpec {
+/** The spec of a referee day, unsigned (its mandate as given). */
+export function unsignedSpec(name: string, m: Record<string, unknown> = mandate()): SessionSpec {
   return { name, agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate: m as CanonicalObject };
+}
+
+/** Signs `spec`'s mandate synchronously (`signMandateWithKey`; viem's async `signMandate` is cross-checked against it in mandate-sig.test.ts). */
+export function signSpecSync(spec: SessionSpec, key: `0x${string}` = KEY_PRINCIPAL, scheme: MandateSignatureScheme = 'eip712'): SessionSpec {
+  return signMandateWithKey(spec, key, scheme);
+}
+
+/** The spec of a referee day; a version-2 mandate without a signature is signed by the principal (Anvil #3). */
+export function refereeSpec(name: string, m: Record<string, unknown> = mandate()): SessionSpec {
+  const spec = unsignedSpec(name, m);
+  if (m['version'] !== 2 || m['signature'] !== undefined) return spec;
+  try {
+    return signSpecSync(spec);
+  } catch {
+    return spec; // a mandate too malformed to hash for signing (the test wants its shape refused)
+  }
 }
 
 export const localJudge = (over: Partial<Parameters<typeof createLocalJudge>[0]> = {}): Judge => createLocalJudge({ key: KEY_JUDGE, ...over });

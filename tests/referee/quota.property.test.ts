@@ -142,7 +142,7 @@ describe('quota invariants over random ticket lives', () => {
           if (expectAdmit !== undefined) {
             if (expectAdmit === 'ok') {
               expect(r.ticket).toBeDefined();
-              m.tickets.push({ weight: s.kind === 'admit' ? tenths * (s.action === 'open' ? 10 : 5) : 0, expires: Math.min(end, time + (s.kind === 'admit' ? s.ttlMin : 0) * 60_000), state: 'ACTIVE', intent: intent!, proof: r.ticket!.proof_hash });
+              m.tickets.push({ weight: s.kind === 'admit' ? tenths * (s.action === 'open' ? 10 : 5) : 0, expires: Math.min(end, time + (s.kind === 'admit' ? s.ttlMin : 0) * 60_000 + 1), state: 'ACTIVE', intent: intent!, proof: r.ticket!.proof_hash });
               expect(r.ticket!.expires_at).toBe(m.tickets[m.tickets.length - 1]!.expires);
             } else expect(r.policy).toMatchObject({ code: expectAdmit });
           }

@@ -3,7 +3,8 @@ import { createEngine } from '../../src/engine.js';
 import { signRedemption, signRelease, signTermination, type TicketRef } from '../../src/referee/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { Day, carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
-import { DEAD, Desk, INSTANCE, KEY_EXECUTOR, KEY_OPERATOR, KEY_OTHER, KEY_PRINCIPAL, mandate, refereeSpec, ruling } from './fixtures.js';
+import type { CanonicalObject } from '../../src/protocol/index.js';
+import { DEAD, Desk, INSTANCE, KEY_EXECUTOR, KEY_OPERATOR, KEY_OTHER, KEY_PRINCIPAL, mandate, refereeSpec, ruling, signSpecSync } from './fixtures.js';
 
 let nonce = 1;
 /** A signed intent valid for 30 minutes from the frame `desk` will deliver next. */
@@ -27,7 +28,8 @@ describe('referee: mandates and tickets inside the session', () => {
     expect(r.intent).toMatchObject({ admitted: true, action: 'open' });
     expect(r.policy).toEqual({ admitted: true, stage: 'policy', weight: '2' });
     expect(r.verdict).toBeUndefined();
-    expect(r.ticket).toMatchObject({ id: 1, state: 'ACTIVE', weight: '2', expires_at: frameTime(-1) + 1_800_000 });
+    // The ticket lives as long as its intent: valid at its ttl (seed 000), expired 1 ms later.
+    expect(r.ticket).toMatchObject({ id: 1, state: 'ACTIVE', weight: '2', expires_at: frameTime(-1) + 1_800_000 + 1 });
     expect(r.ticket?.proof_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(r.quota).toEqual({ cap: '10', used: '0', locked: '2', free: '8', tx_cap: 6, used_txs: 0, locked_txs: 1 });
     expect(await desk.engine.store.nonceOwner('alpha', open.intent.nonce)).toMatchObject({ sessionId: desk.sid, index: t.index });
@@ -159,13 +161,34 @@ describe('referee: mandates and tickets inside the session', () => {
     expect((await desk.answer('x', { data: { prices: { 'BTC-PERP': '97000' } } })).ruling).toBeUndefined();
   });
 
+  it('one ttl edge for intent and ticket: an intent admitted AT its ttl gets a ticket redeemable at that instant (not expired at birth)', async () => {
+    const desk = await Desk.open(refereeSpec('ticket-edge'));
+    // Frame -1 at time T; the intent's ttl is exactly T: seed 000 still admits it (now === ttl is valid).
+    const p = await propose(desk, { ttl: iso(frameTime(-1)) });
+    const t = ruling(await desk.answer(p.bytes)).ticket!;
+    expect(t.expires_at).toBe(frameTime(-1) + 1);
+    // A frame at the same instant redeems it.
+    const r = ruling(await desk.answer('fill', { time: frameTime(-1), data: { referee: { redemptions: [await signRedemption(KEY_EXECUTOR, ref(desk, t), p.intent)] } } }));
+    expect(r.transitions).toEqual([{ op: 'redeem', ticket: 1, ok: true }]);
+    expect(r.quota).toMatchObject({ used: '1', locked: '0', used_txs: 1 });
+  });
+
+  it('the skew that keeps an intent admissible keeps its ticket live too', async () => {
+    const spec = refereeSpec('ticket-skew');
+    const desk = await Desk.open(signSpecSync({ ...spec, intent: { maxTtlHorizonMs: 3_600_000, clockSkewMs: 5_000 }, mandate: { ...(spec['mandate'] as CanonicalObject), signature: undefined } as unknown as CanonicalObject }));
+    // Admitted 4 s after its ttl (skew 5 s): the ticket ends where the intent would: ttl + skew + 1.
+    const p = await propose(desk, { ttl: iso(frameTime(-1) - 4_000) });
+    const t = ruling(await desk.answer(p.bytes)).ticket!;
+    expect(t.expires_at).toBe(frameTime(-1) - 4_000 + 5_000 + 1);
+  });
+
   it('an expired ticket cannot be redeemed, and then anyone may release it', async () => {
     const desk = await Desk.open(refereeSpec('ticket-expiry'));
     const p = await propose(desk, { ttl: iso(frameTime(-1) + 60_000) });
     const t = ruling(await desk.answer(p.bytes)).ticket!;
-    expect(t.expires_at).toBe(frameTime(0));
+    expect(t.expires_at).toBe(frameTime(0) + 1);
     const r = ruling(
-      await desk.answer('late', { data: { referee: { redemptions: [await signRedemption(KEY_EXECUTOR, ref(desk, t), p.intent)], releases: [{ ticket: t.id, by: 'anyone' }] } } }),
+      await desk.answer('late', { time: frameTime(0) + 1, data: { referee: { redemptions: [await signRedemption(KEY_EXECUTOR, ref(desk, t), p.intent)], releases: [{ ticket: t.id, by: 'anyone' }] } } }),
     );
     expect(r.transitions).toEqual([
       { op: 'redeem', ticket: 1, ok: false, code: 'ticket_expired', message: expect.stringContaining('expired') },

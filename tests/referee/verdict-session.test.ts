@@ -89,14 +89,26 @@ describe('referee: judge verdicts', () => {
     }
   });
 
+  it('the answer shape is the one the sealed request asked for: an all-PASS matrix (no action echo) under the verdict request is refused, and a verdict under the assessment request', async () => {
+    // The default (verdict) request: the judge answers with seed 003's matrix, every rule PASS and solid.
+    const desk = await Desk.open(refereeSpec('shape-verdict', judgedMandate()), { judge: localJudge({ format: 'matrix' }) });
+    const r = ruling(await desk.answer((await propose(desk)).bytes));
+    expect(r.verdict).toMatchObject({ admitted: false, code: 'judge_unparsable', message: 'the request asked for a verdict {reason, verdict, action}; the answer is an assessment matrix', signer: judgeAccount.address.toLowerCase() });
+    expect(r.ticket).toBeUndefined();
+    // The assessment request: an ALLOW verdict (even with the right action echo) is not what was asked.
+    const desk2 = await Desk.open(refereeSpec('shape-assessment', judgedMandate({ judge_request: 'assessment' })), { judge: localJudge({ format: 'verdict' }) });
+    const r2 = ruling(await desk2.answer((await propose(desk2)).bytes));
+    expect(r2.verdict).toMatchObject({ admitted: false, code: 'judge_unparsable', message: 'the request asked for an assessment matrix {assessments}; the answer is a verdict' });
+  });
+
   it('the assessment matrix: ALLOW only if every rule is PASS and solid', async () => {
-    const desk = await Desk.open(refereeSpec('matrix', judgedMandate()), { judge: localJudge({ format: 'matrix' }) });
+    const desk = await Desk.open(refereeSpec('matrix', judgedMandate({ judge_request: 'assessment' })), { judge: localJudge({ format: 'matrix' }) });
     const ok = ruling(await desk.answer((await propose(desk)).bytes));
     expect(ok.verdict).toMatchObject({ admitted: true, format: 'matrix', message: 'all 3 rules PASS (solid)' });
     const no = ruling(await desk.answer((await propose(desk, { side: 'short' })).bytes));
     expect(no.verdict).toMatchObject({ admitted: false, code: 'judge_denied', format: 'matrix', message: 'rule 0: FAIL (solid)' });
     // A rule the local judge cannot read is AMBIGUOUS (weak): denied, not silently allowed.
-    const vague = await Desk.open(refereeSpec('vague', judgedMandate({ rules: ['Be sensible.'] })), { judge: localJudge({ format: 'matrix' }) });
+    const vague = await Desk.open(refereeSpec('vague', judgedMandate({ rules: ['Be sensible.'], judge_request: 'assessment' })), { judge: localJudge({ format: 'matrix' }) });
     expect(ruling(await vague.answer((await propose(vague)).bytes)).verdict).toMatchObject({ code: 'judge_denied', message: 'rule 0: AMBIGUOUS (weak)' });
   });
 

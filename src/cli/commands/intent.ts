@@ -5,18 +5,19 @@ import { CliError, EXIT, ioProblem, println, str, type Command, type CommandIO }
 import { jsonArgument } from './session-io.js';
 import { writeTextFile } from './checkpoint.js';
 
-/** The demo's PUBLIC test keys (Anvil accounts 0–2), by name, for trying things: never for real money. */
-const TEST_KEYS = ['alpha', 'beta', 'mallory'] as const;
+/** The demo's PUBLIC test keys (Anvil accounts 0–3), by name, for trying things: never for real money. */
+export const TEST_KEYS = ['alpha', 'beta', 'mallory', 'principal'] as const;
 
 async function testKey(name: string): Promise<`0x${string}`> {
-  const { DEMO_AGENTS, INTRUDER } = await import('../../demo/keys.js');
+  const { ANVIL_KEY_3, DEMO_AGENTS, INTRUDER } = await import('../../demo/keys.js');
+  if (name === 'principal') return ANVIL_KEY_3;
   const agent = [...DEMO_AGENTS, INTRUDER].find((a) => a.id === name);
   if (agent === undefined) throw new CliError(`--key test:${name}: no such test key (test keys: ${TEST_KEYS.map((k) => `test:${k}`).join(', ')})`);
   return agent.key;
 }
 
 /** `--key`: a file holding a 0x-prefixed secp256k1 private key (64 hex), or `test:<name>`. */
-async function signingKey(values: Record<string, unknown>, io: CommandIO): Promise<`0x${string}`> {
+export async function signingKey(values: Record<string, unknown>, io: CommandIO): Promise<`0x${string}`> {
   const arg = str(values, 'key');
   if (arg === undefined) throw new CliError(`--key <file|test:name> is required (a file holding a 0x… private key; test keys: ${TEST_KEYS.map((k) => `test:${k}`).join(', ')})`);
   if (arg.startsWith('test:')) return testKey(arg.slice(5));
@@ -34,10 +35,11 @@ async function signingKey(values: Record<string, unknown>, io: CommandIO): Promi
 
 export const intentCommand: Command = {
   name: 'intent',
-  summary: 'Sign an Intent with a key file (or a public test key), print its canonical payload and hash, or verify its signature.',
+  summary: "Sign an Intent with a key file (or a public test key), print its canonical payload and hash, verify its signature, or print a key's address.",
   help: `Usage: tally intent sign <intent.json|@file|json|-> --key <file|test:name> [--out <file>]
        tally intent hash <intent.json|@file|json|->
        tally intent verify <intent.json|@file|json|-> [--signer <0x address>] [--json]
+       tally intent address --key <file|test:name> [--json]
 
 sign     validates the unsigned Intent (docs/PROTOCOL.md: the signed-Intent
          contract), signs its canonical payload (EIP-191 personal_sign) and
@@ -46,21 +48,37 @@ hash     prints the canonical payload (the exact signed text) and the intent
          hash, keccak256 of it (the same signed or unsigned)
 verify   recovers the signer of a signed Intent; with --signer, it must be that
          address
+address  prints the EIP-55 address of the key: what spec.agents maps an agent_id
+         to (and spec.mandate's principal, operator, executor)
 
 Options:
   --key <file|test:name>  a file holding a 0x-prefixed secp256k1 private key, or
                           one of the demo's PUBLIC test keys: ${TEST_KEYS.map((k) => `test:${k}`).join(', ')}
-                          (Anvil accounts 0–2: for trying things, never for real value)
+                          (Anvil accounts 0–3: for trying things, never for real value)
   --out <file>            write the signed Intent to <file> instead of stdout
   --signer <address>      the address the signature must recover to
   --json                  print the result as JSON
 
-Exit codes: 0 signed / hashed / valid, 1 invalid Intent or signature, 2 usage
+Exit codes: 0 signed / hashed / valid / printed, 1 invalid Intent or signature, 2 usage
 error, 3 I/O error.`,
   options: { key: { type: 'string' }, out: { type: 'string' }, signer: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const [verb, input, ...extra] = positionals;
-    if (verb === undefined || !['sign', 'hash', 'verify'].includes(verb)) throw new CliError("give a verb: tally intent sign|hash|verify <intent>. Run 'tally intent --help'.");
+    if (verb === 'address') {
+      if (input !== undefined) throw new CliError('tally intent address takes no argument: the key comes from --key <file|test:name>');
+      const key = await signingKey(values, io);
+      const { privateKeyToAccount } = await import('viem/accounts');
+      let address: string;
+      try {
+        address = privateKeyToAccount(key).address;
+      } catch {
+        println(io.stderr, 'invalid: the key is not a secp256k1 private key (0 < key < n)');
+        return EXIT.invalid;
+      }
+      println(io.stdout, values['json'] === true ? JSON.stringify({ ok: true, address }) : address);
+      return EXIT.ok;
+    }
+    if (verb === undefined || !['sign', 'hash', 'verify'].includes(verb)) throw new CliError("give a verb: tally intent sign|hash|verify <intent>, or tally intent address --key <file>. Run 'tally intent --help'.");
     if (input === undefined || extra.length > 0) throw new CliError(`tally intent ${verb} takes exactly one Intent (a file, @file, inline JSON, or - for stdin)`);
     const text = input === '-' ? readFileSync(0, 'utf8') : undefined;
     const doc = text !== undefined ? jsonArgument(text, io, 'the Intent') : jsonArgument(input, io, 'the Intent', true);
