@@ -14,7 +14,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIntent, type UnsignedIntentInput } from '../../src/intent/index.js';
-import { mandate } from '../referee/fixtures.js';
+import type { CanonicalObject } from '../../src/protocol/index.js';
+import { mandate, signSpecSync } from '../referee/fixtures.js';
 import { KEY_ALPHA, alpha, beta, carry, iso } from '../rules/fixtures.js';
 import { TOKENS, cleanup, get, ok, rpc, startServer, tempDir } from '../server/helpers.js';
 import { FAKETIME_PRELOAD, faketimeSkip, warnSkips } from './helpers/tools.js';
@@ -75,7 +76,8 @@ async function runDay(env: Record<string, string>, jump: (step: number) => void)
   const answers: string[] = [];
   const rulings: string[] = [];
   try {
-    const spec = { name: 'clock-mandate', agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate: mandate({ starts_at: frameAt(1), expires_at: frameAt(5) }) };
+    // Signed by its principal (Anvil #3): the engine opens no unsigned mandate.
+    const spec = signSpecSync({ name: 'clock-mandate', agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate: mandate({ starts_at: frameAt(1), expires_at: frameAt(5) }) as CanonicalObject });
     const open = ok(await rpc(srv.url, TOKENS.runtime, 'session/open', { spec }));
     const sid = open['sessionId'] as string;
     answers.push(JSON.stringify(open));
