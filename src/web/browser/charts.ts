@@ -28,8 +28,9 @@ function chart(host: HTMLElement, title: string, data: uPlot.AlignedData, series
 }
 
 /** Draws every chart of `rows` into `host` (cleared first). */
-export function drawCharts(host: HTMLElement, rows: readonly Row[]): void {
+export function drawCharts(host: HTMLElement, rows: readonly Row[], note?: string): void {
   host.replaceChildren();
+  if (note !== undefined) host.append(h('p', { class: 'chart-note', id: 'chart-note' }, note));
   const cols = host.clientWidth >= 700 ? 2 : 1;
   const width = Math.max(260, Math.floor((host.clientWidth - 8 * (cols - 1)) / cols) - 16);
   const frames = rows.filter((r) => r.kind === 'frame' && r.time !== undefined);
