@@ -6,6 +6,7 @@
 import { fromBase64, isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { httpWords, showHttp, showRefused, showRunning, showVerdict, unverifiedNote } from './banner.js';
 import { drawCharts } from './charts.js';
+import type { ReplayState } from './evidence.js';
 import { byId, h, put } from './dom.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
@@ -21,6 +22,8 @@ let loadedName = 'bundle';
 let live: Following | undefined;
 /** The day being checked was pinned with the key the engine served, not one the grader supplied. */
 let servedKey = false;
+/** What replay said of the day shown, for the detail's judge signatures. */
+let replayState: ReplayState = 'pending';
 /** The verdict of the day shown (undefined while none). */
 let verdict: Verdict | undefined;
 
@@ -29,7 +32,7 @@ const progress = byId<HTMLProgressElement>('progress');
 const progressText = byId('progress-text');
 const detail = byId('detail');
 const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
-  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined, (i) => worker?.postMessage({ type: 'entry', index: i } satisfies ToWorker));
+  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined, (i) => worker?.postMessage({ type: 'entry', index: i } satisfies ToWorker), replayState);
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
@@ -52,7 +55,27 @@ function refresh(): void {
 
 function openFromHash(): void {
   const m = /^#entry=([0-9]{1,15})$/.exec(location.hash);
-  if (m) timeline.open(Number(m[1]));
+  if (m) openEntry(Number(m[1]));
+}
+
+/** Opens entry `i` and brings its detail into view; says so when the filter hides it or the day has none. */
+function openEntry(i: number): void {
+  if (rows.length === 0) return;
+  if (!timeline.open(i)) {
+    timeline.close();
+    put(detail, h('p', { class: 'muted', id: 'detail-none' }, rows.some((r) => r.i === i) ? `Entry ${i} is hidden by the filter: clear the filter to see it.` : `This day has no verified entry ${i}.`));
+  }
+  detail.scrollIntoView({ block: 'nearest' });
+}
+
+/** After a filter change: the detail follows it (an entry the filter hides is no longer shown). */
+function filtered(): void {
+  timeline.render(rows, readFilters());
+  const open = timeline.openEntry;
+  if (open !== undefined && !timeline.isShown(open)) {
+    timeline.close();
+    put(detail, h('p', { class: 'muted', id: 'detail-none' }, `Entry ${open} is hidden by the filter. Select an entry of the list.`));
+  }
 }
 
 /** "3.1 of 12.0 KiB" (MiB from 1 MiB up). */
@@ -67,6 +90,7 @@ function spawn(name: string): Worker {
   rows = [];
   pinned = false;
   verdict = undefined;
+  replayState = 'pending';
   loadedName = name;
   put(detail, h('p', { class: 'muted' }, 'Select an entry: click it, or move with the arrow keys (j/k) and press Enter.'));
   showRunning(name);
@@ -108,10 +132,17 @@ function spawn(name: string): Worker {
     } else if (m.type === 'replayed') {
       for (const d of m.report.divergences) {
         const r = rows[d.index];
-        if (r && r.i === d.index) r.diverged = `${d.kind}: ${d.message}`;
+        if (r && r.i === d.index) {
+          r.diverged = `${d.kind}: ${d.message}`;
+          r.changes = d.changes;
+        }
       }
+      replayState = m.report.state;
       showReplayReport(byId('replay'), m.report, m.ms);
       if (m.report.divergences.length > 0) timeline.render(rows, readFilters());
+      // The open entry's detail gains what changed, and whether its judges' signatures were re-verified.
+      const o = timeline.openEntry;
+      if (o !== undefined) timeline.open(o);
       document.body.setAttribute('data-replayed', m.report.state);
     } else if (m.type === 'receipt') {
       if (m.text === undefined) {
@@ -274,8 +305,18 @@ function embedded(): void {
   start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle', false, typeof data.policy === 'string' ? data.policy : undefined);
 }
 
-for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', () => timeline.render(rows, readFilters()));
-byId('f-search').addEventListener('input', () => timeline.render(rows, readFilters()));
+for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', filtered);
+byId('f-search').addEventListener('input', filtered);
+// Links to an entry (divergences, facts, the detail's own) open it in place, even when the hash is already theirs.
+document.addEventListener('click', (ev) => {
+  const a = (ev.target as Element | null)?.closest?.('a[href^="#entry="]');
+  if (!a) return;
+  const m = /^#entry=([0-9]{1,15})$/.exec(a.getAttribute('href') ?? '');
+  if (!m) return;
+  ev.preventDefault();
+  history.replaceState(null, '', `#entry=${m[1]}`);
+  openEntry(Number(m[1]));
+});
 byId('load-files').addEventListener('click', () => void fromInputs());
 byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);

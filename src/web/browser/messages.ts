@@ -20,6 +20,8 @@ export interface ReplayDivergenceView {
   readonly message: string;
   readonly recorded?: string;
   readonly rederived?: string;
+  /** The fields that differ, as text: path, recorded and re-derived values (canonical JSON, or "(absent)"). */
+  readonly changes: readonly { readonly path: string; readonly recorded: string; readonly rederived: string }[];
 }
 
 /** What `replay` said about the day, as the page shows it. */
