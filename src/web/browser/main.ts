@@ -24,6 +24,8 @@ let live: Following | undefined;
 let servedKey = false;
 /** What replay said of the day shown, for the detail's judge signatures. */
 let replayState: ReplayState = 'pending';
+/** No verdict shown yet for this day (a live day posts one a poll; the deep link opens on the first). */
+let firstVerdict = true;
 /** The verdict of the day shown (undefined while none). */
 let verdict: Verdict | undefined;
 
@@ -36,7 +38,14 @@ const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
+/** Shows the day's parts (summary, charts, timeline) once a day is loaded; the idle help while none is. */
+function shown(loaded: boolean): void {
+  for (const id of ['summary', 'charts', 'work']) byId(id).hidden = !loaded;
+  byId('idle-help').hidden = loaded;
+}
+
 function refresh(): void {
+  shown(verdict !== undefined);
   const uniq = (f: (r: Row) => string | undefined): string[] => [...new Set(rows.map(f).filter((x): x is string => x !== undefined))].sort();
   options(byId<HTMLSelectElement>('f-agent'), uniq((r) => r.agent), 'agents');
   options(byId<HTMLSelectElement>('f-action'), uniq((r) => r.action), 'actions');
@@ -55,8 +64,17 @@ function refresh(): void {
 
 function openFromHash(): void {
   const m = /^#entry=([0-9]{1,15})$/.exec(location.hash);
-  if (m) openEntry(Number(m[1]));
+  if (!m) return;
+  openEntry(Number(m[1]));
+  keepInView = true;
 }
+
+/** A deep-linked detail stays in view while the replay report above it grows, until the grader moves. */
+let keepInView = false;
+for (const ev of ['wheel', 'keydown', 'pointerdown', 'touchstart']) window.addEventListener(ev, () => (keepInView = false), { passive: true });
+const holdInView = new ResizeObserver(() => {
+  if (keepInView) detail.scrollIntoView({ block: 'start' });
+});
 
 /** Opens entry `i` and brings its detail into view; says so when the filter hides it or the day has none. */
 function openEntry(i: number): void {
@@ -65,7 +83,7 @@ function openEntry(i: number): void {
     timeline.close();
     put(detail, h('p', { class: 'muted', id: 'detail-none' }, rows.some((r) => r.i === i) ? `Entry ${i} is hidden by the filter: clear the filter to see it.` : `This day has no verified entry ${i}.`));
   }
-  detail.scrollIntoView({ block: 'nearest' });
+  detail.scrollIntoView({ block: 'start' });
 }
 
 /** After a filter change: the detail follows it (an entry the filter hides is no longer shown). */
@@ -90,10 +108,12 @@ function spawn(name: string): Worker {
   rows = [];
   pinned = false;
   verdict = undefined;
+  firstVerdict = true;
   replayState = 'pending';
   loadedName = name;
   put(detail, h('p', { class: 'muted' }, 'Select an entry: click it, or move with the arrow keys (j/k) and press Enter.'));
   showRunning(name);
+  byId('progress-box').hidden = false;
   progress.value = 0;
   progress.setAttribute('data-updates', '0');
   const w = new VerifyWorker();
@@ -114,16 +134,19 @@ function spawn(name: string): Worker {
       showVerdict(banner, m.verdict, m.ms, servedKey);
       byId<HTMLDetailsElement>('load').open = false;
       refresh();
-      openFromHash();
-      document.body.setAttribute('data-ready', 'true');
       const replayable = m.verdict.state === 'pinned' || m.verdict.state === 'unpinned' ? !m.live || m.verdict.sealed : m.verdict.state === 'failed-pin' && m.verdict.day !== undefined;
+      let run: (() => void) | undefined;
       if (replayable) {
         const replayHost = byId('replay');
         replayHost.hidden = false;
-        const run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
+        run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
         showReplayIdle(replayHost, rows.length, run);
-        if (rows.length <= AUTO_REPLAY_ENTRIES) run();
       }
+      // After the replay panel took its place, so the deep-linked detail lands in view.
+      if (firstVerdict) openFromHash();
+      firstVerdict = false;
+      document.body.setAttribute('data-ready', 'true');
+      if (run && rows.length <= AUTO_REPLAY_ENTRIES) run();
     } else if (m.type === 'entry') {
       const pre = document.getElementById('entry-text');
       if (pre && pre.getAttribute('data-i') === String(m.index)) put(pre, m.text);
@@ -143,6 +166,7 @@ function spawn(name: string): Worker {
       // The open entry's detail gains what changed, and whether its judges' signatures were re-verified.
       const o = timeline.openEntry;
       if (o !== undefined) timeline.open(o);
+
       document.body.setAttribute('data-replayed', m.report.state);
     } else if (m.type === 'receipt') {
       if (m.text === undefined) {
@@ -320,6 +344,7 @@ document.addEventListener('click', (ev) => {
 byId('load-files').addEventListener('click', () => void fromInputs());
 byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);
+for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;
 window.addEventListener('resize', () => {
   window.clearTimeout(resizeTimer);
@@ -346,6 +371,9 @@ drop.addEventListener('drop', (ev) => {
     start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin);
   })();
 });
-if (location.protocol === 'file:') byId('server-box').hidden = true;
+if (location.protocol === 'file:') {
+  byId('server-box').hidden = true;
+  byId('idle-live').hidden = true;
+}
 embedded();
 byId('filters').addEventListener('submit', (ev) => ev.preventDefault());

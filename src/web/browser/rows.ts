@@ -27,6 +27,8 @@ export interface Row {
   /** Ruling code (first refusing stage's code) or `admitted`. */
   code?: string;
   stage?: string;
+  /** The ruling's part that refused: intent (the contract), policy (the mandate) or verdict (the judge). */
+  section?: string;
   message?: string;
   verdict?: { decision?: string; code?: string; message?: string; signer?: string; model?: string; signed: boolean; admitted?: boolean; panel?: PanelAnswerRow[]; quorum?: { k: number; n: number; allow: number } };
   transitions?: string[];
@@ -179,6 +181,7 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
         row.outcome = 'refused';
         row.code = str(s['code']) ?? 'refused';
         row.stage = str(s['stage']) ?? stageKey;
+        row.section = stageKey;
         row.message = str(s['message']) ?? '';
       }
     }

@@ -39,7 +39,7 @@ function fmtTime(ms: number | undefined): string {
 }
 
 /** The word a verdict colour also carries (colour-blind safe): an icon before the code. */
-const MARK: Record<string, string> = { admitted: '✓ ', refused: '✗ ', 'stand-down': '⏸ ', note: '✎ ' };
+const MARK: Record<string, string> = { admitted: '✓ ', refused: '✗ ', 'stand-down': '⊘ ', note: '✎ ' };
 
 /** One line of the list. */
 function line(r: Row): HTMLLIElement {
