@@ -42,7 +42,8 @@ export function pageRunner(): Runner | undefined {
           await page.waitForSelector('body[data-ready=true]', { timeout: 30_000 });
           const a = (n: string) => page.getAttribute('#banner', n);
           const state = await a('data-state');
-          if (state === 'unpinned') {
+          // Typed pins that hold make the day "valid, pinned" (as tally verify --root); without any, "valid, unpinned".
+          if (state === 'unpinned' || state === 'pinned') {
             out.push({ ok: true, sessionId: (await a('data-session')) ?? undefined, size: Number(await a('data-size')), receiptRoot: (await a('data-root')) ?? undefined, sealed: (await a('data-sealed')) === 'true' });
           } else if (state === 'failed-entry') {
             out.push({ ok: false, index: Number(await a('data-index')), code: (await a('data-code')) ?? undefined });

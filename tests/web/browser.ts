@@ -45,7 +45,7 @@ export const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/web'
  * its origin. `bypassCSP` lets a test inject a checker (axe-core) into the
  * page; the page's own code never needs it.
  */
-export async function launch(options: { readonly bypassCSP?: boolean } = {}): Promise<BrowserContext> {
+export async function launch(options: { readonly bypassCSP?: boolean; readonly locale?: string; readonly timezoneId?: string; readonly colorScheme?: 'light' | 'dark' } = {}): Promise<BrowserContext> {
   const { chromium } = await import('playwright-core');
   mkdirSync(ARTIFACTS, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'tally-chromium-'));
@@ -55,6 +55,9 @@ export async function launch(options: { readonly bypassCSP?: boolean } = {}): Pr
     acceptDownloads: true,
     bypassCSP: options.bypassCSP === true,
     viewport: { width: 1280, height: 800 },
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
+    ...(options.colorScheme === undefined ? {} : { colorScheme: options.colorScheme }),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }

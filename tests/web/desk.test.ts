@@ -58,7 +58,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     const cli = JSON.parse(tally(['verify', file('bundle.jsonl'), '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']).stdout) as { receiptRoot: string };
     const page = await verifyInPage(file('bundle.jsonl'), true, 'demo-pinned-1280.png');
     expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
-    expect(await page.textContent('#banner')).toContain('Verified and pinned');
+    expect(await page.textContent('#banner strong')).toBe('Valid, pinned');
     expect(await page.textContent('#banner-root')).toBe(cli.receiptRoot);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.waitForTimeout(400); // the charts redraw for the new width
@@ -181,6 +181,8 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
       await page.goto(`${srv.url}/`);
       await page.fill('#srv-session', sid);
       await page.fill('#srv-token', TOKENS.auditor);
+      // The grader's own copy of the engine key (here fetched by the test: out of band for the page).
+      await page.fill('#in-key-text', (await (await fetch(`${srv.url}/verifier-key`, { headers: { authorization: `Bearer ${TOKENS.auditor}` } })).text()).trim());
       await page.click('#load-server');
       await page.locator('#summary', { hasText: /^3 entries/ }).waitFor();
       expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');

@@ -80,6 +80,8 @@ describe.skipIf(!CHROMIUM)('following a live day in Chromium', () => {
     await page.goto(`${srv.url}/`);
     await page.fill('#srv-session', sid);
     await page.fill('#srv-token', TOKENS.auditor);
+    // The grader's own copy of the engine key (here fetched by the test: out of band for the page).
+    await page.fill('#in-key-text', (await (await fetch(`${srv.url}/verifier-key`, { headers: { authorization: `Bearer ${TOKENS.auditor}` } })).text()).trim());
     await page.click('#load-server');
     await page.locator('#summary', { hasText: /^3 entries/ }).waitFor();
     expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');

@@ -73,7 +73,7 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
       expect(cli(note, policy).code, `${note} ${policy}`).toBe(0);
       const page = await load(note, policy);
       expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
-      expect(await page.textContent('#banner strong')).toBe('Verified and pinned by quorum');
+      expect(await page.textContent('#banner strong')).toBe('Valid, pinned by quorum');
       expect(await page.textContent('#banner-witnessed')).toBe(text);
       if (note === 'both.note') await page.screenshot({ path: join(ARTIFACTS, 'witnessed.png') });
       await page.close();
@@ -104,7 +104,7 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
       expect(await page.getAttribute('#banner', 'data-code'), note).toBe(want.code);
       const banner = (await page.textContent('#banner'))!;
       expect(banner).not.toContain('pinned by quorum');
-      expect(banner).toContain('(witnesses)');
+      expect(banner).toContain('(witnesses: ');
       if (want.code === 'below-quorum') expect(banner).toContain(note === 'one.note' ? 'witnessed 1 of 2 (quorum 2 not met)' : 'witnessed 0 of 2 (quorum 1 not met)');
       if (note === 'one.note') await page.screenshot({ path: join(ARTIFACTS, 'below-quorum.png') });
       await page.close();

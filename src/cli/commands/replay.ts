@@ -1,8 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
-import { canonicalJson, isDigestHex, parseStrictJson, type CanonicalValue, type ChainPin } from '../../protocol/index.js';
-import { replayFile, type ReplayOptions } from '../../receipt/index.js';
+import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
+import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
@@ -29,12 +29,6 @@ async function hasMandate(path: string): Promise<boolean> {
   return false;
 }
 
-function short(v: CanonicalValue | undefined): string {
-  if (v === undefined) return '(none)';
-  const t = canonicalJson(v);
-  return t.length > 300 ? `${t.slice(0, 300)}…` : t;
-}
-
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
@@ -47,7 +41,12 @@ recorded inputs — the genesis spec, every frame,
 every turn body, the seal's artifacts — and compares each entry it writes with
 the recorded one. A ruling the ruler does not reach again is reported with its
 entry index (ruling-diverged), as is any other difference (entry-diverged) or
-an input the engine refuses (rejected). A bundle whose rulings were edited
+an input the engine refuses (rejected). Each divergence lists the fields that
+differ, one a line: 'ruling.quota.cap: recorded "999999", re-derived "146"'.
+--json gives per divergence "recorded" and "rederived" (the whole values) and
+"changes" ([{path, recorded, rederived}], a side absent when it has no such
+field); "expected" and "actual" repeat recorded and re-derived (the first
+names, kept for compatibility, deprecated). A bundle whose rulings were edited
 fails here even when every hash and the seal were recomputed.
 
 A nonce first used in ANOTHER session cannot be re-derived offline: replay
@@ -147,9 +146,10 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     println(io.stderr, `diverged: ${r.divergences.length} entr${r.divergences.length === 1 ? 'y' : 'ies'} of session ${r.sessionId} not re-derived${r.stoppedAt === undefined ? '' : ` (stopped at entry ${r.stoppedAt})`}`);
     for (const d of r.divergences) {
       println(io.stderr, `entry ${d.index}: ${d.kind}: ${d.message}`);
-      if (d.kind === 'ruling-diverged') {
-        println(io.stderr, `  recorded   ${short(d.expected)}`);
-        println(io.stderr, `  re-derived ${short(d.actual)}`);
+      // What changed, field by field (the whole values are in --json as recorded / rederived).
+      if (d.kind !== 'rejected') {
+        for (const c of d.changes) println(io.stderr, `  ${changeLine(c)}`);
+        if (d.changes.length >= FIELD_CHANGES_MAX) println(io.stderr, `  … (the first ${FIELD_CHANGES_MAX} changed fields; --json has both values whole)`);
       }
     }
     return EXIT.invalid;

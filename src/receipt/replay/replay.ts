@@ -5,6 +5,7 @@ import { Engine, type Rejection, type RuleContext, type TurnRuler } from '../../
 import { MemoryStore } from '../../store/memory.js';
 import type { NonceOwner, TranscriptStore } from '../../store/types.js';
 import type { BundleChunks } from '../proof/bundle.js';
+import { fieldChanges } from './diff.js';
 import type { ExternalFact, ReplayDivergence, ReplayOptions, ReplayResult } from './types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -85,10 +86,15 @@ function rulerFor(option: ReplayOptions['ruler'], store: TranscriptStore): TurnR
   return typeof option === 'function' ? option(store) : option;
 }
 
-function without(e: Entry, keys: readonly string[]): string {
+/** `e` without the members `keys` (the links a divergence changes). */
+function stripped(e: Entry, keys: readonly string[]): CanonicalObject {
   const copy: Record<string, unknown> = { ...e };
   for (const k of keys) delete copy[k];
-  return canonicalJson(copy as CanonicalObject);
+  return copy as CanonicalObject;
+}
+
+function without(e: Entry, keys: readonly string[]): string {
+  return canonicalJson(stripped(e, keys));
 }
 
 /**
@@ -139,7 +145,7 @@ export async function replayInto(store: TranscriptStore, chunks: BundleChunks, o
     stoppedAt = index;
   };
   const rejected = (v: VerifiedEntry, r: Rejection) => {
-    divergences.push({ index: v.index, kind: 'rejected', message: `the engine refused the recorded ${v.entry.kind}: ${r.diagnostic}: ${r.message}`, expected: v.entry, actual: { diagnostic: r.diagnostic, message: r.message } });
+    divergences.push({ index: v.index, kind: 'rejected', message: `the engine refused the recorded ${v.entry.kind}: ${r.diagnostic}: ${r.message}`, recorded: v.entry, expected: v.entry, actual: { diagnostic: r.diagnostic, message: r.message } });
     stop(v.index);
   };
 
@@ -164,11 +170,15 @@ export async function replayInto(store: TranscriptStore, chunks: BundleChunks, o
         index: v.index,
         kind: 'ruling-diverged',
         message: `turn ${expected.ordinal}: the recorded ruling is not re-derived (${expected.ruling === undefined ? 'recorded none' : 'recorded one'}, ${actual.ruling === undefined ? 'replay rules none' : 'replay rules otherwise'})`,
+        ...(expected.ruling === undefined ? {} : { recorded: expected.ruling }),
+        ...(actual.ruling === undefined ? {} : { rederived: actual.ruling }),
+        changes: fieldChanges(expected.ruling, actual.ruling, 'ruling'),
         ...(expected.ruling === undefined ? {} : { expected: expected.ruling }),
         ...(actual.ruling === undefined ? {} : { actual: actual.ruling }),
       });
     } else {
-      divergences.push({ index: v.index, kind: 'entry-diverged', message: `entry ${v.index} (${expected.kind}) re-derives to different content`, expected, actual });
+      const changes = fieldChanges(stripped(expected, links), stripped(actual, links));
+      divergences.push({ index: v.index, kind: 'entry-diverged', message: `entry ${v.index} (${expected.kind}) re-derives to different content`, recorded: expected, rederived: actual, changes, expected, actual });
     }
     if (divergences.length >= max) stop(v.index);
   };

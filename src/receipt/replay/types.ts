@@ -1,6 +1,7 @@
 import type { CanonicalObject, ChainError, ChainPin, Entry, SessionDiagnostic } from '../../protocol/index.js';
 import type { TurnRuler } from '../../session/index.js';
 import type { NonceOwner, TranscriptStore } from '../../store/types.js';
+import type { FieldChange } from './diff.js';
 
 /** How a replayed entry differs from the recorded one. */
 export type ReplayDivergenceKind = 'ruling-diverged' | 'entry-diverged' | 'rejected';
@@ -16,11 +17,17 @@ export type ReplayDivergenceKind = 'ruling-diverged' | 'entry-diverged' | 'rejec
  *   `expected`/`actual` are both entries (links excluded from the comparison).
  * - `rejected`: the engine refused the recorded input outright; `actual`
  *   is its diagnostic. Replay cannot go on after a refusal.
+ *
+ * `recorded` / `rederived` name the two sides plainly (`expected` read
+ * backwards: it is what the transcript recorded); `expected` / `actual` are
+ * kept, with the same values, for readers of the first JSON shape
+ * (deprecated). `changes` lists the differing fields, paths from the entry
+ * (`ruling.quota.cap`), at most FIELD_CHANGES_MAX.
  */
 export type ReplayDivergence =
-  | { readonly index: number; readonly kind: 'ruling-diverged'; readonly message: string; readonly expected?: CanonicalObject; readonly actual?: CanonicalObject }
-  | { readonly index: number; readonly kind: 'entry-diverged'; readonly message: string; readonly expected: Entry; readonly actual: Entry }
-  | { readonly index: number; readonly kind: 'rejected'; readonly message: string; readonly expected: Entry; readonly actual: { readonly diagnostic: SessionDiagnostic; readonly message: string } };
+  | { readonly index: number; readonly kind: 'ruling-diverged'; readonly message: string; readonly recorded?: CanonicalObject; readonly rederived?: CanonicalObject; readonly changes: readonly FieldChange[]; readonly expected?: CanonicalObject; readonly actual?: CanonicalObject }
+  | { readonly index: number; readonly kind: 'entry-diverged'; readonly message: string; readonly recorded: Entry; readonly rederived: Entry; readonly changes: readonly FieldChange[]; readonly expected: Entry; readonly actual: Entry }
+  | { readonly index: number; readonly kind: 'rejected'; readonly message: string; readonly recorded: Entry; readonly expected: Entry; readonly actual: { readonly diagnostic: SessionDiagnostic; readonly message: string } };
 
 /**
  * A fact replay took from the transcript because it cannot be re-derived

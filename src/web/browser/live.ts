@@ -8,6 +8,7 @@
  * Same origin only; the auditor token goes in the Authorization header.
  */
 import { BUNDLE_RANGE_MAX } from '../../protocol/index.js';
+import { httpWords } from './banner.js';
 import type { ToWorker } from './messages.js';
 
 const POLL_MS = 1500;
@@ -18,7 +19,7 @@ export interface Following {
 }
 
 /** Starts polling `session` for new entries into worker `w`; `status` reports in words. */
-export function startFollowing(o: { session: string; token: string; vkey?: string }, w: Worker, status: (text: string) => void): Following {
+export function startFollowing(o: { session: string; token: string; vkey?: string }, w: Worker, status: (text: string) => void, fail: (what: string, words: string) => void): Following {
   const auth = { authorization: `Bearer ${o.token}` };
   let entries = 0;
   let bytes = 0;
@@ -27,11 +28,17 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
   let timer = 0;
   const poll = async (): Promise<void> => {
     const pieces: Uint8Array[] = [];
+    let failed = false;
     try {
       for (;;) {
         const res = await fetch(`/sessions/${o.session}/bundle?from=${entries}`, { headers: auth, cache: 'no-store' });
         requests++;
-        if (!res.ok) return status(`GET bundle?from=${entries}: HTTP ${res.status}`);
+        if (!res.ok) {
+          // Said in the banner; the pieces this poll already fetched still go to the worker (the next poll starts after them).
+          failed = true;
+          fail(`GET bundle?from=${entries}`, httpWords(res.status, await res.text()));
+          break;
+        }
         const got = new Uint8Array(await res.arrayBuffer());
         if (stopped || got.length === 0) break;
         let lines = 0;
@@ -46,14 +53,18 @@ export function startFollowing(o: { session: string; token: string; vkey?: strin
         // Signed at exactly the entries the worker will have: turns landing meanwhile cannot put the checkpoint beyond them.
         const c = await fetch(`/sessions/${o.session}/checkpoint?size=${entries}`, { headers: auth, cache: 'no-store' });
         if (c.ok) checkpoint = await c.text();
+        else if (c.status !== 404) {
+          failed = true;
+          fail(`GET checkpoint?size=${entries}`, httpWords(c.status, await c.text()));
+        }
       }
       if (pieces.length > 0 && !stopped) {
         const msg: ToWorker = { type: 'append', pieces, ...(checkpoint === undefined || o.vkey === undefined ? {} : { checkpoint, vkey: o.vkey }) };
         w.postMessage(msg, pieces.map((p) => p.buffer));
       }
-      if (!stopped) status(`following: ${entries} entries, ${bytes} bytes fetched in ${requests} requests (only new entries each time)`);
+      if (!stopped && !failed) status(`following: ${entries} entries, ${bytes} bytes fetched in ${requests} requests (only new entries each time)`);
     } catch (e) {
-      status(`following: ${e instanceof Error ? e.message : String(e)}`);
+      fail('following', `could not reach the engine (${e instanceof Error ? e.message : String(e)})`);
     } finally {
       if (!stopped) timer = window.setTimeout(() => void poll(), POLL_MS);
     }

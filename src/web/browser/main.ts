@@ -4,7 +4,9 @@
  * verify it, and shows the verdict banner first, then charts and timeline.
  */
 import { fromBase64, isDigestHex, type ChainPin } from '../../protocol/index.js';
+import { httpWords, showHttp, showRefused, showRunning, showVerdict, unverifiedNote } from './banner.js';
 import { drawCharts } from './charts.js';
+import type { ReplayState } from './evidence.js';
 import { byId, h, put } from './dom.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
@@ -18,64 +20,32 @@ let rows: Row[] = [];
 let pinned = false;
 let loadedName = 'bundle';
 let live: Following | undefined;
+/** The day being checked was pinned with the key the engine served, not one the grader supplied. */
+let servedKey = false;
+/** What replay said of the day shown, for the detail's judge signatures. */
+let replayState: ReplayState = 'pending';
+/** No verdict shown yet for this day (a live day posts one a poll; the deep link opens on the first). */
+let firstVerdict = true;
+/** The verdict of the day shown (undefined while none). */
+let verdict: Verdict | undefined;
 
 const banner = byId('banner');
 const progress = byId<HTMLProgressElement>('progress');
 const progressText = byId('progress-text');
 const detail = byId('detail');
 const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
-  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined, (i) => worker?.postMessage({ type: 'entry', index: i } satisfies ToWorker));
+  renderDetail(detail, r, pinned ? (download) => askReceipt(r.i, download) : undefined, (i) => worker?.postMessage({ type: 'entry', index: i } satisfies ToWorker), replayState);
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
-function showVerdict(v: Verdict, ms: number): void {
-  banner.className = `banner ${v.state}`;
-  banner.setAttribute('data-state', v.state);
-  banner.setAttribute('data-ms', ms.toFixed(1));
-  const took = `checked in the browser in ${(ms / 1000).toFixed(2)} s`;
-  for (const a of ['data-index', 'data-code', 'data-session', 'data-size', 'data-root', 'data-sealed']) banner.removeAttribute(a);
-  if (v.state === 'pinned' || v.state === 'unpinned') {
-    // What the chain verifier answered, for machines (the conformance corpus drives this page).
-    banner.setAttribute('data-session', v.sessionId);
-    banner.setAttribute('data-size', String(v.state === 'pinned' ? v.total : v.size));
-    banner.setAttribute('data-sealed', String(v.sealed));
-    if (v.state === 'unpinned') banner.setAttribute('data-root', v.root);
-  }
-  switch (v.state) {
-    case 'pinned':
-      put(
-        banner,
-        h('strong', {}, v.witnessed ? 'Verified and pinned by quorum' : 'Verified and pinned'),
-        h('span', { class: 'sub' }, ` — ${v.coversAll ? `all ${v.total} entries` : `the first ${v.size} of ${v.total} entries`} match the checkpoint signed by ${v.signedBy.join(', ')}${v.sealed ? '' : ' (day in progress, not sealed yet)'}`),
-        v.witnessed
-          ? h('div', { class: 'witnessed', id: 'banner-witnessed' }, `witnessed ${v.witnessed.k} of ${v.witnessed.n} (quorum ${v.witnessed.q}): cosigned by ${v.witnessed.signed.join(', ') || 'no witness'}${v.witnessed.missing.length > 0 ? `; not by ${v.witnessed.missing.join(', ')}` : ''}`)
-          : h('div', { class: 'meta' }, 'no witness policy loaded: pinned by the engine key alone, not by a witness quorum'),
-        h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
-        h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
-      );
-      return;
-    case 'unpinned':
-      put(
-        banner,
-        h('strong', {}, 'Self-consistent but unpinned'),
-        h('span', { class: 'sub' }, ` — ${v.size} entries${v.sealed ? ', sealed' : ', not sealed (in progress)'}; ${v.why}`),
-        h('div', { class: 'root' }, 'receipt root ', h('code', { id: 'banner-root' }, v.root)),
-        h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
-      );
-      return;
-    case 'failed-entry':
-      banner.setAttribute('data-index', String(v.index));
-      banner.setAttribute('data-code', v.code);
-      put(banner, h('strong', {}, `Failed at entry ${v.index}: ${v.code}`), h('div', { class: 'sub' }, v.message), h('div', { class: 'meta' }, `entries before ${v.index} are shown below · ${took}`));
-      return;
-    case 'failed-pin':
-      banner.setAttribute('data-code', v.code);
-      put(banner, h('strong', {}, `Failed: the checkpoint (${v.stage}): ${v.code}`), h('div', { class: 'sub' }, v.message));
-      return;
-  }
+/** Shows the day's parts (summary, charts, timeline) once a day is loaded; the idle help while none is. */
+function shown(loaded: boolean): void {
+  for (const id of ['summary', 'charts', 'work']) byId(id).hidden = !loaded;
+  byId('idle-help').hidden = loaded;
 }
 
 function refresh(): void {
+  shown(verdict !== undefined);
   const uniq = (f: (r: Row) => string | undefined): string[] => [...new Set(rows.map(f).filter((x): x is string => x !== undefined))].sort();
   options(byId<HTMLSelectElement>('f-agent'), uniq((r) => r.agent), 'agents');
   options(byId<HTMLSelectElement>('f-action'), uniq((r) => r.action), 'actions');
@@ -84,12 +54,52 @@ function refresh(): void {
   const turns = rows.filter((r) => r.kind === 'turn');
   const count = (o: string): number => turns.filter((r) => r.outcome === o).length;
   put(byId('summary'), `${rows.length} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics`);
-  drawCharts(byId('charts'), rows);
+  const note = unverifiedNote(verdict);
+  const unv = byId('unverified');
+  unv.hidden = note === undefined;
+  put(unv, note ?? '');
+  byId('timeline-scroll').classList.toggle('unpinned-day', verdict?.state === 'failed-pin');
+  drawCharts(byId('charts'), rows, note);
 }
 
 function openFromHash(): void {
   const m = /^#entry=([0-9]{1,15})$/.exec(location.hash);
-  if (m) timeline.open(Number(m[1]));
+  if (!m) return;
+  openEntry(Number(m[1]));
+  keepInView = true;
+}
+
+/** A deep-linked detail stays in view while the replay report above it grows, until the grader moves. */
+let keepInView = false;
+for (const ev of ['wheel', 'keydown', 'pointerdown', 'touchstart']) window.addEventListener(ev, () => (keepInView = false), { passive: true });
+const holdInView = new ResizeObserver(() => {
+  if (keepInView) detail.scrollIntoView({ block: 'start' });
+});
+
+/** Opens entry `i` and brings its detail into view; says so when the filter hides it or the day has none. */
+function openEntry(i: number): void {
+  if (rows.length === 0) return;
+  if (!timeline.open(i)) {
+    timeline.close();
+    put(detail, h('p', { class: 'muted', id: 'detail-none' }, rows.some((r) => r.i === i) ? `Entry ${i} is hidden by the filter: clear the filter to see it.` : `This day has no verified entry ${i}.`));
+  }
+  detail.scrollIntoView({ block: 'start' });
+}
+
+/** After a filter change: the detail follows it (an entry the filter hides is no longer shown). */
+function filtered(): void {
+  timeline.render(rows, readFilters());
+  const open = timeline.openEntry;
+  if (open !== undefined && !timeline.isShown(open)) {
+    timeline.close();
+    put(detail, h('p', { class: 'muted', id: 'detail-none' }, `Entry ${open} is hidden by the filter. Select an entry of the list.`));
+  }
+}
+
+/** "3.1 of 12.0 KiB" (MiB from 1 MiB up). */
+function bytesText(n: number, total: number): string {
+  const [unit, d] = total >= 1048576 ? ['MiB', 1048576] : ['KiB', 1024];
+  return `${(n / d).toFixed(1)} of ${(total / d).toFixed(1)} ${unit}`;
 }
 
 /** A fresh worker for a day named `name`, the page reset to receive it. */
@@ -97,13 +107,13 @@ function spawn(name: string): Worker {
   worker?.terminate();
   rows = [];
   pinned = false;
+  verdict = undefined;
+  firstVerdict = true;
+  replayState = 'pending';
   loadedName = name;
   put(detail, h('p', { class: 'muted' }, 'Select an entry: click it, or move with the arrow keys (j/k) and press Enter.'));
-  banner.className = 'banner running';
-  banner.setAttribute('data-state', 'running');
-  banner.removeAttribute('data-index');
-  banner.removeAttribute('data-code');
-  put(banner, h('strong', {}, 'Verifying…'), h('span', { class: 'sub' }, ` ${name}`));
+  showRunning(name);
+  byId('progress-box').hidden = false;
   progress.value = 0;
   progress.setAttribute('data-updates', '0');
   const w = new VerifyWorker();
@@ -114,24 +124,29 @@ function spawn(name: string): Worker {
       progress.max = Math.max(1, m.total);
       progress.value = m.bytes;
       progress.setAttribute('data-updates', String(Number(progress.getAttribute('data-updates') ?? '0') + 1));
-      put(progressText, `${m.entries} entries, ${(m.bytes / 1048576).toFixed(1)} of ${(m.total / 1048576).toFixed(1)} MiB`);
+      put(progressText, `${m.entries} entries, ${bytesText(m.bytes, m.total)}`);
     } else if (m.type === 'rows') {
       for (const r of m.rows) rows.push(r);
     } else if (m.type === 'done') {
       pinned = m.verdict.state === 'pinned';
+      verdict = m.verdict;
       if (m.live && live && (m.verdict.state.startsWith('failed') || ('sealed' in m.verdict && m.verdict.sealed))) stopLive(m.verdict.state.startsWith('failed') ? 'stopped: the day failed verification' : 'the day is sealed: following stopped');
-      showVerdict(m.verdict, m.ms);
+      showVerdict(banner, m.verdict, m.ms, servedKey);
       byId<HTMLDetailsElement>('load').open = false;
       refresh();
-      openFromHash();
-      document.body.setAttribute('data-ready', 'true');
-      if ((m.verdict.state === 'pinned' || m.verdict.state === 'unpinned') && (!m.live || m.verdict.sealed)) {
+      const replayable = m.verdict.state === 'pinned' || m.verdict.state === 'unpinned' ? !m.live || m.verdict.sealed : m.verdict.state === 'failed-pin' && m.verdict.day !== undefined;
+      let run: (() => void) | undefined;
+      if (replayable) {
         const replayHost = byId('replay');
         replayHost.hidden = false;
-        const run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
+        run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
         showReplayIdle(replayHost, rows.length, run);
-        if (rows.length <= AUTO_REPLAY_ENTRIES) run();
       }
+      // After the replay panel took its place, so the deep-linked detail lands in view.
+      if (firstVerdict) openFromHash();
+      firstVerdict = false;
+      document.body.setAttribute('data-ready', 'true');
+      if (run && rows.length <= AUTO_REPLAY_ENTRIES) run();
     } else if (m.type === 'entry') {
       const pre = document.getElementById('entry-text');
       if (pre && pre.getAttribute('data-i') === String(m.index)) put(pre, m.text);
@@ -140,10 +155,18 @@ function spawn(name: string): Worker {
     } else if (m.type === 'replayed') {
       for (const d of m.report.divergences) {
         const r = rows[d.index];
-        if (r && r.i === d.index) r.diverged = `${d.kind}: ${d.message}`;
+        if (r && r.i === d.index) {
+          r.diverged = `${d.kind}: ${d.message}`;
+          r.changes = d.changes;
+        }
       }
+      replayState = m.report.state;
       showReplayReport(byId('replay'), m.report, m.ms);
       if (m.report.divergences.length > 0) timeline.render(rows, readFilters());
+      // The open entry's detail gains what changed, and whether its judges' signatures were re-verified.
+      const o = timeline.openEntry;
+      if (o !== undefined) timeline.open(o);
+
       document.body.setAttribute('data-replayed', m.report.state);
     } else if (m.type === 'receipt') {
       if (m.text === undefined) {
@@ -172,8 +195,9 @@ function spawn(name: string): Worker {
   return w;
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin): void {
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin, served = false): void {
   stopLive();
+  servedKey = served;
   const w = spawn(name);
   const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }), ...(pin === undefined ? {} : { pin }) };
   w.postMessage(msg);
@@ -187,12 +211,28 @@ async function fromInputs(): Promise<void> {
   const b = byId<HTMLInputElement>('in-bundle').files?.[0];
   if (!b) return;
   const c = byId<HTMLInputElement>('in-checkpoint').files?.[0];
-  const k = byId<HTMLInputElement>('in-key').files?.[0];
-  const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
   const p = byId<HTMLInputElement>('in-policy').files?.[0];
   const pin = pinFromForm();
-  if (typeof pin === 'string') return put(progressText, pin);
-  start(b, c ? await c.text() : undefined, k ? await k.text() : keyText !== '' ? keyText : undefined, b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin);
+  if (typeof pin === 'string') return refusePin(pin);
+  start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin);
+}
+
+/** The engine key the grader supplied (key file, else key text), if any. */
+async function suppliedKey(): Promise<string | undefined> {
+  const k = byId<HTMLInputElement>('in-key').files?.[0];
+  const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
+  return k ? await k.text() : keyText !== '' ? keyText : undefined;
+}
+
+/** A pin value outside the one encoding: refused in the banner, nothing checked (as the CLI exits 2). */
+function refusePin(why: string): void {
+  stopLive();
+  worker?.terminate();
+  worker = undefined;
+  rows = [];
+  verdict = undefined;
+  refresh();
+  showRefused(banner, why.startsWith('the pinned size') ? 'the pinned size' : why.startsWith('the pinned session') ? 'the pinned session id' : 'the pinned receipt root', why);
 }
 
 /** The values pinned by hand (as `tally verify --root --session --size`), or what is wrong with them. */
@@ -202,46 +242,76 @@ function pinFromForm(): ChainPin | undefined | string {
   const size = byId<HTMLInputElement>('pin-size').value.trim();
   const pin: { receiptRoot?: string; sessionId?: string; size?: number } = {};
   if (root !== '') {
-    if (!isDigestHex(root)) return 'the pinned receipt root must be 64 lowercase hex characters';
+    if (!isDigestHex(root)) return `the pinned receipt root must be 64 lowercase hex characters (as tally verify --root): you typed ${describe(root)}`;
     pin.receiptRoot = root;
   }
   if (session !== '') {
-    if (!isDigestHex(session)) return 'the pinned session id must be 64 lowercase hex characters';
+    if (!isDigestHex(session)) return `the pinned session id must be 64 lowercase hex characters (as tally verify --session): you typed ${describe(session)}`;
     pin.sessionId = session;
   }
   if (size !== '') {
-    if (!/^[1-9][0-9]{0,15}$/.test(size)) return 'the pinned size must be a positive integer';
+    if (!/^[1-9][0-9]{0,15}$/.test(size)) return `the pinned size must be a positive integer in decimal, no sign or leading zero: you typed ${JSON.stringify(size.slice(0, 40))}`;
     pin.size = Number(size);
   }
   return Object.keys(pin).length === 0 ? undefined : pin;
+}
+
+/** What is wrong with a typed hex value, in words (refused, never repaired). */
+function describe(v: string): string {
+  const n = [...v].length;
+  const what = /[A-F]/.test(v) && /^[0-9a-fA-F]*$/.test(v) ? 'uppercase hex' : /^[0-9a-f]*$/.test(v) ? 'hex' : 'characters that are not hex';
+  return `${n} character${n === 1 ? '' : 's'} of ${what}${n === 64 ? '' : `, not 64`}`;
 }
 
 /** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */
 async function fromServer(): Promise<void> {
   const session = byId<HTMLInputElement>('srv-session').value.trim();
   const token = byId<HTMLInputElement>('srv-token').value.trim();
-  if (!/^[0-9a-f]{64}$/.test(session)) return put(byId('srv-status'), 'session id must be 64 lowercase hex');
+  if (!/^[0-9a-f]{64}$/.test(session)) return showRefused(banner, 'the session id', `the session id must be 64 lowercase hex characters: you typed ${describe(session)}`);
   const auth = { authorization: `Bearer ${token}` };
-  let vkey: string | undefined;
-  const k = await fetch('/verifier-key', { headers: auth, cache: 'no-store' });
-  if (k.ok) vkey = await k.text();
+  const name = `session-${session.slice(0, 12)}`;
+  const fail = (what: string, words: string): void => {
+    put(byId('srv-status'), `${what}: ${words}`);
+    showHttp(banner, what, words);
+  };
+  const get = async (path: string): Promise<Response | undefined> => {
+    try {
+      return await fetch(path, { headers: auth, cache: 'no-store' });
+    } catch (e) {
+      fail(`GET ${path.split('?')[0]}`, `could not reach the engine (${e instanceof Error ? e.message : String(e)})`);
+      return undefined;
+    }
+  };
+  // The grader's own key pins; without one the served key is used and the banner says so (WIRE.md §5: never pin to /verifier-key).
+  let vkey = await suppliedKey();
+  const served = vkey === undefined;
+  if (served) {
+    const k = await get('/verifier-key');
+    if (!k) return;
+    if (k.ok) vkey = await k.text();
+    else if (k.status !== 404) return fail('GET /verifier-key', httpWords(k.status, await k.text()));
+  }
   if (byId<HTMLInputElement>('srv-follow').checked) {
     stopLive();
-    const w = spawn(`session-${session.slice(0, 12)}`);
+    servedKey = served && vkey !== undefined;
+    const w = spawn(name);
     w.postMessage({ type: 'follow' } satisfies ToWorker);
-    live = startFollowing({ session, token, ...(vkey === undefined ? {} : { vkey }) }, w, (text) => put(byId('srv-status'), text));
+    live = startFollowing({ session, token, ...(vkey === undefined ? {} : { vkey }) }, w, (text) => put(byId('srv-status'), text), fail);
     return;
   }
-  const res = await fetch(`/sessions/${session}/bundle`, { headers: auth, cache: 'no-store' });
-  if (!res.ok) return put(byId('srv-status'), `GET bundle: HTTP ${res.status}`);
+  const res = await get(`/sessions/${session}/bundle`);
+  if (!res) return;
+  if (!res.ok) return fail('GET bundle', httpWords(res.status, await res.text()));
   const bundle = await res.blob();
   let cp: string | undefined;
   if (vkey !== undefined) {
-    const c = await fetch(`/sessions/${session}/checkpoint`, { headers: auth, cache: 'no-store' });
+    const c = await get(`/sessions/${session}/checkpoint`);
+    if (!c) return;
     if (c.ok) cp = await c.text();
+    else if (c.status !== 404) return fail('GET checkpoint', httpWords(c.status, await c.text()));
   }
   put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}`);
-  start(bundle, cp, vkey, `session-${session.slice(0, 12)}`, true);
+  start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined);
 }
 
 function stopLive(why?: string): void {
@@ -259,15 +329,26 @@ function embedded(): void {
   start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle', false, typeof data.policy === 'string' ? data.policy : undefined);
 }
 
-for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', () => timeline.render(rows, readFilters()));
-byId('f-search').addEventListener('input', () => timeline.render(rows, readFilters()));
+for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', filtered);
+byId('f-search').addEventListener('input', filtered);
+// Links to an entry (divergences, facts, the detail's own) open it in place, even when the hash is already theirs.
+document.addEventListener('click', (ev) => {
+  const a = (ev.target as Element | null)?.closest?.('a[href^="#entry="]');
+  if (!a) return;
+  const m = /^#entry=([0-9]{1,15})$/.exec(a.getAttribute('href') ?? '');
+  if (!m) return;
+  ev.preventDefault();
+  history.replaceState(null, '', `#entry=${m[1]}`);
+  openEntry(Number(m[1]));
+});
 byId('load-files').addEventListener('click', () => void fromInputs());
 byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);
+for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;
 window.addEventListener('resize', () => {
   window.clearTimeout(resizeTimer);
-  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows), 150);
+  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows, unverifiedNote(verdict)), 150);
 });
 const drop = byId('drop');
 drop.addEventListener('dragover', (ev) => {
@@ -286,10 +367,13 @@ drop.addEventListener('drop', (ev) => {
     const key = files.find((f) => f !== bundle && /\.(vkey|key|keys)$/.test(f.name));
     const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
     const pin = pinFromForm();
-    if (typeof pin === 'string') return put(progressText, pin);
+    if (typeof pin === 'string') return refusePin(pin);
     start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin);
   })();
 });
-if (location.protocol === 'file:') byId('server-box').hidden = true;
+if (location.protocol === 'file:') {
+  byId('server-box').hidden = true;
+  byId('idle-live').hidden = true;
+}
 embedded();
 byId('filters').addEventListener('submit', (ev) => ev.preventDefault());

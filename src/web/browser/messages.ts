@@ -20,6 +20,8 @@ export interface ReplayDivergenceView {
   readonly message: string;
   readonly recorded?: string;
   readonly rederived?: string;
+  /** The fields that differ, as text: path, recorded and re-derived values (canonical JSON, or "(absent)"). */
+  readonly changes: readonly { readonly path: string; readonly recorded: string; readonly rederived: string }[];
 }
 
 /** What `replay` said about the day, as the page shows it. */
@@ -46,12 +48,25 @@ export interface Witnessed {
   readonly missing: readonly string[];
 }
 
-/** The one verdict banner's content. */
+/** A day whose chain verified on its own (self-consistent), though what pins it failed. */
+export interface UnpinnedDay {
+  readonly root: string;
+  readonly size: number;
+  readonly sessionId: string;
+  readonly sealed: boolean;
+}
+
+/**
+ * The one verdict banner's content. `pinned` is what `tally verify` calls
+ * "valid, pinned": held to a signed checkpoint (`signedBy` non-empty) and/or
+ * to values typed by hand (`hand`, as `--root --session --size`).
+ */
 export type Verdict =
-  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed }
+  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed; readonly hand?: ChainPin }
   | { readonly state: 'unpinned'; readonly root: string; readonly size: number; readonly sessionId: string; readonly sealed: boolean; readonly why: string }
   | { readonly state: 'failed-entry'; readonly index: number; readonly code: string; readonly message: string }
-  | { readonly state: 'failed-pin'; readonly stage: string; readonly code: string; readonly message: string };
+  /** `day`: the chain verified unpinned (the day stays browsable); `chain`: it failed too. */
+  | { readonly state: 'failed-pin'; readonly stage: string; readonly code: string; readonly message: string; readonly day?: UnpinnedDay; readonly chain?: { readonly index: number; readonly code: string; readonly message: string } };
 
 /** What the worker tells the page. */
 export type FromWorker =

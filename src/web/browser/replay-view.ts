@@ -5,7 +5,17 @@
  * its entry; the timeline marks them).
  */
 import { h, put } from './dom.js';
-import type { ReplayReport } from './messages.js';
+import type { ReplayDivergenceView, ReplayReport } from './messages.js';
+
+/** The changed fields of a divergence: `ruling.quota.cap: recorded "999999", re-derived "146"`, values highlighted. */
+export function changesList(d: ReplayDivergenceView): HTMLElement | undefined {
+  if (d.changes.length === 0) return undefined;
+  return h(
+    'ul',
+    { class: 'changes' },
+    ...d.changes.map((c) => h('li', { 'data-path': c.path }, h('code', { class: 'path' }, c.path), ': recorded ', h('code', { class: 'was' }, c.recorded), ', re-derived ', h('code', { class: 'now' }, c.rederived))),
+  );
+}
 
 /** Entries at or below this size replay on their own after verification; larger days on request. */
 export const AUTO_REPLAY_ENTRIES = 20_000;
@@ -69,10 +79,18 @@ export function showReplayReport(host: HTMLElement, r: ReplayReport, ms: number)
         h(
           'li',
           { 'data-index': String(d.index), 'data-kind': d.kind },
-          h('a', { href: `#entry=${d.index}` }, `entry ${d.index}`),
+          h('a', { href: `#entry=${d.index}`, 'data-entry': String(d.index) }, `entry ${d.index}`),
           `: ${d.kind}: ${d.message}`,
-          d.recorded === undefined ? undefined : h('div', {}, 'recorded ', h('code', {}, d.recorded)),
-          d.rederived === undefined ? undefined : h('div', {}, 're-derived ', h('code', {}, d.rederived)),
+          changesList(d),
+          d.recorded === undefined && d.rederived === undefined
+            ? undefined
+            : h(
+                'details',
+                { class: 'whole' },
+                h('summary', {}, d.changes.length > 0 ? 'both values whole (canonical JSON)' : 'recorded and re-derived'),
+                d.recorded === undefined ? undefined : h('div', {}, 'recorded ', h('code', {}, d.recorded)),
+                d.rederived === undefined ? undefined : h('div', {}, 're-derived ', h('code', {}, d.rederived)),
+              ),
         ),
       ),
     ),

@@ -7,6 +7,7 @@
  * there) cannot be re-derived from one bundle and is listed as trusted.
  */
 import { canonicalJson, type CanonicalValue } from '../../protocol/index.js';
+import { changeValueText } from '../../receipt/replay/diff.js';
 import { replayInMemory } from '../../receipt/replay/replay.js';
 import { replayRuler } from '../../referee/replay-ruler.js';
 import type { ReplayReport } from './messages.js';
@@ -43,7 +44,8 @@ export async function replayDay(bundle: Blob, sealsMandate: boolean, requireSeal
       index: d.index,
       kind: d.kind,
       message: d.message,
-      ...(d.kind === 'ruling-diverged' ? { recorded: cut(d.expected) ?? '(none)', rederived: cut(d.actual) ?? '(none)' } : d.kind === 'entry-diverged' ? { recorded: cut(d.expected as unknown as CanonicalValue)!, rederived: cut(d.actual as unknown as CanonicalValue)! } : { rederived: d.actual.message }),
+      changes: d.kind === 'rejected' ? [] : d.changes.map((c) => ({ path: c.path, recorded: changeValueText(c.recorded), rederived: changeValueText(c.rederived) })),
+      ...(d.kind === 'ruling-diverged' ? { recorded: cut(d.recorded) ?? '(none)', rederived: cut(d.rederived) ?? '(none)' } : d.kind === 'entry-diverged' ? { recorded: cut(d.recorded as unknown as CanonicalValue)!, rederived: cut(d.rederived as unknown as CanonicalValue)! } : { rederived: d.actual.message }),
     })),
   };
 }

@@ -27,8 +27,10 @@ export interface Row {
   /** Ruling code (first refusing stage's code) or `admitted`. */
   code?: string;
   stage?: string;
+  /** The ruling's part that refused: intent (the contract), policy (the mandate) or verdict (the judge). */
+  section?: string;
   message?: string;
-  verdict?: { decision?: string; code?: string; message?: string; signer?: string; signed: boolean };
+  verdict?: { decision?: string; code?: string; message?: string; signer?: string; model?: string; signed: boolean; admitted?: boolean; panel?: PanelAnswerRow[]; quorum?: { k: number; n: number; allow: number } };
   transitions?: string[];
   quota?: { used: number; locked: number; cap: number };
   standDown?: string;
@@ -38,8 +40,28 @@ export interface Row {
   authored?: string;
   /** Set by replay in the page: how this entry diverged (kind: message). */
   diverged?: string;
-  /** Fills reported in a frame: market and size, for exposure. */
-  fills?: { market: string; size: number; side: string; action: string }[];
+  /** Set by replay in the page: the fields that differ (path, recorded, re-derived), as text. */
+  changes?: readonly { readonly path: string; readonly recorded: string; readonly rederived: string }[];
+  /** Fills reported in a frame: market and size, for exposure (price and agent as text, when given). */
+  fills?: { market: string; size: number; side: string; action: string; price?: string; agent?: string }[];
+  /** A frame's prices by market, as the runtime reported them. */
+  prices?: [string, string][];
+  /** A frame's referee transitions (redemptions, releases, termination), in words. */
+  frameTransitions?: string[];
+}
+
+/** One judge's recorded answer in a panel verdict, as the detail shows it. */
+export interface PanelAnswerRow {
+  judge: string;
+  model?: string;
+  decision?: string;
+  admitted: boolean;
+  code?: string;
+  message?: string;
+  /** The key the signature recovered to (recorded), when it recovered. */
+  signer?: string;
+  signed: boolean;
+  failure?: string;
 }
 
 /** Characters of authored text a row keeps. */
@@ -81,7 +103,16 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
         const n = notices(d['notices']);
         if (n) row.notices = n;
         if (Array.isArray(d['fills'])) {
-          row.fills = d['fills'].filter(isObj).filter((f) => typeof f['market'] === 'string').map((f) => ({ market: str(f['market']) ?? '?', size: num(f['size']), side: str(f['side']) ?? '', action: str(f['action']) ?? '' }));
+          row.fills = d['fills'].filter(isObj).filter((f) => typeof f['market'] === 'string').map((f) => ({ market: str(f['market']) ?? '?', size: num(f['size']), side: str(f['side']) ?? '', action: str(f['action']) ?? '', ...(str(f['price']) === undefined ? {} : { price: str(f['price'])! }), ...(str(f['agent']) === undefined ? {} : { agent: str(f['agent'])! }) }));
+        }
+        if (isObj(d['prices'])) row.prices = Object.entries(d['prices']).filter((kv): kv is [string, string] => typeof kv[1] === 'string' || typeof kv[1] === 'number').map(([k, v]) => [k, String(v)]);
+        const ref = d['referee'];
+        if (isObj(ref)) {
+          const t: string[] = [];
+          for (const x of Array.isArray(ref['redemptions']) ? ref['redemptions'].filter(isObj) : []) t.push(`redeem ticket ${String(x['ticket'])}${isObj(x['intent']) ? ` (${[str(x['intent']['agent_id']), str(x['intent']['action']), str(x['intent']['market']), str(x['intent']['size'])].filter(Boolean).join(' ')})` : ''}, signed by the executor`);
+          for (const x of Array.isArray(ref['releases']) ? ref['releases'].filter(isObj) : []) t.push(`release ticket ${String(x['ticket'])} by ${str(x['by']) ?? '?'}${x['signature'] === undefined ? ' (unsigned)' : ', signed'}`);
+          if (isObj(ref['terminate'])) t.push('terminate the mandate, signed by the principal');
+          if (t.length > 0) row.frameTransitions = t;
         }
       }
       return row;
@@ -134,6 +165,12 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
         const code = str(s['code']);
         const msg = str(s['message']);
         const signer = str(s['signer']);
+        const model = str(s['model']);
+        if (model !== undefined) v.model = model;
+        if (typeof s['admitted'] === 'boolean') v.admitted = s['admitted'];
+        if (Array.isArray(s['panel'])) v.panel = s['panel'].filter(isObj).map(panelAnswer);
+        const q = s['quorum'];
+        if (isObj(q) && typeof q['k'] === 'number' && typeof q['n'] === 'number' && typeof q['allow'] === 'number') v.quorum = { k: q['k'], n: q['n'], allow: q['allow'] };
         if (dec !== undefined) v.decision = dec;
         if (code !== undefined) v.code = code;
         if (msg !== undefined) v.message = msg;
@@ -144,6 +181,7 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
         row.outcome = 'refused';
         row.code = str(s['code']) ?? 'refused';
         row.stage = str(s['stage']) ?? stageKey;
+        row.section = stageKey;
         row.message = str(s['message']) ?? '';
       }
     }
@@ -151,9 +189,19 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
     const q = r['quota'];
     if (isObj(q)) row.quota = { used: num(q['used']), locked: num(q['locked']), cap: num(q['cap']) };
     if (Array.isArray(r['transitions'])) {
-      row.transitions = r['transitions'].filter(isObj).map((t) => `${str(t['op']) ?? '?'} ticket ${String(t['ticket'])}${t['ok'] === false ? ' (refused)' : ''}${typeof t['by'] === 'string' ? ` by ${t['by']}` : ''}`);
+      // Transitions come from the frame this turn answers, applied before the turn is ruled: not caused by its ruling.
+      row.transitions = r['transitions'].filter(isObj).map((t) => `${str(t['op']) ?? '?'} ticket ${String(t['ticket'])}${typeof t['by'] === 'string' ? ` by ${t['by']}` : ''}${t['ok'] === false ? ` — refused${str(t['code']) ? ` (${str(t['code'])}${str(t['message']) ? `: ${str(t['message'])}` : ''})` : ''}` : ' — applied'}`);
     }
   }
   if (row.outcome === 'note' && row.code === undefined) row.code = 'note';
   return row;
+}
+
+function panelAnswer(a: Obj): PanelAnswerRow {
+  const out: PanelAnswerRow = { judge: str(a['judge']) ?? '?', admitted: a['admitted'] === true, signed: typeof a['signature'] === 'string' };
+  for (const k of ['model', 'decision', 'code', 'message', 'signer', 'failure'] as const) {
+    const v = str(a[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
 }

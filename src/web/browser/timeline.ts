@@ -5,6 +5,8 @@
  * the DOM only as text nodes.
  */
 import { byId, h, put } from './dom.js';
+import { frameSection, judgeSection, TRANSITIONS_WHY, type ReplayState } from './evidence.js';
+import { changesList } from './replay-view.js';
 import type { Row } from './rows.js';
 
 /** Filter and search state. */
@@ -36,6 +38,9 @@ function fmtTime(ms: number | undefined): string {
   return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString().replace('T', ' ').replace('.000Z', 'Z');
 }
 
+/** The word a verdict colour also carries (colour-blind safe): an icon before the code. */
+const MARK: Record<string, string> = { admitted: '✓ ', refused: '✗ ', 'stand-down': '⊘ ', note: '✎ ' };
+
 /** One line of the list. */
 function line(r: Row): HTMLLIElement {
   const what =
@@ -51,8 +56,8 @@ function line(r: Row): HTMLLIElement {
     h('span', { class: 'kind' }, r.kind),
     h('span', { class: 'time' }, fmtTime(r.time)),
     h('span', { class: 'what' }, what),
-    h('span', { class: `code ${r.outcome ?? ''}` }, r.code ?? ''),
-    r.notices ? h('span', { class: 'diag', title: r.notices.join('; ') }, `⚑ ${r.notices.length}`) : undefined,
+    h('span', { class: `code ${r.outcome ?? ''}` }, `${MARK[r.outcome ?? ''] ?? ''}${r.code ?? ''}`),
+    r.notices ? h('span', { class: 'diag', title: `${r.notices.length} runtime diagnostic(s): ${r.notices.join('; ')}` }, `⚑ ${r.notices.length}`) : undefined,
     r.diverged ? h('span', { class: 'diverged-mark' }, 'diverged') : undefined,
   );
   return li;
@@ -64,8 +69,7 @@ function field(name: string, value: string | undefined): HTMLElement | undefined
 }
 
 /** The detail panel of one entry. */
-export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined, askEntry: (i: number) => void): void {
-  const v = r.verdict;
+export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined, askEntry: (i: number) => void, replay: ReplayState = 'pending'): void {
   put(
     host,
     h('h2', {}, `Entry ${r.i}: ${r.kind}${r.ordinal !== undefined ? ` ${r.ordinal}` : ''}`),
@@ -86,14 +90,15 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boo
       field('nonce', r.nonce),
       field('signer', r.signer),
       field('stand-down', r.standDown),
-      field('judge', v ? `${v.decision ?? v.code ?? '?'}${v.message ? ` — ${v.message}` : ''}` : undefined),
-      field('judge signature', v ? (v.signed ? `present (signer ${v.signer ?? '?'}); re-verified by the replay below` : 'absent') : undefined),
       field('replay', r.diverged),
-      field('ticket transitions', r.transitions?.join('; ')),
+      r.changes && r.changes.length > 0 ? h('div', { class: 'field' }, h('dt', {}, 'what changed'), h('dd', {}, changesList({ index: r.i, kind: 'ruling-diverged', message: '', changes: r.changes }))) : undefined,
+      field('ticket transitions', r.transitions ? `${r.transitions.join('; ')} — ${TRANSITIONS_WHY}` : undefined),
       field('quota', r.quota ? `used ${r.quota.used}, locked ${r.quota.locked}, cap ${r.quota.cap}` : undefined),
       field('diagnostics', r.notices?.join('; ')),
       field('size (bytes)', String(r.bytes)),
     ),
+    frameSection(r),
+    judgeSection(r, replay),
     r.authored !== undefined ? h('details', {}, h('summary', {}, 'authored bytes (text, the beginning)'), h('pre', { class: 'authored' }, r.authored)) : undefined,
     (() => {
       const d = h('details', { id: 'entry-bytes' }, h('summary', {}, "the entry's exact line (canonical JSON, as text)"), h('pre', { class: 'authored', id: 'entry-text', 'data-i': String(r.i) }, 'loading…'));
@@ -205,13 +210,29 @@ export class Timeline {
     this.draw(true);
   }
 
-  /** Opens entry `i` if it is shown (scrolling to it). */
-  open(i: number): void {
+  /** Opens entry `i` if it is shown (scrolling to it); false when the filter hides it or there is none. */
+  open(i: number): boolean {
     const k = this.shown.findIndex((r) => r.i === i);
-    if (k < 0) return;
+    if (k < 0) return false;
     this.selected = i;
     this.moveTo(k);
     this.onOpen(this.shown[k]!);
+    return true;
+  }
+
+  /** The entry open in the detail, if any. */
+  get openEntry(): number | undefined {
+    return this.selected < 0 ? undefined : this.selected;
+  }
+
+  /** Whether entry `i` passes the current filter. */
+  isShown(i: number): boolean {
+    return this.shown.some((r) => r.i === i);
+  }
+
+  /** Forgets the open entry (the detail shows none). */
+  close(): void {
+    this.selected = -1;
   }
 
   private key(ev: KeyboardEvent): void {

@@ -27,8 +27,9 @@ export async function checkWitnesses(signedCheckpoint: string, keys: readonly De
   const n = policy.witnesses.length;
   const q = quorumSize(policy.quorum);
   if (!w.ok) {
-    const prefix = w.code === 'below-quorum' ? `witnessed ${w.signed.length} of ${n} (quorum ${q} not met): ` : '';
-    return { state: 'failed-pin', stage: 'witnesses', code: w.code, message: `${prefix}${w.message}` };
+    // The quorum said once: k of n, who cosigned and who did not (the rule's own message repeats "quorum not met").
+    const message = w.code === 'below-quorum' ? `witnessed ${w.signed.length} of ${n} (quorum ${q} not met): cosigned by ${w.signed.join(', ') || 'no witness'}${w.missing.length > 0 ? `; not by ${w.missing.join(', ')}` : ''}` : w.message;
+    return { state: 'failed-pin', stage: 'witnesses', code: w.code, message };
   }
   return { k: w.signed.length, n, q, signed: w.signed, missing: w.missing };
 }

@@ -60,27 +60,36 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   };
   const chunks = chunksOf(msg.bundle, (n) => (bytes += n));
   let verdict: Verdict;
+  const hand = msg.pin === undefined ? {} : { hand: msg.pin };
   if (msg.checkpoint !== undefined && msg.vkey !== undefined) {
     const opened = await openPin(msg.checkpoint, msg.vkey, msg.policy);
     if ('state' in opened) {
-      verdict = opened;
+      // The pin failed (a bad key, note or quorum): the day is still checked on its own, so it stays browsable as unpinned.
+      const r = await verifyChunks(sha256, chunks, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+      verdict = r.ok ? { ...opened, day: { root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed } } : { ...opened, chain: { index: r.index, code: r.code, message: r.message } };
     } else {
       const pin = opened.cp;
       day.checkpoint = pin;
       const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
       if (r.ok) {
-        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }) };
+        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }), ...hand };
       } else if (r.stage === 'chain') {
         verdict = { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
       } else {
-        verdict = { state: 'failed-pin', stage: r.stage, code: r.code, message: r.message };
+        // The chain verified (only the checkpoint's root or size disagrees): the day stays browsable, unpinned.
+        const n = day.offsets.length;
+        verdict = { state: 'failed-pin', stage: r.stage, code: r.code, message: r.message, ...(n > 0 ? { day: { root: toHex(day.tree.root(n)), size: n, sessionId: day.sessionId ?? '', sealed: day.sealed } } : {}) };
       }
     }
   } else {
     const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
-    const pinned = msg.pin === undefined ? '' : `; held to the values pinned by hand (${Object.keys(msg.pin).join(', ')})`;
-    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}${pinned}`;
-    verdict = r.ok ? { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why } : { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
+    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
+    // Values typed by hand pin the day as `tally verify --root/--session/--size` does: valid, pinned to them.
+    verdict = !r.ok
+      ? { state: 'failed-entry', index: r.index, code: r.code, message: r.message }
+      : msg.pin !== undefined
+        ? { state: 'pinned', root: r.receiptRoot, size: r.size, total: r.size, sessionId: r.sessionId, signedBy: [], coversAll: true, sealed: r.sealed, hand: msg.pin }
+        : { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why };
   }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
   post({ type: 'progress', bytes, total, entries: day.offsets.length });
