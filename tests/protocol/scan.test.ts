@@ -19,7 +19,8 @@ import { frameRootHex, inspectLine } from '../../src/protocol/chain.js';
 import { entryOfScan } from '../../src/protocol/scan-entry.js';
 import { newLineScan, scanLine } from '../../src/protocol/scan.js';
 import { createEngine } from '../../src/session/index.js';
-import { bundleBytes, bundleCases } from '../conformance/corpus.js';
+import { bundleBytes, bundleCases, loadVectors } from '../conformance/corpus.js';
+import { scanValue } from '../../src/protocol/scan-value.js';
 import { relink } from '../helpers/relink.js';
 
 const SEED = 0x5ca9;
@@ -257,6 +258,18 @@ describe(`the byte-level line checker against the reference (seed ${SEED.toStrin
       }
     }
     expect([...codes].sort()).toEqual(['canonical', 'not-canonical', 'not-json', 'not-utf8']);
+  });
+
+  it('the canonical-JSON vectors (docs/vectors/canonical.json): no refused text is proven, and the accepted ones the scan can decide are proven whole', () => {
+    const v = loadVectors<{ accept: { name: string; hex: string }[]; refuse: { name: string; hex: string }[] }>('canonical.json');
+    const proven = (hex: string): boolean => {
+      const b = Uint8Array.from(Buffer.from(hex, 'hex'));
+      return scanValue(b, 0, 1) === b.length;
+    };
+    for (const c of v.refuse) expect(proven(c.hex), c.name).toBe(false);
+    const decided = v.accept.filter((c) => proven(c.hex)).map((c) => c.name);
+    // Escapes are left to the reference; everything else in the accept list is proven.
+    expect(v.accept.filter((c) => !decided.includes(c.name)).map((c) => c.name)).toEqual(v.accept.filter((c) => Buffer.from(c.hex, 'hex').includes(0x5c) || /key order by UTF-16/.test(c.name)).map((c) => c.name));
   });
 
   it('the conformance corpus: both paths give the corpus verdict for every bundle case, through verifyChunks', async () => {
