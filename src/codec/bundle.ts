@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { type ChainError, type ChainPin, type ChainSummary, type VerifiedEntry } from '../protocol/index.js';
 import { verifyChunks } from '../protocol/stream.js';
 import { traceVerify } from '../telemetry/index.js';
-import { sha256 } from './sha256.js';
+import { sha256, sha256Into } from './sha256.js';
 
 const NEWLINE = 0x0a;
 
@@ -35,6 +35,7 @@ export interface VerifyBundleOptions {
 export function verifyBundle(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: VerifyBundleOptions = {}): Promise<ChainSummary | ChainError> {
   const onEntry = options.onEntry;
   return traceVerify(() => verifyChunks(sha256, chunks, {
+    digestInto: sha256Into,
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),
     ...(onEntry === undefined ? {} : { onEntry: (e: VerifiedEntry): void => void onEntry(e) }),

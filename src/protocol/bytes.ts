@@ -11,7 +11,9 @@
  *   start with "tally/" (0x74…), so no tagged preimage can begin with 0x00 or
  *   0x01 and collide with a tree preimage, and the NUL ends the tag.
  */
+import { fromBase64Ascii } from './base64.js';
 import { canonicalJson, tryCanonicalJson, utf8, type CanonicalValue } from './canonical.js';
+import { LIMITS } from './limits.js';
 import { LEAF_PREFIX } from './merkle/hasher.js';
 
 const encoder = new TextEncoder();
@@ -114,6 +116,63 @@ export function frameRoot(digest: Digest, content: FrameContent): Uint8Array {
   buf.set(t, 0);
   const { written } = encoder.encodeInto(text, buf.subarray(t.length));
   return digest(buf.subarray(0, t.length + written));
+}
+
+const OPEN_DATA = utf8('{"data":');
+const COMMA_ORDINAL = utf8(',"ordinal":');
+const OPEN_ORDINAL = utf8('{"ordinal":');
+const COMMA_TIME = utf8(',"time":');
+
+/**
+ * {@link frameRoot} of a frame whose line is PROVEN to be its canonical
+ * encoding (src/protocol/scan.ts): the same preimage, assembled from spans of
+ * the line instead of re-encoding the content. In a canonical frame line the
+ * `data` member's value, the ordinal's digits and the time's digits are byte
+ * for byte the canonical text of those members, so the preimage
+ * `tag ‖ 0x00 ‖ {"data":D,"ordinal":O,"time":T}` (without `"data":D,` when
+ * absent) is copied from the line once. `dataStart < 0` means no data.
+ */
+export function frameRootOfLine(digest: Digest, line: Uint8Array, dataStart: number, dataEnd: number, ordStart: number, ordEnd: number, timeStart: number, timeEnd: number): Uint8Array {
+  const t = tagPrefix(DOMAIN_TAGS.frameRoot);
+  const dataLen = dataStart < 0 ? 0 : dataEnd - dataStart + OPEN_DATA.length;
+  const need = dataLen + OPEN_ORDINAL.length + (ordEnd - ordStart) + COMMA_TIME.length + (timeEnd - timeStart) + 1;
+  const buf = preimage(t.length, need);
+  buf.set(t, 0);
+  let o = t.length;
+  if (dataStart >= 0) {
+    buf.set(OPEN_DATA, o);
+    o += OPEN_DATA.length;
+    buf.set(line.subarray(dataStart, dataEnd), o);
+    o += dataEnd - dataStart;
+    buf.set(COMMA_ORDINAL, o);
+    o += COMMA_ORDINAL.length;
+  } else {
+    buf.set(OPEN_ORDINAL, o);
+    o += OPEN_ORDINAL.length;
+  }
+  for (let i = ordStart; i < ordEnd; i++) buf[o++] = line[i]!;
+  buf.set(COMMA_TIME, o);
+  o += COMMA_TIME.length;
+  for (let i = timeStart; i < timeEnd; i++) buf[o++] = line[i]!;
+  buf[o++] = 0x7d;
+  return digest(buf.subarray(0, o));
+}
+
+/**
+ * {@link authoredHash} of the bytes whose canonical padded base64 is
+ * `text[start, end)` (ASCII codes, as in a bundle line), decoded straight into
+ * the preimage after the tag (no array for the bytes); `undefined` when the
+ * text is not canonical base64 or the bytes exceed LIMITS.authoredBytes (the
+ * reference, `authoredProblem`, then names it).
+ */
+export function authoredHashOfBase64(digest: Digest, text: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  if ((end - start) % 4 !== 0 || ((end - start) / 4) * 3 > LIMITS.authoredBytes + 2) return undefined;
+  const t = tagPrefix(DOMAIN_TAGS.authored);
+  const buf = preimage(t.length, ((end - start) / 4) * 3 + 3);
+  buf.set(t, 0);
+  const bytes = fromBase64Ascii(text, start, end, (n) => buf.subarray(t.length, t.length + n));
+  if (bytes === undefined || bytes.length > LIMITS.authoredBytes) return undefined;
+  return digest(buf.subarray(0, t.length + bytes.length));
 }
 
 /** Authored hash = tagged hash of the exact authored bytes. */

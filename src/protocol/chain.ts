@@ -9,8 +9,11 @@
  */
 import type { Digest } from './bytes.js';
 import type { Entry } from './entries.js';
-import { toHex } from './hex.js';
+import { authoredHashOfBase64, entryHash, frameRootOfLine } from './bytes.js';
+import { fromHex, hexEqualsAt, toHex } from './hex.js';
 import { AUTHORED_MESSAGES, authoredProblem, frameRootHex, inspectLine } from './line.js';
+import { entryOfScan } from './scan-entry.js';
+import { newLineScan, scanLine, type LineScan } from './scan.js';
 import { isoTime } from './time.js';
 import { Frontier } from './merkle/frontier.js';
 import { rfc6962Hasher } from './merkle/hasher.js';
@@ -111,31 +114,77 @@ export interface FinishOptions {
   readonly pin?: ChainPin;
 }
 
+/** True when `line[at, at + codes.length)` is `codes`. */
+function codesEqualAt(line: Uint8Array, at: number, codes: Uint8Array): boolean {
+  for (let i = 0; i < codes.length; i++) if (line[at + i] !== codes[i]) return false;
+  return true;
+}
+
+/** Options of the {@link ChainVerifier} constructor. */
+export interface ChainVerifierOptions {
+  /**
+   * Prove the commonest lines canonical byte by byte (scan.ts) and check them
+   * over spans of the line, before the reference (default true). `false` runs
+   * only the reference path: the same verdicts, for tests that compare the two.
+   */
+  readonly byteScan?: boolean;
+  /**
+   * The same digest written into `out[0, 32)` (see `rfc6962Hasher`): interior
+   * nodes of the tree are then hashed into arrays the frontier reuses.
+   */
+  readonly digestInto?: (data: Uint8Array, out: Uint8Array) => void;
+}
+
 /** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
 export class ChainVerifier {
   private readonly digest: Digest;
   private readonly frontier: Frontier;
+  private readonly scan: LineScan | undefined;
   private index = 0;
   private sessionId = '';
-  private head = '';
+  /** The session id's 64 hex digits as ASCII codes (compared where each line writes it). */
+  private sessionHex = new Uint8Array(64);
+  private headBytes: Uint8Array = new Uint8Array(0);
   private expectOrdinal = OPEN_ORDINAL;
-  private pending: { ordinal: number; frameRoot: string } | undefined;
+  /** The unanswered frame's ordinal and recomputed root, while one is pending. */
+  private pendingOrdinal = 0;
+  private pendingRoot: Uint8Array | undefined;
   private lastTime = 0;
   private sealed = false;
   private frames = 0;
   private turns = 0;
   private failed: ChainError | undefined;
 
-  constructor(digest: Digest) {
+  constructor(digest: Digest, options: ChainVerifierOptions = {}) {
     this.digest = digest;
-    this.frontier = new Frontier(rfc6962Hasher(digest));
+    this.frontier = new Frontier(rfc6962Hasher(digest, options.digestInto));
+    this.scan = options.byteScan === false ? undefined : newLineScan();
   }
 
   /** Feeds the bytes of one line (without its newline). Returns the error once one is found. */
   push(line: Uint8Array): ChainError | VerifiedEntry {
     if (this.failed) return this.failed;
+    const s = this.scan;
+    if (s !== undefined && !this.sealed && this.index > 0 && scanLine(line, s)) {
+      const hash = this.acceptScanned(line, s);
+      if (hash !== undefined) return { ok: true, index: this.index - 1, hash: toHex(hash), entry: entryOfScan(line, s) };
+    }
     const r = this.check(line);
     if (!r.ok) this.failed = r;
+    return r;
+  }
+
+  /**
+   * {@link push} for a caller that needs only the verdict: `undefined` when the
+   * line is accepted (nothing is built for it), else the first error.
+   */
+  accept(line: Uint8Array): ChainError | undefined {
+    if (this.failed) return this.failed;
+    const s = this.scan;
+    if (s !== undefined && !this.sealed && this.index > 0 && scanLine(line, s) && this.acceptScanned(line, s) !== undefined) return undefined;
+    const r = this.check(line);
+    if (r.ok) return undefined;
+    this.failed = r;
     return r;
   }
 
@@ -143,6 +192,55 @@ export class ChainVerifier {
     return { ok: false, index: this.index, code, message };
   }
 
+  /**
+   * The chain checks of a line proven canonical by scanLine, over its bytes:
+   * the same checks as {@link check}, which stays the reference. Returns the
+   * entry hash when every check passes (the entry is then applied), and
+   * `undefined` WITHOUT changing any state otherwise: the caller then runs the
+   * reference on the same line, which finds and names the first failure.
+   */
+  private acceptScanned(line: Uint8Array, s: LineScan): Uint8Array | undefined {
+    if (!codesEqualAt(line, s.session, this.sessionHex) || !hexEqualsAt(line, s.parent, this.headBytes)) return undefined;
+    const pending = this.pendingRoot;
+    if (s.kind === 1) {
+      if (pending !== undefined || s.ordinal !== this.expectOrdinal || s.timeOrSize < this.lastTime) return undefined;
+      const root = frameRootOfLine(this.digest, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd);
+      if (!hexEqualsAt(line, s.root, root)) return undefined;
+      const hash = this.apply(line);
+      this.pendingOrdinal = s.ordinal;
+      this.pendingRoot = root;
+      this.lastTime = s.timeOrSize;
+      this.frames++;
+      return hash;
+    }
+    if (s.kind === 2) {
+      if (pending === undefined || s.ordinal !== this.pendingOrdinal || !hexEqualsAt(line, s.root, pending)) return undefined;
+      if (s.body === 1) {
+        const a = authoredHashOfBase64(this.digest, line, s.bytesStart, s.bytesEnd);
+        if (a === undefined || !hexEqualsAt(line, s.hashAt, a)) return undefined;
+      }
+      const hash = this.apply(line);
+      this.expectOrdinal = this.pendingOrdinal + 1;
+      this.pendingRoot = undefined;
+      this.turns++;
+      return hash;
+    }
+    if (pending !== undefined || s.timeOrSize !== this.index || !hexEqualsAt(line, s.root, this.frontier.root())) return undefined;
+    const hash = this.apply(line);
+    this.sealed = true;
+    return hash;
+  }
+
+  /** Hashes an accepted line, links it and appends it to the tree. */
+  private apply(line: Uint8Array): Uint8Array {
+    const hash = entryHash(this.digest, line);
+    this.frontier.append(hash);
+    this.headBytes = hash;
+    this.index++;
+    return hash;
+  }
+
+  /** The reference checks of one line. */
   private check(line: Uint8Array): ChainError | VerifiedEntry {
     if (this.sealed) return this.fail('after-seal', 'an entry follows the finalize seal');
     const seen = inspectLine(this.digest, line);
@@ -154,48 +252,52 @@ export class ChainVerifier {
     if (this.index === 0) {
       if (e.kind !== 'genesis') return this.fail('not-genesis', 'the first entry must be the genesis');
       this.sessionId = hash;
+      for (let i = 0; i < 64; i++) this.sessionHex[i] = hash.charCodeAt(i);
     } else {
       if (e.kind === 'genesis') return this.fail('unexpected-entry', 'genesis may only be the first entry');
       if (e.session !== this.sessionId) return this.fail('wrong-session', `entry names session ${e.session}, expected ${this.sessionId}`);
-      if (e.parent !== this.head) return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${e.parent} is not the hash of entry ${this.index - 1}, ${this.head} (one of the two was changed: look at both)`);
+      const head = toHex(this.headBytes);
+      if (e.parent !== head) return this.fail('broken-link', `entry ${this.index}'s link does not match entry ${this.index - 1}: its parent ${e.parent} is not the hash of entry ${this.index - 1}, ${head} (one of the two was changed: look at both)`);
       const bad = this.checkTransition(e);
       if (bad) return bad;
     }
     this.frontier.append(hashBytes);
-    this.head = hash;
+    this.headBytes = hashBytes;
     const verified: VerifiedEntry = { ok: true, index: this.index, hash, entry: e };
     this.index++;
     return verified;
   }
 
   private checkTransition(e: Exclude<Entry, { kind: 'genesis' }>): ChainError | undefined {
+    const pending = this.pendingRoot;
     switch (e.kind) {
       case 'frame': {
-        if (this.pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pending.ordinal} is unanswered`);
+        if (pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pendingOrdinal} is unanswered`);
         if (e.ordinal !== this.expectOrdinal) return this.fail('bad-ordinal', `frame ordinal ${e.ordinal}, expected ${this.expectOrdinal}`);
         if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${isoTime(e.time)} is before the previous frame's ${isoTime(this.lastTime)}`);
         const root = frameRootHex(this.digest, e);
         if (root !== e.frameRoot) return this.fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
-        this.pending = { ordinal: e.ordinal, frameRoot: root };
+        this.pendingOrdinal = e.ordinal;
+        this.pendingRoot = fromHex(root);
         this.lastTime = e.time;
         this.frames++;
         return undefined;
       }
       case 'turn': {
-        if (!this.pending) return this.fail('unexpected-entry', 'a turn with no frame to answer');
-        if (e.ordinal !== this.pending.ordinal) return this.fail('bad-ordinal', `turn ordinal ${e.ordinal} does not answer frame ${this.pending.ordinal}`);
-        if (e.frameRoot !== this.pending.frameRoot) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
+        if (!pending) return this.fail('unexpected-entry', 'a turn with no frame to answer');
+        if (e.ordinal !== this.pendingOrdinal) return this.fail('bad-ordinal', `turn ordinal ${e.ordinal} does not answer frame ${this.pendingOrdinal}`);
+        if (e.frameRoot !== toHex(pending)) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
         if (e.body.kind === 'authored') {
           const bad = authoredProblem(this.digest, e.body);
           if (bad) return this.fail(bad, AUTHORED_MESSAGES[bad]);
         }
-        this.expectOrdinal = this.pending.ordinal + 1;
-        this.pending = undefined;
+        this.expectOrdinal = this.pendingOrdinal + 1;
+        this.pendingRoot = undefined;
         this.turns++;
         return undefined;
       }
       case 'finalize': {
-        if (this.pending) return this.fail('unexpected-entry', `finalize while frame ${this.pending.ordinal} is unanswered`);
+        if (pending) return this.fail('unexpected-entry', `finalize while frame ${this.pendingOrdinal} is unanswered`);
         if (e.size !== this.index) return this.fail('bad-seal-size', `seal size ${e.size}, but ${this.index} entries precede it`);
         const root = toHex(this.frontier.root());
         if (root !== e.root) return this.fail('bad-seal-root', `seal root ${e.root} does not match the entries' root ${root}`);
@@ -222,7 +324,7 @@ export class ChainVerifier {
       ok: true,
       sessionId: this.sessionId,
       size: this.index,
-      head: this.head,
+      head: toHex(this.headBytes),
       receiptRoot: root,
       sealed: this.sealed,
       frames: this.frames,

@@ -58,6 +58,19 @@ export function isDigestHex(s: unknown): s is string {
   return true;
 }
 
+/**
+ * True when `text[at, at + 64)` holds the ASCII codes of the lowercase hex of
+ * the 32 bytes `digest` (a digest as written in a bundle line, compared where
+ * it sits: no string is made).
+ */
+export function hexEqualsAt(text: Uint8Array, at: number, digest: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) {
+    const b = digest[i]! << 1;
+    if (text[at + 2 * i] !== HEX_CODES[b] || text[at + 2 * i + 1] !== HEX_CODES[b + 1]) return false;
+  }
+  return true;
+}
+
 /** Byte-wise equality. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

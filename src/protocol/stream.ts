@@ -107,6 +107,10 @@ export interface VerifyChunksOptions {
    * promise is awaited before the next line.
    */
   readonly onEntry?: (entry: VerifiedEntry, line: Uint8Array, verifier: ChainVerifier) => void | Promise<void>;
+  /** Run the byte-level line checker before the reference (default true; see `ChainVerifierOptions`). */
+  readonly byteScan?: boolean;
+  /** The digest written into a given array (see `ChainVerifierOptions.digestInto`). */
+  readonly digestInto?: (data: Uint8Array, out: Uint8Array) => void;
   /** Called after each chunk has been verified (for progress; may yield to the caller's event loop). */
   readonly onChunk?: () => void | Promise<void>;
 }
@@ -123,7 +127,11 @@ export async function verifyChunks(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   options: VerifyChunksOptions = {},
 ): Promise<ChainSummary | ChainError> {
-  const v = new ChainVerifier(digest);
+  const v = new ChainVerifier(digest, {
+    ...(options.byteScan === undefined ? {} : { byteScan: options.byteScan }),
+    ...(options.digestInto === undefined ? {} : { digestInto: options.digestInto }),
+  });
+  const onEntry = options.onEntry;
   const splitter = new LineSplitter();
   const unterminated = (piece: Uint8Array): ChainError => {
     const p = unterminatedProblem(piece);
@@ -131,11 +139,19 @@ export async function verifyChunks(
   };
   for await (const chunk of chunks) {
     const { lines, overflow } = splitter.push(chunk);
-    for (const line of lines) {
-      const r = v.push(line);
-      if (!r.ok) return r;
-      const p = options.onEntry?.(r, line, v);
-      if (p !== undefined) await p;
+    if (onEntry === undefined) {
+      // Only the verdict is wanted: nothing is built per line.
+      for (const line of lines) {
+        const bad = v.accept(line);
+        if (bad) return bad;
+      }
+    } else {
+      for (const line of lines) {
+        const r = v.push(line);
+        if (!r.ok) return r;
+        const p = onEntry(r, line, v);
+        if (p !== undefined) await p;
+      }
     }
     if (overflow) return unterminated(overflow);
     const p = options.onChunk?.();

@@ -1,71 +1,126 @@
 /**
  * The worker's half of parallel verification: for each line of a batch, the
- * exact context-free checks of the sequential verifier (`inspectLine`), the
- * entry hash, the recomputed frame root and the authored-body check, written
- * as one compact record per line (see ./layout.ts). Nothing here depends on
- * other lines, so batches can be analysed in any order on any thread.
+ * exact context-free checks of the sequential verifier, the entry hash, the
+ * recomputed frame root and the authored-body check, written as one compact
+ * record per line (see ./layout.ts). Nothing here depends on other lines, so
+ * batches can be analysed in any order on any thread.
+ *
+ * A line the byte-level checker proves canonical (`scanLine`) is recorded
+ * from spans of its bytes; every other line, and any line whose digests or
+ * authored body the record cannot take as they are, goes through the
+ * reference (`inspectLine`, `frameRoot`, `authoredProblem`), which writes the
+ * same record the same way it always has.
  */
-import { frameRoot } from '../../protocol/bytes.js';
+import { authoredHashOfBase64, entryHash, frameRoot, frameRootOfLine } from '../../protocol/bytes.js';
 import { authoredProblem, inspectLine } from '../../protocol/chain.js';
+import { hexEqualsAt } from '../../protocol/hex.js';
+import { newLineScan, scanLine, type LineScan } from '../../protocol/scan.js';
 import { sha256 } from '../sha256.js';
 import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, STATUS_OK, type BatchResult, type LineFailure } from './layout.js';
 
-// Nibble values of '0'-'9' and 'a'-'f' (digests in entries are already
-// checked to be 64 lowercase hex by the entry parser).
-const NIBBLE = new Uint8Array(128);
+// Nibble values of '0'-'9' and 'a'-'f'; every other code is 255 (not a digit).
+const NIBBLE = new Uint8Array(256).fill(255);
 for (let c = 0; c < 10; c++) NIBBLE[48 + c] = c;
 for (let c = 0; c < 6; c++) NIBBLE[97 + c] = 10 + c;
 
-/** Writes 64 lowercase hex characters as 32 bytes at `at`. */
+/** Writes 64 lowercase hex characters as 32 bytes at `at` (digests the entry parser already checked). */
 function hexInto(out: Uint8Array, at: number, hex: string): void {
   for (let i = 0; i < 32; i++) out[at + i] = (NIBBLE[hex.charCodeAt(2 * i)]! << 4) | NIBBLE[hex.charCodeAt(2 * i + 1)]!;
+}
+
+/** Decodes the 64 hex digit codes `line[from, from + 64)` into `out[at, at + 32)`; false if one is not lowercase hex. */
+function hexCodesInto(out: Uint8Array, at: number, line: Uint8Array, from: number): boolean {
+  let bad = 0;
+  for (let i = 0; i < 32; i++) {
+    const hi = NIBBLE[line[from + 2 * i]!]!;
+    const lo = NIBBLE[line[from + 2 * i + 1]!]!;
+    bad |= hi | lo;
+    out[at + i] = (hi << 4) | lo;
+  }
+  return bad < 16;
+}
+
+/** Options of {@link analyzeBatch}. */
+export interface AnalyzeOptions {
+  /** Record lines the byte-level checker proves from their bytes (default true); `false`: the reference only. */
+  readonly byteScan?: boolean;
 }
 
 /**
  * Analyses `count` lines stored back to back in `bytes` (`ends[i]` is the end
  * of line i) and returns their records and failures.
  */
-export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array): BatchResult {
+export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array, options: AnalyzeOptions = {}): BatchResult {
   const count = ends.length;
   const records = new ArrayBuffer(count * RECORD_BYTES);
   const view = new DataView(records);
   const out = new Uint8Array(records);
   const failures: LineFailure[] = [];
+  const scan = options.byteScan === false ? undefined : newLineScan();
   let start = 0;
   for (let i = 0; i < count; i++) {
     const end = ends[i]!;
     const line = bytes.subarray(start, end);
     start = end;
     const at = i * RECORD_BYTES;
-    const seen = inspectLine(sha256, line);
-    if (!seen.ok) {
-      view.setUint8(at + OFF.status, STATUS_FAILED);
-      failures.push({ line: i, code: seen.code, message: seen.message });
-      continue;
-    }
-    const e = seen.entry;
-    view.setUint8(at + OFF.status, STATUS_OK);
-    view.setUint8(at + OFF.kind, KIND_CODES[e.kind]);
-    out.set(seen.hash, at + OFF.hash);
-    if (e.kind === 'genesis') continue;
-    hexInto(out, at + OFF.session, e.session);
-    hexInto(out, at + OFF.parent, e.parent);
-    if (e.kind === 'frame') {
-      view.setFloat64(at + OFF.ordinal, e.ordinal);
-      view.setFloat64(at + OFF.timeOrSize, e.time);
-      hexInto(out, at + OFF.claimedRoot, e.frameRoot);
-      out.set(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }), at + OFF.computedRoot);
-    } else if (e.kind === 'turn') {
-      view.setFloat64(at + OFF.ordinal, e.ordinal);
-      hexInto(out, at + OFF.claimedRoot, e.frameRoot);
-      if (e.body.kind === 'authored') {
-        view.setUint8(at + OFF.isAuthored, 1);
-        view.setUint8(at + OFF.authored, AUTHORED_CODES[authoredProblem(sha256, e.body) ?? 'none']);
-      }
-    } else {
-      view.setFloat64(at + OFF.timeOrSize, e.size);
-      hexInto(out, at + OFF.claimedRoot, e.root);
-    }
+    if (scan !== undefined && scanLine(line, scan) && scanned(line, scan, view, out, at)) continue;
+    out.fill(0, at, at + RECORD_BYTES);
+    reference(line, view, out, at, i, failures);
   }
   return { id, records, failures };
+}
+
+/**
+ * The record of a line `scanLine` proved, from its bytes; false (the record
+ * then half written: the caller clears it) when the digests are not lowercase
+ * hex or the authored body needs the reference to name its problem.
+ */
+function scanned(line: Uint8Array, s: LineScan, view: DataView, out: Uint8Array, at: number): boolean {
+  if (!hexCodesInto(out, at + OFF.session, line, s.session) || !hexCodesInto(out, at + OFF.parent, line, s.parent) || !hexCodesInto(out, at + OFF.claimedRoot, line, s.root)) return false;
+  if (s.kind === 2 && s.body === 1) {
+    const a = authoredHashOfBase64(sha256, line, s.bytesStart, s.bytesEnd);
+    if (a === undefined || !hexEqualsAt(line, s.hashAt, a)) return false;
+    view.setUint8(at + OFF.isAuthored, 1);
+    view.setUint8(at + OFF.authored, AUTHORED_CODES.none);
+  }
+  view.setUint8(at + OFF.status, STATUS_OK);
+  view.setUint8(at + OFF.kind, s.kind);
+  out.set(entryHash(sha256, line), at + OFF.hash);
+  if (s.kind !== 3) view.setFloat64(at + OFF.ordinal, s.ordinal);
+  if (s.kind !== 2) view.setFloat64(at + OFF.timeOrSize, s.timeOrSize);
+  if (s.kind === 1) out.set(frameRootOfLine(sha256, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd), at + OFF.computedRoot);
+  return true;
+}
+
+/** The record of any line, by the reference checks. */
+function reference(line: Uint8Array, view: DataView, out: Uint8Array, at: number, i: number, failures: LineFailure[]): void {
+  const seen = inspectLine(sha256, line);
+  if (!seen.ok) {
+    view.setUint8(at + OFF.status, STATUS_FAILED);
+    failures.push({ line: i, code: seen.code, message: seen.message });
+    return;
+  }
+  const e = seen.entry;
+  view.setUint8(at + OFF.status, STATUS_OK);
+  view.setUint8(at + OFF.kind, KIND_CODES[e.kind]);
+  out.set(seen.hash, at + OFF.hash);
+  if (e.kind === 'genesis') return;
+  hexInto(out, at + OFF.session, e.session);
+  hexInto(out, at + OFF.parent, e.parent);
+  if (e.kind === 'frame') {
+    view.setFloat64(at + OFF.ordinal, e.ordinal);
+    view.setFloat64(at + OFF.timeOrSize, e.time);
+    hexInto(out, at + OFF.claimedRoot, e.frameRoot);
+    out.set(frameRoot(sha256, e.data === undefined ? { ordinal: e.ordinal, time: e.time } : { ordinal: e.ordinal, time: e.time, data: e.data }), at + OFF.computedRoot);
+  } else if (e.kind === 'turn') {
+    view.setFloat64(at + OFF.ordinal, e.ordinal);
+    hexInto(out, at + OFF.claimedRoot, e.frameRoot);
+    if (e.body.kind === 'authored') {
+      view.setUint8(at + OFF.isAuthored, 1);
+      view.setUint8(at + OFF.authored, AUTHORED_CODES[authoredProblem(sha256, e.body) ?? 'none']);
+    }
+  } else {
+    view.setFloat64(at + OFF.timeOrSize, e.size);
+    hexInto(out, at + OFF.claimedRoot, e.root);
+  }
 }

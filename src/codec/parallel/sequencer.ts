@@ -13,7 +13,7 @@ import { isoTime } from '../../protocol/time.js';
 import { Frontier } from '../../protocol/merkle/frontier.js';
 import { rfc6962Hasher } from '../../protocol/merkle/hasher.js';
 import { OPEN_ORDINAL } from '../../protocol/vocabulary.js';
-import { sha256 } from '../sha256.js';
+import { sha256, sha256Into } from '../sha256.js';
 import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, type BatchResult } from './layout.js';
 
 const HASH = 32;
@@ -25,7 +25,7 @@ function equal32(a: Uint8Array, ao: number, b: Uint8Array, bo: number): boolean 
 
 /** Applies line records in order; the state machine of `ChainVerifier` over bytes. */
 export class Sequencer {
-  private readonly frontier = new Frontier(rfc6962Hasher(sha256));
+  private readonly frontier = new Frontier(rfc6962Hasher(sha256, sha256Into));
   private index = 0;
   private sessionId = new Uint8Array(HASH);
   private head = new Uint8Array(HASH);

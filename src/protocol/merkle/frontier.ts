@@ -21,6 +21,8 @@ export class Frontier {
   readonly #hasher: MerkleHasher;
   #hashes: Uint8Array[];
   #size: number;
+  /** 32-byte arrays no border root uses any more, reused by {@link Frontier.append}. */
+  readonly #spare: Uint8Array[] = [];
 
   /** An empty frontier (size 0). */
   constructor(hasher: MerkleHasher) {
@@ -77,7 +79,13 @@ export class Frontier {
     if (this.#size >= Number.MAX_SAFE_INTEGER) {
       throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'Frontier is full.', { details: `size ${this.#size}` });
     }
-    this.#hashes = borderAppend(this.#hasher, this.#size, this.#hashes, leafHash);
+    assertTreeHash(leafHash, 'leafHash');
+    // The frontier owns its arrays (hashes() and fromHashes() copy), so the
+    // merge runs in place: the leaf is copied into a spare array, each merge
+    // writes into it, and the arrays it absorbs become spares.
+    const carry = this.#spare.pop() ?? new Uint8Array(32);
+    carry.set(leafHash);
+    mergeInto(this.#hasher, this.#size, this.#hashes, carry, this.#spare);
     this.#size += 1;
   }
 
@@ -107,11 +115,24 @@ export class Frontier {
 export function borderAppend(hasher: MerkleHasher, size: number, roots: readonly Uint8Array[], leafHash: Uint8Array): Uint8Array[] {
   assertTreeHash(leafHash, 'leafHash');
   const next = roots.slice();
-  let carry: Uint8Array = leafHash.slice();
-  // Each trailing 1 bit of the old size is a perfect subtree that the new leaf completes.
-  for (let s = size; isOdd(s); s = half(s)) carry = hasher.hashChildren(next.pop() as Uint8Array, carry);
-  next.push(carry);
+  mergeInto(hasher, size, next, leafHash.slice());
   return next;
+}
+
+/**
+ * The one merge rule: each trailing 1 bit of `size` is a perfect subtree that
+ * the new leaf completes, so `carry` (the leaf hash, overwritten) absorbs the
+ * last root once per such bit, and is pushed. The absorbed roots are not
+ * written; they go to `spare` when given.
+ */
+function mergeInto(hasher: MerkleHasher, size: number, roots: Uint8Array[], carry: Uint8Array, spare?: Uint8Array[]): void {
+  for (let s = size; isOdd(s); s = half(s)) {
+    const left = roots.pop() as Uint8Array;
+    if (hasher.hashChildrenInto !== undefined) hasher.hashChildrenInto(left, carry, carry);
+    else carry.set(hasher.hashChildren(left, carry));
+    spare?.push(left);
+  }
+  roots.push(carry);
 }
 
 /** Merkle Tree Hash from border roots (largest first): folded right to left; `H('')` when empty. Returns a fresh array. */
