@@ -1,0 +1,5 @@
+/** `src/log`: the engine log — one witnessed, tiled log of every session the engine opened and every checkpoint it signed. */
+export { EngineLog } from './engine-log.js';
+export type { EngineLogOptions, LogCheckpoint } from './engine-log.js';
+export { readTile, tileBytes, tileWithin, exportTiles } from './tiles.js';
+export type { TileResource } from './tiles.js';
