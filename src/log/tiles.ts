@@ -33,6 +33,10 @@ export function tileBytes(log: EngineLog, ref: TileRef): Uint8Array {
   return tileHashes(log.tree, ref.level, ref.index, ref.width);
 }
 
+/** Full tiles are immutable: their bytes are kept per log, up to this many (about 8 KiB each). */
+const FULL_TILE_CACHE = 1024;
+const fullTiles = new WeakMap<EngineLog, Map<string, Uint8Array>>();
+
 /**
  * The resource at `path` (below the prefix, e.g. `tile/0/000.p/3`) of the
  * log's latest signed checkpoint, or `undefined` when the path is not a
@@ -45,7 +49,16 @@ export async function readTile(log: EngineLog, path: string): Promise<TileResour
   let cp = await log.current();
   if (cp && !tileWithin(ref, cp.size)) cp = await log.latest();
   if (!cp || !tileWithin(ref, cp.size)) return undefined;
-  return { body: tileBytes(log, ref), immutable: ref.width === TILE_WIDTH };
+  if (ref.width !== TILE_WIDTH) return { body: tileBytes(log, ref), immutable: false };
+  let cache = fullTiles.get(log);
+  if (!cache) fullTiles.set(log, (cache = new Map()));
+  let body = cache.get(path);
+  if (!body) {
+    body = tileBytes(log, ref);
+    if (cache.size >= FULL_TILE_CACHE) cache.delete(cache.keys().next().value as string);
+    cache.set(path, body);
+  }
+  return { body, immutable: true };
 }
 
 /**
