@@ -160,7 +160,7 @@ export async function benchLog(opts: { requests?: number; concurrency?: number; 
       baselineName: 'seal with the engine log off',
       baselinePerSecond: Math.round(1000 / offMs),
       ratio: Math.round((offMs / onMs) * 1000) / 1000,
-      note: `${onMs.toFixed(2)} ms vs ${offMs.toFixed(2)} ms per seal: +${(((onMs - offMs) / offMs) * 100).toFixed(1)} %; aim <= 5 %`,
+      note: `${onMs.toFixed(2)} ms vs ${offMs.toFixed(2)} ms per seal: ${onMs >= offMs ? '+' : ''}${(((onMs - offMs) / offMs) * 100).toFixed(1)} %; aim <= 5 %`,
     });
     await on.close();
     await offInner.close();
