@@ -60,9 +60,10 @@ export function formatReport(r: DemoReport, tally = 'tally'): string[] {
     `  ${check('receipt', r.checks.receipt)}`,
     `  ${check('replay', r.checks.replay)}`,
     `  ${check('proof', r.checks.proof)}${r.checks.proof.index > 0 ? `: the turn of wake ${r.checks.proof.ordinal}` : ''}`,
+    `  ${check('log', r.checks.log)}`,
     '',
     `  phases        ${Object.entries(r.timings).map(([k, v]) => `${k} ${ms(v)}`).join(', ')}; total ${ms(r.totalMs)}`,
-    `  files         ${r.files.dir}/: ${[r.files.db, r.files.bundle, r.files.receipt, r.files.checkpoint, r.files.verifierKey, r.files.proof, r.files.summary]
+    `  files         ${r.files.dir}/: ${[r.files.db, r.files.bundle, r.files.receipt, r.files.checkpoint, r.files.verifierKey, r.files.proof, r.files.summary, `${r.files.log}/`, r.files.logProof, r.files.logKey]
       .filter((f): f is string => f !== undefined && f.startsWith(r.files.dir))
       .map((f) => f.slice(r.files.dir.length).replace(/^[\\/]/, ''))
       .join(', ')}`,

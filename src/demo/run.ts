@@ -28,6 +28,7 @@ import { openStore } from '../store/index.js';
 import { DeskAgent } from './agent.js';
 import { driveDay } from './driver.js';
 import { ANVIL_KEY_3, DEMO_AGENTS, DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
+import { demoEngineLog } from './engine-log.js';
 import { MarketSim } from './market.js';
 import { MAX_SEED } from './prng.js';
 import { MAX_DEMO_WAKES } from './limits.js';
@@ -61,7 +62,7 @@ export interface DemoOptions {
 }
 
 /** The timed phases, in order. */
-export const DEMO_PHASES = ['open', 'record', 'seal', 'export', 'verify', 'receipt', 'replay', 'proof'] as const;
+export const DEMO_PHASES = ['open', 'record', 'seal', 'export', 'verify', 'receipt', 'replay', 'proof', 'log'] as const;
 /** One timed phase. */
 export type DemoPhase = (typeof DEMO_PHASES)[number];
 
@@ -94,8 +95,8 @@ export interface DemoReport {
   /** Every diagnostic and duplicate seen, by outcome (bundle notices plus the post-seal probe). */
   readonly diagnostics: Readonly<Record<string, number>>;
   readonly referee: DemoRefereeSummary;
-  readonly checks: { readonly bundle: Check; readonly receipt: Check; readonly replay: Check; readonly proof: Check & { readonly index: number; readonly ordinal: number } };
-  readonly files: { readonly dir: string; readonly db?: string; readonly bundle: string; readonly receipt: string; readonly checkpoint: string; readonly verifierKey: string; readonly proof: string; readonly summary: string };
+  readonly checks: { readonly bundle: Check; readonly receipt: Check; readonly replay: Check; readonly proof: Check & { readonly index: number; readonly ordinal: number }; readonly log: Check & { readonly index: number } };
+  readonly files: { readonly dir: string; readonly db?: string; readonly bundle: string; readonly receipt: string; readonly checkpoint: string; readonly verifierKey: string; readonly proof: string; readonly summary: string; readonly log: string; readonly logProof: string; readonly logKey: string };
   /** Milliseconds per phase. */
   readonly timings: Readonly<Record<DemoPhase, number>>;
   readonly totalMs: number;
@@ -144,6 +145,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     verifierKey: join(out, 'engine.vkey'),
     proof: join(out, 'proof.tlog-proof'),
     summary: join(out, 'summary.json'),
+    log: join(out, 'log'),
+    logProof: join(out, 'log-proof.tlog-proof'),
+    logKey: join(out, 'log.vkey'),
   };
   const progress = options.onProgress ?? (() => undefined);
   const timings = {} as Record<DemoPhase, number>;
@@ -265,6 +269,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     }
     lap('proof');
 
+    // ── the engine log: its tiles, and the seal's inclusion in its signed checkpoint ──
+    const logCheck = await demoEngineLog(store, { origin: `${DEMO_ENGINE_NAME}/${sessionId}`, size: receipt.size, root: receipt.receiptRoot }, { dir: files.log, proof: files.logProof, verifierKey: files.logKey });
+    lap('log');
+
     const diagnostics: Record<string, number> = { ...timeline.counts.notices };
     diagnostics[lateOutcome] = (diagnostics[lateOutcome] ?? 0) + 1;
     const report: DemoReport = {
@@ -278,7 +286,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       counts: timeline.counts,
       diagnostics,
       referee: await refereeSummary(engine, sessionId),
-      checks: { bundle: bundleCheck, receipt: receiptCheck, replay: replayCheck, proof: proofCheck },
+      checks: { bundle: bundleCheck, receipt: receiptCheck, replay: replayCheck, proof: proofCheck, log: logCheck },
       files,
       timings,
       totalMs: Math.round(performance.now() - started),

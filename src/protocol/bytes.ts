@@ -36,6 +36,10 @@ export const DOMAIN_TAGS = {
   authored: 'tally/v1/authored',
   /** Identity of a turn as submitted (the entry without the engine's ruling). */
   turnClaim: 'tally/v1/turn-claim',
+  /** A leaf of the engine log (`src/protocol/log/leaf.ts`): the tag starts the leaf's bytes. */
+  engineLogLeaf: 'tally/v1/engine-log-leaf',
+  /** A session's spec, as the engine log's open leaf names it. */
+  spec: 'tally/v1/spec',
 } as const;
 
 export { LEAF_PREFIX, NODE_PREFIX } from './merkle/hasher.js';

@@ -82,3 +82,21 @@ export {
   isTreeHash,
 } from './merkle/index.js';
 export type { MerkleHasher, NodeReader, MerkleFailureCode, MerkleFailure, MerkleRootRole, MerkleCheck, MerkleRootResult } from './merkle/index.js';
+export {
+  engineLogLeafBytes,
+  parseEngineLogLeaf,
+  specHash,
+  LEAF_REFUSAL_CODES,
+  TILE_WIDTH,
+  TILE_HEIGHT,
+  ENTRY_MAX_BYTES,
+  tileIndexPath,
+  tilePath,
+  parseTilePath,
+  tilesForSize,
+  tileExists,
+  tileHashes,
+  entryBundle,
+  parseEntryBundle,
+} from './log/index.js';
+export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef } from './log/index.js';

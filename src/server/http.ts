@@ -24,6 +24,7 @@ import { WireService, type WireServiceOptions } from './service.js';
 import { traceRequest } from '../telemetry/index.js';
 import { PROMETHEUS_CONTENT_TYPE, type MetricsRenderer } from './metrics-http.js';
 import { checkReadiness, type ReadyReport } from './ready.js';
+import { isTilePath, serveTile, type TileRoutes } from './http-tiles.js';
 
 export { BUNDLE_RANGE_MAX } from './http-sessions.js';
 
@@ -53,6 +54,8 @@ export interface WireServerOptions {
    * data; everything it shows it fetches with the grader's own token.
    */
   readonly page?: { readonly html: string; readonly csp: string };
+  /** The engine log's C2SP tlog-tiles read API, served without a token under `prefix` (src/server/http-tiles.ts). */
+  readonly tiles?: TileRoutes;
 }
 
 /** Where a listening server is. */
@@ -82,12 +85,14 @@ export class WireServer {
   private readonly rpcRoute: RpcRoute;
   private readonly sessionRoutes: SessionRoutes;
   private readonly probes: Pick<WireServerOptions, 'metrics' | 'readiness'>;
+  private readonly tiles: TileRoutes | undefined;
 
   constructor(options: WireServerOptions) {
     this.probes = { readiness: options.readiness ?? (() => checkReadiness({ store: options.engine.store })), ...(options.metrics ? { metrics: options.metrics } : {}) };
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.auth = options.auth;
     this.page = options.page === undefined ? undefined : { html: Buffer.from(options.page.html, 'utf8'), csp: options.page.csp };
+    this.tiles = options.tiles;
     this.log = options.logger ?? createLogger();
     this.limiter = new RateLimiter(this.limits.rate, options.clock);
     this.service = new WireService(options.engine, {
@@ -216,6 +221,11 @@ export class WireServer {
       });
       res.end(req.method === 'HEAD' ? undefined : this.page.html);
       this.log.info({ method: `${req.method} /`, status: 200, ms: ms(t0) }, 'page');
+      return;
+    }
+    if (this.tiles && isTilePath(this.tiles, path)) {
+      const status = await serveTile(this.tiles, req, res, path, replies.closeHeader());
+      this.log.debug({ method: `${req.method} ${path}`, status, ms: ms(t0) }, 'tile');
       return;
     }
     if (this.draining) {

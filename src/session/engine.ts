@@ -8,8 +8,10 @@
  * diagnostic, never as a second write.
  */
 import {
+  engineLogLeafBytes,
   entryHash,
   isoTime,
+  specHash,
   phaseAfter,
   phaseGate,
   reconcileFrame,
@@ -88,13 +90,19 @@ export class Engine {
     const genesis: GenesisEntry = { kind: 'genesis', protocol: PROTOCOL_VERSION, spec: p.spec };
     const { s: g, leaf } = stored(0, genesis);
     const frontier = Border.EMPTY.append(leaf);
-    const created = await this.store.createSession(g, {
-      sessionId: g.hash,
-      size: 1,
-      head: g.hash,
-      frontier: frontier.hex,
-      phase: 'awaiting-frame',
-    });
+    // The engine log's open leaf goes in with the session (a store that keeps no engine log ignores it).
+    const logLeaf = engineLogLeafBytes({ kind: 'open', session: g.hash, spec: specHash(sha256, p.spec) });
+    const created = await this.store.createSession(
+      g,
+      {
+        sessionId: g.hash,
+        size: 1,
+        head: g.hash,
+        frontier: frontier.hex,
+        phase: 'awaiting-frame',
+      },
+      logLeaf,
+    );
     return { ok: true, sessionId: g.hash, created: created === 'created' };
   }
 

@@ -15,7 +15,9 @@ export type {
   ExpectedLatest,
   RecordCheckpointOutcome,
   StoreHealth,
+  EngineLogStore,
 } from './types.js';
+export { hasEngineLog } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
 export { ScratchStore } from './scratch.js';
 export type { ScratchStoreOptions } from './scratch.js';

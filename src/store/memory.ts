@@ -1,6 +1,6 @@
 import { TallyError } from '../protocol/errors.js';
 import { checkSignedRecord, isExpectedLatest } from './rows.js';
-import { checkAppendRequest, checkNewSession } from './request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession } from './request.js';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -11,6 +11,7 @@ import type {
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogStore,
   StoredEntry,
   TranscriptStore,
 } from './types.js';
@@ -31,7 +32,7 @@ interface MemSession {
  * @example
  * const engine = createEngine({ store: new MemoryStore() });
  */
-export class MemoryStore implements TranscriptStore, CosignatureStore {
+export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLogStore {
   readonly name = 'memory';
   private readonly sessions = new Map<string, MemSession>();
   private readonly nonces = new Map<string, NonceOwner>();
@@ -39,6 +40,8 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
   private readonly signed = new Map<string, Map<number, SignedCheckpointRecord>>();
   private readonly cosigned = new Map<string, CosignatureRecord>();
   private readonly witnessSizes = new Map<string, number>();
+  /** The engine log's leaves, by position. */
+  private readonly logLeaves: Uint8Array[] = [];
   private closed = false;
 
   // Private copies of appended bytes are carved from shared slabs (one
@@ -69,11 +72,13 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
     return e.ordinal === undefined ? { index: e.index, hash: e.hash, bytes, kind: e.kind } : { index: e.index, hash: e.hash, bytes, kind: e.kind, ordinal: e.ordinal };
   }
 
-  async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
+  async createSession(genesis: StoredEntry, head: SessionHead, logLeaf?: Uint8Array): Promise<'created' | 'exists'> {
     this.live();
     checkNewSession(genesis, head);
+    checkLogLeaf(logLeaf);
     if (this.sessions.has(head.sessionId)) return 'exists';
     this.sessions.set(head.sessionId, { head, entries: [this.keep(genesis)], frames: new Map(), turns: new Map() });
+    if (logLeaf) this.logLeaves.push(new Uint8Array(logLeaf));
     return 'created';
   }
 
@@ -129,9 +134,10 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
     return [...this.sessions.keys()];
   }
 
-  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf?: Uint8Array): Promise<RecordCheckpointOutcome> {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
+    checkLogLeaf(logLeaf);
     const bySize = this.signed.get(record.origin) ?? new Map<number, SignedCheckpointRecord>();
     const existing = bySize.get(record.size);
     if (existing) return existing.root === record.root ? { ok: true, duplicate: true, record: existing } : { ok: false, reason: 'equivocation', record: existing };
@@ -140,7 +146,18 @@ export class MemoryStore implements TranscriptStore, CosignatureStore {
     const kept = { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt };
     bySize.set(kept.size, kept);
     this.signed.set(kept.origin, bySize);
+    if (logLeaf) this.logLeaves.push(new Uint8Array(logLeaf));
     return { ok: true, duplicate: false, record: kept };
+  }
+
+  async engineLogSize(): Promise<number> {
+    this.live();
+    return this.logLeaves.length;
+  }
+
+  async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return this.logLeaves.slice(Math.max(0, from), Math.max(0, to)).map((l) => new Uint8Array(l));
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {

@@ -46,3 +46,9 @@ export function checkNewSession(genesis: StoredEntry, head: SessionHead): void {
     throw new TallyError('TALLY_STORE_MISUSE', 'createSession needs the genesis entry (index 0) and the head of size 1 it makes, awaiting its first frame.');
   }
 }
+
+/** Refuses an engine-log leaf that is not 1 to 65535 bytes (what a tlog-tiles entry bundle holds). */
+export function checkLogLeaf(leaf: Uint8Array | undefined): void {
+  if (leaf === undefined) return;
+  if (!(leaf instanceof Uint8Array) || leaf.length < 1 || leaf.length > 0xffff) throw new TallyError('TALLY_STORE_MISUSE', 'An engine log leaf is 1 to 65535 bytes.');
+}

@@ -117,12 +117,45 @@ export type RecordCheckpointOutcome =
  *   (the caller signs only then), and MUST NOT be changed or deleted.
  */
 export interface SigningLogStore {
-  /** Atomic compare-and-record of a checkpoint about to be signed; see the interface contract. */
-  recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome>;
+  /**
+   * Atomic compare-and-record of a checkpoint about to be signed; see the
+   * interface contract. A store that keeps the engine log
+   * ({@link EngineLogStore}) appends `logLeaf` (if given) in the same
+   * transaction exactly when it writes the record.
+   */
+  recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf?: Uint8Array): Promise<RecordCheckpointOutcome>;
   /** The origin's record of the largest size, if any. */
   latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined>;
   /** Every record of the origin, by size. */
   signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]>;
+}
+
+/**
+ * The engine log's leaves (docs/PROTOCOL.md §15), kept beside the signing
+ * log: one sequence per database, positions 0, 1, 2, … The store keeps
+ * bytes; the log layer (`src/log`) hashes them.
+ *
+ * - `createSession(genesis, head, logLeaf)` MUST append `logLeaf` in the
+ *   transaction that creates the session, and MUST NOT append it when the
+ *   session `exists`.
+ * - `recordCheckpoint(record, expected, logLeaf)` MUST append `logLeaf` in
+ *   the transaction that writes the record, and MUST NOT append it for a
+ *   duplicate or a refusal.
+ * - A leaf takes the next position: never a gap, never two leaves at one
+ *   position, one order for every process sharing the database; a reader
+ *   MUST NOT see a position before every lower one is visible.
+ * - A leaf MUST NOT be changed or deleted, and is durable with its record.
+ */
+export interface EngineLogStore {
+  /** Number of leaves. */
+  engineLogSize(): Promise<number>;
+  /** The leaves at positions `from <= i < to`, in order (fewer if the log is shorter). */
+  engineLogLeaves(from: number, to: number): Promise<Uint8Array[]>;
+}
+
+/** Whether `store` keeps the engine log. */
+export function hasEngineLog(store: object): store is EngineLogStore {
+  return typeof (store as Partial<EngineLogStore>).engineLogSize === 'function' && typeof (store as Partial<EngineLogStore>).engineLogLeaves === 'function';
 }
 
 /** One witness cosignature of a signed checkpoint, as the engine collected it. */
@@ -176,8 +209,8 @@ export interface CosignatureStore {
 export interface TranscriptStore extends SigningLogStore {
   /** A short name for messages, e.g. `memory`, `sqlite:/path`. */
   readonly name: string;
-  /** Creates a session from its genesis entry and initial head. */
-  createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'>;
+  /** Creates a session from its genesis entry and initial head (and, in a store that keeps the engine log, appends `logLeaf` with it). */
+  createSession(genesis: StoredEntry, head: SessionHead, logLeaf?: Uint8Array): Promise<'created' | 'exists'>;
   /** Atomic compare-and-append; see the interface contract. */
   append(request: AppendRequest): Promise<AppendOutcome>;
   /** The current head, or `undefined` for an unknown session. */

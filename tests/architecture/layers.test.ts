@@ -22,6 +22,8 @@ const RANK: Record<string, number> = {
   'engine.ts': 4,
   receipt: 4,
   referee: 4,
+  // The engine log: above the receipt layer it signs with, below the witnesses that cosign it.
+  log: 4.2,
   witness: 4.5,
   server: 5,
   web: 5,

@@ -40,7 +40,9 @@ Options:
   --seed <n>        PRNG seed, 0 to ${MAX_SEED} (default 1)
   --wakes <n>       wakes after the OPEN frame, 0 to ${MAX_DEMO_WAKES} (default 48: one day of 30-minute wakes)
   --out <dir>       output directory (default ./tally-demo): tally.db, bundle.jsonl,
-                    receipt.json, receipt.note, engine.vkey, proof.tlog-proof, summary.json
+                    receipt.json, receipt.note, engine.vkey, proof.tlog-proof, summary.json,
+                    and the engine log: its C2SP tlog-tiles under log/, log.vkey, and the
+                    seal's inclusion in the log's checkpoint, log-proof.tlog-proof
   --db <location>   store instead of <out>/tally.db: a SQLite path, memory: or postgres://…
   --sync <mode>     SQLite synchronous mode of the demo store: normal (default: a crash of the
                     process loses nothing, a power cut may lose the last commits, never corrupts)
@@ -94,7 +96,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or fi
     const shown = { ...report, files: Object.fromEntries(Object.entries(report.files).map(([k, v]) => [k, display(io.cwd, v)])) } as typeof report;
     if (values['json'] === true) println(io.stdout, JSON.stringify(shown, null, 2));
     else for (const line of formatReport(shown, invocation(io))) println(io.stdout, line);
-    const ok = report.checks.bundle.ok && report.checks.receipt.ok && report.checks.replay.ok && report.checks.proof.ok;
+    const ok = report.checks.bundle.ok && report.checks.receipt.ok && report.checks.replay.ok && report.checks.proof.ok && report.checks.log.ok;
     if (!ok) println(io.stderr, 'tally demo: a check failed (see the summary)');
     return ok ? EXIT.ok : EXIT.invalid;
   },

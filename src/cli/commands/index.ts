@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'replay', summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.', load: async () => (await import('./replay.js')).replayCommand },
   { name: 'grade', summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.', load: async () => (await import('./grade.js')).gradeCommand },
   { name: 'witness', summary: 'Run a C2SP witness: cosign checkpoints only when consistent with what it cosigned before (keygen, trust, serve).', load: async () => (await import('./witness.js')).witnessCommand },
+  { name: 'tiles', summary: 'Write the engine log as C2SP tlog-tiles files (checkpoint, tiles, entry bundles) for any static host.', load: async () => (await import('./tiles.js')).tilesCommand },
   { name: 'serve', summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.', load: async () => (await import('./serve.js')).serveCommand },
   { name: 'judge', summary: 'Run a judge service that signs its own verdicts (OpenAI-compatible, wrapping a model endpoint or the local rules model).', load: async () => (await import('./judge.js')).judgeCommand },
   { name: 'mcp', summary: 'Serve the wire verbs (and verify) as Model Context Protocol tools on stdio.', load: async () => (await import('./mcp.js')).mcpCommand },

@@ -103,6 +103,16 @@ Signing (optional):
                          each witness line with a URL, and the checkpoints, turn
                          receipts and consistency proofs served carry the
                          cosignatures collected (a down witness never blocks)
+Engine log (optional; docs/PROTOCOL.md §15):
+  --log-key <file>       the engine log's key, whose name is the log's origin (default
+                         $TALLY_LOG_KEY when set; a missing file is created, owner-only):
+                         serves the C2SP tlog-tiles read API without a token at
+                         <prefix>/checkpoint, <prefix>/tile/<L>/<N>[.p/<W>] and
+                         <prefix>/tile/entries/<N>[.p/<W>]
+  --log-origin <origin>  the origin when the key is created (default $TALLY_LOG_ORIGIN,
+                         else <engine name>/log)
+  --log-prefix <path>    URL path prefix (default /log)
+  --log-interval <ms>    sign a new log checkpoint at most this often (default 5000)
 Judge (mandates with semantic rules; without one their intents are denied):
 ${judgeHelp(22)}
 Store:
@@ -157,6 +167,10 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     key: { type: 'string' },
     'engine-name': { type: 'string' },
     'witness-policy': { type: 'string' },
+    'log-key': { type: 'string' },
+    'log-origin': { type: 'string' },
+    'log-prefix': { type: 'string' },
+    'log-interval': { type: 'string' },
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
@@ -223,6 +237,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
+    const tiles = await engineLogRoutes(values, io, store);
     const { checkReadiness } = await import('../../server/ready.js');
     // The grader's desk at GET / (src/web): absent only when the package was not built.
     const { loadAuditPage } = await import('../../web/index.js');
@@ -242,6 +257,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
       ...(page ? { page } : {}),
+      ...(tiles ? { tiles } : {}),
     });
     // Signal handlers go in BEFORE the "listening" line: a signal that arrives as soon as
     // a supervisor reads it must find them. First signal: drain and stop; any later: cut.
@@ -290,3 +306,28 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     return EXIT.ok;
   },
 };
+
+/** The engine log's tiles routes of `--log-key` (else `$TALLY_LOG_KEY`), or `undefined` when neither is given. */
+async function engineLogRoutes(values: Record<string, unknown>, io: CommandIO, store: import('../../store/index.js').TranscriptStore): Promise<import('../../server/http-tiles.js').TileRoutes | undefined> {
+  const path = str(values, 'log-key') ?? (io.env['TALLY_LOG_KEY'] || undefined);
+  if (path === undefined) {
+    for (const o of ['log-origin', 'log-prefix', 'log-interval']) if (str(values, o) !== undefined) throw new CliError(`--${o} needs --log-key (or $TALLY_LOG_KEY)`);
+    return undefined;
+  }
+  const prefix = str(values, 'log-prefix') ?? '/log';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix)) throw new CliError('--log-prefix must be a path like /log (segments of letters, digits, . _ ~ -; no trailing slash)');
+  const interval = positiveInt(values, 'log-interval', 0) ?? 5000;
+  const { EngineLog, loadLogKey } = await import('../../log/index.js');
+  const { hasEngineLog } = await import('../../store/index.js');
+  if (!hasEngineLog(store)) throw new CliError(`the store ${store.name} keeps no engine log`);
+  const origin = str(values, 'log-origin');
+  const engineName = str(values, 'engine-name');
+  let key;
+  try {
+    key = await loadLogKey({ path, env: io.env, cwd: io.cwd, ...(origin === undefined ? {} : { origin }), ...(engineName === undefined ? {} : { engineName }) });
+  } catch (e) {
+    if (e instanceof TallyError) throw new CliError(`log key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.io, e.code);
+    throw e;
+  }
+  return { prefix, log: new EngineLog({ store, key, minIntervalMs: interval }) };
+}

@@ -142,13 +142,19 @@ export function createNotary(options: NotaryOptions): Notary {
   }
 
   /** Records the checkpoint of the first `size` entries of the store's `tree` in the signing log, then (only then) signs it. */
-  async function sign(engine: NotaryEngine, sessionId: string, tree: PackedMerkleTree, size: number): Promise<IssuedCheckpoint> {
+  async function sign(engine: NotaryEngine, sessionId: string, tree: PackedMerkleTree, size: number, sealed?: boolean): Promise<IssuedCheckpoint> {
+    // The seal's checkpoint is the one over every entry of a sealed session (its finalize is the last entry): the engine log marks it.
+    let seal = sealed;
+    if (seal === undefined) {
+      const head = size === tree.size ? await engine.store.loadHead(sessionId) : undefined;
+      seal = head?.phase === 'sealed' && head.size === size;
+    }
     const root = await read(engine, sessionId, tree, () => tree.root(size));
     const text = sessionCheckpointText(key.name, sessionId, size, root);
     const origin = text.slice(0, text.indexOf('\n'));
     const log = new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now });
     // A chunk the consistency check needs is thrown before the log writes anything, so the record may run again.
-    const logged = await read(engine, sessionId, tree, () => log.record({ origin, size, root }, tree));
+    const logged = await read(engine, sessionId, tree, () => log.record({ origin, size, root, session: { seal } }, tree));
     if (!logged.ok) throw SigningLog.refusalError(logged);
     return { sessionId, origin, size, root: toHex(root), signedCheckpoint: inSpanSync(SPAN.checkpoint, { [ATTR.session]: sessionId }, () => signNote(text, [key])) };
   }
@@ -177,7 +183,7 @@ export function createNotary(options: NotaryOptions): Notary {
           details: `tree ${treeRoot}, receipt ${receipt.receiptRoot}`,
         });
       }
-      const cp = await sign(engine, receipt.sessionId, tree, receipt.size);
+      const cp = await sign(engine, receipt.sessionId, tree, receipt.size, true);
       return { ok: true, receipt, duplicate: fin.duplicate, checkpoint: cp, signedCheckpoint: cp.signedCheckpoint };
     },
 

@@ -17,7 +17,7 @@
  * of an origin are prefixes of one tree, and a checkpoint consistent with the
  * largest is consistent with every one.
  */
-import { TallyError, fromHex, toHex, verifyConsistency } from '../../protocol/index.js';
+import { TallyError, engineLogLeafBytes, fromHex, toHex, verifyConsistency } from '../../protocol/index.js';
 import type { ExpectedLatest, SignedCheckpointRecord, SigningLogStore } from '../../store/types.js';
 import { describeValue } from '../bytes.js';
 import { receiptHasher } from '../session/trees.js';
@@ -60,6 +60,12 @@ export interface CheckpointToSign {
   readonly size: number;
   /** RFC 6962 root of the first `size` entries of `tree`. */
   readonly root: Uint8Array;
+  /**
+   * A session checkpoint: the engine log records it (a `checkpoint` leaf,
+   * appended with the record; `seal` when it covers the finalize entry).
+   * Absent for a checkpoint of the engine log itself, which is no leaf.
+   */
+  readonly session?: { readonly seal: boolean };
 }
 
 /** A refusal of {@link SigningLog.record}. */
@@ -129,7 +135,8 @@ export class SigningLog {
         if (why !== undefined) return refusal('TALLY_SIGN_INCONSISTENT', why, asked, latest);
       }
       const expected: ExpectedLatest = latest && { size: latest.size, root: latest.root };
-      const out = await this.#store.recordCheckpoint({ origin, size, root, signedAt: this.#now() }, expected);
+      const leaf = checkpoint.session && engineLogLeafBytes({ kind: 'checkpoint', origin, size, root, seal: checkpoint.session.seal });
+      const out = await this.#store.recordCheckpoint({ origin, size, root, signedAt: this.#now() }, expected, leaf);
       if (out.ok) return out;
       if (out.reason === 'equivocation') {
         return refusal('TALLY_SIGN_EQUIVOCATION', `the engine already signed another root for ${origin} at size ${size}`, asked, out.record);

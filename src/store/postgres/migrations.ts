@@ -9,6 +9,7 @@
  * by all sessions and is keyed by `(agent_id, nonce)` — deliberately without
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
+import { POSTGRES_V9_SQL } from './engine-log.js';
 
 /** One numbered migration. */
 export interface PostgresMigration {
@@ -297,6 +298,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 6, name: 'the head lives in the last entry', sql: POSTGRES_V6_SQL },
   { version: 7, name: 'entry rules as domains', sql: POSTGRES_V7_SQL },
   { version: 8, name: 'history refuses truncate', sql: POSTGRES_V8_SQL },
+  { version: 9, name: 'engine log', sql: POSTGRES_V9_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -22,10 +22,12 @@ import type {
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkAppendRequest, checkNewSession } from '../request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
+import { appendLeaf, engineLogSql, type EngineLogSql } from './engine-log.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
 import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, isUniqueViolation, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
@@ -73,7 +75,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * // …
  * await store.close(); // ends the pool
  */
-export class PostgresStore implements TranscriptStore, CosignatureStore {
+export class PostgresStore implements TranscriptStore, CosignatureStore, EngineLogStore {
   readonly name: string;
   /** The schema holding the tables. */
   readonly schema: string;
@@ -82,6 +84,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
   private readonly group: GroupCommit;
   private readonly lane: Lane;
   private readonly sql: AppendStatements;
+  private readonly logSql: EngineLogSql;
   private closed = false;
 
   private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions, poolSize: number) {
@@ -92,6 +95,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     const s = pg.escapeIdentifier(schema);
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
     this.sql = appendStatements(s);
+    this.logSql = engineLogSql(s);
     this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), settle: (r, c) => this.settle(r, c), runOne: (r) => this.runOne(r) }, group);
   }
 
@@ -130,19 +134,20 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     return r[0]?.v ?? 0;
   }
 
-  async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
+  async createSession(genesis: StoredEntry, head: SessionHead, logLeaf?: Uint8Array): Promise<'created' | 'exists'> {
     this.live();
     checkNewSession(genesis, head);
-    // One statement is one transaction: the session row and its genesis entry (with the head after it) together or not at all.
+    checkLogLeaf(logLeaf);
+    // One statement is one transaction: the session row, its genesis entry (with the head after it) and its engine-log leaf together or not at all.
     const rows = await this.query<{ created: boolean }>(
       'create a session',
       `WITH s AS (
          INSERT INTO ${this.t.sessions} (id) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING id
        ), e AS (
          INSERT INTO ${this.t.entries} (session_id, idx, hash, kind, ordinal, bytes, node, phase) SELECT id, $2::integer, $3, $4::text, $5, $6, $7, $8 FROM s RETURNING 1
-       )
+       )${this.logSql.createMembers('$9')}
        SELECT EXISTS (SELECT 1 FROM e) AS created`,
-      [head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes), frontierNode(head), head.phase],
+      [head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, buffer(genesis.bytes), frontierNode(head), head.phase, logLeaf ? buffer(logLeaf) : null],
     );
     return rows[0]?.created ? 'created' : 'exists';
   }
@@ -298,9 +303,10 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
    * at a time), then compares and inserts. The `(origin, size)` primary key
    * backs the lock: a second root for one size can never be inserted.
    */
-  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf?: Uint8Array): Promise<RecordCheckpointOutcome> {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
+    checkLogLeaf(logLeaf);
     const cols = 'origin, size, root, signed_at';
     return transaction<RecordCheckpointOutcome>(this.pool, this.name, 'record a signed checkpoint', async (c) => {
       await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agent-tally:sign:${this.schema}:${record.origin}`]);
@@ -313,6 +319,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
       const latest = l.rows[0] ? toSigned(l.rows[0]) : undefined;
       if (!isExpectedLatest(latest, expected)) return { commit: false, value: { ok: false, reason: 'latest-moved', latest } };
       await c.query(`INSERT INTO ${this.t.signed} (${cols}) VALUES ($1, $2, $3, $4)`, [record.origin, record.size, record.root, record.signedAt]);
+      if (logLeaf) await appendLeaf(c, this.logSql, logLeaf);
       return { commit: true, value: { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } } };
     });
   }
@@ -321,6 +328,16 @@ export class PostgresStore implements TranscriptStore, CosignatureStore {
     this.live();
     const rows = await this.query<SignedRow>('read the signing log', `SELECT origin, size, root, signed_at FROM ${this.t.signed} WHERE origin = $1 ORDER BY size DESC LIMIT 1`, [origin]);
     return rows[0] ? toSigned(rows[0]) : undefined;
+  }
+
+  async engineLogSize(): Promise<number> {
+    this.live();
+    return Number((await this.query<{ size: string }>('read the engine log', this.logSql.size, []))[0]?.size ?? 0);
+  }
+
+  async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return (await this.query<{ leaf: Buffer }>('read the engine log', this.logSql.range, [from, to])).map((r) => new Uint8Array(r.leaf));
   }
 
   async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {

@@ -12,6 +12,7 @@ import type { SessionPhase } from '../../protocol/index.js';
 import type { AppendOutcome, AppendRequest, CosignatureRecord, NonceClaim, SessionHead, StoredEntry } from '../types.js';
 import { toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
+import { EngineLogStatements } from './engine-log.js';
 import { fileIdentity, type FileIdentity } from './recovery.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
 
@@ -59,8 +60,9 @@ export class SqliteConnection {
   readonly identity: FileIdentity;
   readonly q: Statements;
   readonly signing: SqliteSigningLog;
-  /** Creates a session with its genesis entry in one IMMEDIATE transaction. */
-  readonly createTx: (genesis: StoredEntry, head: SessionHead) => 'created' | 'exists';
+  readonly engineLog: EngineLogStatements;
+  /** Creates a session with its genesis entry (and its engine-log leaf) in one IMMEDIATE transaction. */
+  readonly createTx: (genesis: StoredEntry, head: SessionHead, logLeaf: Uint8Array | undefined) => 'created' | 'exists';
   /** One IMMEDIATE transaction for a batch of appends, each in its own savepoint and settled on its own. */
   readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
   private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
@@ -109,10 +111,12 @@ export class SqliteConnection {
       schemaVersion: db.prepare('SELECT MAX(version) AS v FROM tally_schema'),
     };
     this.signing = new SqliteSigningLog(db, settings.synchronous);
-    this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead) => {
+    this.engineLog = new EngineLogStatements(db);
+    this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead, logLeaf: Uint8Array | undefined) => {
       const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);
       if (r.changes === 0) return 'exists' as const;
       this.q.insertEntry.run(head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, blob(genesis.bytes));
+      if (logLeaf) this.engineLog.append(logLeaf);
       return 'created' as const;
     }).immediate;
     // Nested inside batchTx this runs as a SAVEPOINT: a request that throws

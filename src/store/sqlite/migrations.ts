@@ -122,12 +122,31 @@ CREATE TRIGGER witness_sizes_immutable_delete BEFORE DELETE ON witness_sizes
 BEGIN SELECT RAISE(ABORT, 'tally: witness sizes are append-only'); END;
 `;
 
+/**
+ * Version 5: the engine log (docs/PROTOCOL.md §15): one leaf per session
+ * opened and per session checkpoint signed, at positions 0, 1, 2, … Each
+ * leaf is inserted in the transaction that creates its session or records
+ * its checkpoint, at MAX(seq) + 1 under the write lock, so positions have
+ * no gap; the triggers keep it append-only.
+ */
+export const SQLITE_V5_SQL = `
+CREATE TABLE engine_log (
+  seq  INTEGER PRIMARY KEY CHECK (seq >= 0),
+  leaf BLOB    NOT NULL CHECK (length(leaf) BETWEEN 1 AND 65535)
+);
+CREATE TRIGGER engine_log_immutable_update BEFORE UPDATE ON engine_log
+BEGIN SELECT RAISE(ABORT, 'tally: the engine log is append-only'); END;
+CREATE TRIGGER engine_log_immutable_delete BEFORE DELETE ON engine_log
+BEGIN SELECT RAISE(ABORT, 'tally: the engine log is append-only'); END;
+`;
+
 /** Every migration, in order. The last version is the current schema. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
   { version: 2, name: 'immutability triggers', sql: SQLITE_V2_SQL },
   { version: 3, name: 'signing log', sql: SQLITE_V3_SQL },
   { version: 4, name: 'witness cosignatures', sql: SQLITE_V4_SQL },
+  { version: 5, name: 'engine log', sql: SQLITE_V5_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import { isExpectedLatest, toSigned, type SignedRow } from '../rows.js';
 import type { ExpectedLatest, RecordCheckpointOutcome, SignedCheckpointRecord } from '../types.js';
+import { EngineLogStatements } from './engine-log.js';
 
 const COLS = 'origin, size, root, signed_at';
 
@@ -18,7 +19,8 @@ export class SqliteSigningLog {
   readonly #latest: Database.Statement<[string], SignedRow>;
   readonly #all: Database.Statement<[string], SignedRow>;
   readonly #insert: Database.Statement<[string, number, string, number]>;
-  readonly #recordTx: (record: SignedCheckpointRecord, expected: ExpectedLatest) => RecordCheckpointOutcome;
+  readonly #leaf: EngineLogStatements;
+  readonly #recordTx: (record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf: Uint8Array | undefined) => RecordCheckpointOutcome;
 
   /** Prepares the statements on `db` (already migrated), whose `PRAGMA synchronous` is `synchronous`. */
   constructor(db: Database.Database, synchronous: 'FULL' | 'NORMAL') {
@@ -28,9 +30,10 @@ export class SqliteSigningLog {
     this.#latest = db.prepare(`SELECT ${COLS} FROM signed_checkpoints WHERE origin = ? ORDER BY size DESC LIMIT 1`);
     this.#all = db.prepare(`SELECT ${COLS} FROM signed_checkpoints WHERE origin = ? ORDER BY size`);
     this.#insert = db.prepare(`INSERT INTO signed_checkpoints (${COLS}) VALUES (?, ?, ?, ?)`);
+    this.#leaf = new EngineLogStatements(db);
     // Compare-and-record under the write lock (BEGIN IMMEDIATE): another process
     // recording for the same origin waits, then sees this row.
-    this.#recordTx = db.transaction((record: SignedCheckpointRecord, expected: ExpectedLatest): RecordCheckpointOutcome => {
+    this.#recordTx = db.transaction((record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf: Uint8Array | undefined): RecordCheckpointOutcome => {
       const at = this.#at.get(record.origin, record.size);
       if (at) {
         const existing = toSigned(at);
@@ -39,6 +42,7 @@ export class SqliteSigningLog {
       const latest = this.latest(record.origin);
       if (!isExpectedLatest(latest, expected)) return { ok: false, reason: 'latest-moved', latest };
       this.#insert.run(record.origin, record.size, record.root, record.signedAt);
+      if (logLeaf) this.#leaf.append(logLeaf);
       return { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } };
     }).immediate;
   }
@@ -48,11 +52,11 @@ export class SqliteSigningLog {
    * runs `synchronous = NORMAL` (FULL for this commit, which also makes every
    * earlier commit durable): the engine signs only after this returns.
    */
-  record(record: SignedCheckpointRecord, expected: ExpectedLatest): RecordCheckpointOutcome {
-    if (this.#synchronous === 'FULL') return this.#recordTx(record, expected);
+  record(record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf?: Uint8Array): RecordCheckpointOutcome {
+    if (this.#synchronous === 'FULL') return this.#recordTx(record, expected, logLeaf);
     this.#db.pragma('synchronous = FULL');
     try {
-      return this.#recordTx(record, expected);
+      return this.#recordTx(record, expected, logLeaf);
     } finally {
       this.#db.pragma(`synchronous = ${this.#synchronous}`);
     }

@@ -26,10 +26,11 @@ import type {
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkAppendRequest, checkNewSession } from '../request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
 import { checkSignedRecord, toEntry, toOwner } from '../rows.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import type { Settled } from './connection.js';
@@ -103,7 +104,7 @@ interface Queued {
  * // …
  * await store.close();
  */
-export class SqliteStore implements TranscriptStore, CosignatureStore {
+export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLogStore {
   readonly name: string;
   /** The database file. */
   readonly path: string;
@@ -152,10 +153,11 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
     return this.guard.connection.schemaVersion();
   }
 
-  async createSession(genesis: StoredEntry, head: SessionHead): Promise<'created' | 'exists'> {
+  async createSession(genesis: StoredEntry, head: SessionHead, logLeaf?: Uint8Array): Promise<'created' | 'exists'> {
     this.live();
     checkNewSession(genesis, head);
-    return this.guard.write('create a session', (c) => c.createTx(genesis, head));
+    checkLogLeaf(logLeaf);
+    return this.guard.write('create a session', (c) => c.createTx(genesis, head, logLeaf));
   }
 
   append(request: AppendRequest): Promise<AppendOutcome> {
@@ -221,10 +223,21 @@ export class SqliteStore implements TranscriptStore, CosignatureStore {
   }
 
   /** Records a checkpoint in the signing log (see `SigningLogStore`); fsynced even under `synchronous: 'NORMAL'`. */
-  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest): Promise<RecordCheckpointOutcome> {
+  async recordCheckpoint(record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf?: Uint8Array): Promise<RecordCheckpointOutcome> {
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
-    return this.guard.write('record a signed checkpoint', (c) => c.signing.record(record, expected));
+    checkLogLeaf(logLeaf);
+    return this.guard.write('record a signed checkpoint', (c) => c.signing.record(record, expected, logLeaf));
+  }
+
+  async engineLogSize(): Promise<number> {
+    this.live();
+    return this.guard.io('read the engine log', (c) => c.engineLog.size());
+  }
+
+  async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return this.guard.io('read the engine log', (c) => c.engineLog.range(from, to));
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {

@@ -1,0 +1,60 @@
+import { resolve } from 'node:path';
+import { TallyError } from '../../protocol/index.js';
+import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { storeLocation } from './checkpoint.js';
+
+export const tilesCommand: Command = {
+  name: 'tiles',
+  summary: "Write the engine log as C2SP tlog-tiles files (checkpoint, tiles, entry bundles) for any static host.",
+  help: `Usage: tally tiles export <dir> [--db <location>] [--log-key <file>] [--log-origin <origin>]
+
+Signs a checkpoint of the engine log (every session the engine opened and
+every session checkpoint it signed, docs/PROTOCOL.md §15) if it grew, then
+writes under <dir> exactly what 'tally serve --log-key' serves under its
+prefix: <dir>/checkpoint, <dir>/tile/<L>/<N>[.p/<W>] and
+<dir>/tile/entries/<N>[.p/<W>] for that checkpoint's size (C2SP tlog-tiles).
+Serve <dir> from any static host, object store or CDN.
+
+Options:
+  --db <location>        the store (default $TALLY_DB or .tally/tally.db)
+  --log-key <file>       the log key, named as the log's origin (default $TALLY_LOG_KEY,
+                         else .tally/log.key; created owner-only when missing)
+  --log-origin <origin>  the origin when the key is created (default $TALLY_LOG_ORIGIN,
+                         else <engine name>/log)
+  --engine-name <name>   the engine name the default origin derives from
+                         (default $TALLY_ENGINE_NAME, else tally.local)
+
+Prints the checkpoint's origin, size and root, and the number of files.
+Exit codes: 0 written, 1 refused (an empty log, or the signing log refused), 2 usage, 3 I/O.`,
+  options: { db: { type: 'string' }, 'log-key': { type: 'string' }, 'log-origin': { type: 'string' }, 'engine-name': { type: 'string' } },
+  async run({ values, positionals }, io) {
+    if (positionals[0] !== 'export' || positionals.length !== 2) throw new CliError("usage: tally tiles export <dir>. Run 'tally tiles --help'.");
+    const dir = resolve(io.cwd, positionals[1]!);
+    const [{ EngineLog, exportTiles, loadLogKey }, { hasEngineLog, openStore }] = await Promise.all([import('../../log/index.js'), import('../../store/index.js')]);
+    const path = str(values, 'log-key');
+    const origin = str(values, 'log-origin');
+    const engineName = str(values, 'engine-name');
+    let key;
+    try {
+      key = await loadLogKey({ env: io.env, cwd: io.cwd, ...(path === undefined ? {} : { path }), ...(origin === undefined ? {} : { origin }), ...(engineName === undefined ? {} : { engineName }) });
+    } catch (e) {
+      if (e instanceof TallyError) throw new CliError(`log key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.io, e.code);
+      throw e;
+    }
+    const store = await openStore(storeLocation(values, io));
+    try {
+      if (!hasEngineLog(store)) throw new CliError(`the store ${store.name} keeps no engine log`, EXIT.usage);
+      const out = await exportTiles(new EngineLog({ store, key }), dir);
+      println(io.stdout, `engine log ${out.checkpoint.origin}: size ${out.checkpoint.size}, root ${out.checkpoint.root}`);
+      println(io.stdout, `wrote ${out.files.length} files to ${dir}`);
+      println(io.stdout, `log key: ${key.verifierKey}`);
+      return EXIT.ok;
+    } catch (e) {
+      if (e instanceof TallyError && (e.code === 'TALLY_LOG_EMPTY' || e.code.startsWith('TALLY_SIGN_') || e.code === 'TALLY_LOG_ROLLED_BACK')) throw new CliError(e.shortMessage, EXIT.invalid, e.code);
+      if (e instanceof TallyError || (e as NodeJS.ErrnoException).code !== undefined) throw new CliError(`cannot write the tiles: ${(e as Error).message}`, EXIT.io, (e as TallyError).code ?? 'TALLY_CLI_IO');
+      throw e;
+    } finally {
+      await store.close();
+    }
+  },
+};

@@ -1,0 +1,7 @@
+/** `src/log`: the engine log — one witnessed, tiled log of every session the engine opened and every checkpoint it signed. */
+export { EngineLog } from './engine-log.js';
+export type { EngineLogOptions, LogCheckpoint } from './engine-log.js';
+export { readTile, tileBytes, tileWithin, exportTiles } from './tiles.js';
+export type { TileResource } from './tiles.js';
+export { loadLogKey, defaultLogOrigin, DEFAULT_LOG_KEY_PATH, LOG_KEY_ENV_VAR, LOG_ORIGIN_ENV_VAR } from './key.js';
+export type { LoadLogKeyOptions } from './key.js';

@@ -1,0 +1,66 @@
+/**
+ * The PostgreSQL store's engine log (migration 9): `engine_log` holds the
+ * leaves by position, `engine_log_head` one row with the number of leaves.
+ * A leaf takes its position by incrementing that row inside the transaction
+ * (or statement) that writes what it records: the row lock orders every
+ * process sharing the schema, a transaction that rolls back gives its
+ * position back, and one that commits later than another took a later
+ * position — so readers never see a gap, and there is one order.
+ */
+import type pg from 'pg';
+
+/** Migration 9: the engine log and its head row; append-only (the head only counts up). */
+export const POSTGRES_V9_SQL = (s: string): string => `
+CREATE TABLE ${s}.engine_log (
+  seq  bigint PRIMARY KEY CHECK (seq >= 0),
+  leaf bytea  NOT NULL CHECK (length(leaf) BETWEEN 1 AND 65535)
+);
+CREATE TABLE ${s}.engine_log_head (
+  one  boolean PRIMARY KEY DEFAULT true CHECK (one),
+  size bigint  NOT NULL CHECK (size >= 0)
+);
+INSERT INTO ${s}.engine_log_head (one, size) VALUES (true, 0);
+CREATE FUNCTION ${s}.tally_engine_log_counts_up() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF NEW.size <> OLD.size + 1 THEN RAISE EXCEPTION 'tally: the engine log only grows by one leaf at a time'; END IF;
+  RETURN NEW;
+END
+$fn$;
+CREATE TRIGGER engine_log_immutable BEFORE UPDATE OR DELETE ON ${s}.engine_log
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER engine_log_no_truncate BEFORE TRUNCATE ON ${s}.engine_log
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER engine_log_head_counts_up BEFORE UPDATE ON ${s}.engine_log_head
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_engine_log_counts_up();
+CREATE TRIGGER engine_log_head_no_delete BEFORE DELETE ON ${s}.engine_log_head
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER engine_log_head_no_truncate BEFORE TRUNCATE ON ${s}.engine_log_head
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
+/** The engine-log statements of a schema (`s` already escaped). */
+export interface EngineLogSql {
+  /** Appends `$1` at the next position (inside a transaction). */
+  readonly append: string;
+  /** CTE members to add to the create-session statement: `$leaf` is appended when the session row `s` was inserted. */
+  readonly createMembers: (leafParam: string) => string;
+  readonly size: string;
+  readonly range: string;
+}
+
+/** The statements of schema `s`. */
+export function engineLogSql(s: string): EngineLogSql {
+  const bump = (cond: string) => `UPDATE ${s}.engine_log_head SET size = size + 1 WHERE ${cond} RETURNING size - 1 AS seq`;
+  return {
+    append: `WITH h AS (${bump('true')}) INSERT INTO ${s}.engine_log (seq, leaf) SELECT seq, $1 FROM h`,
+    createMembers: (p) => `, h AS (${bump(`${p}::bytea IS NOT NULL AND EXISTS (SELECT 1 FROM s)`)}), l AS (INSERT INTO ${s}.engine_log (seq, leaf) SELECT seq, ${p} FROM h RETURNING 1)`,
+    size: `SELECT size FROM ${s}.engine_log_head`,
+    range: `SELECT leaf FROM ${s}.engine_log WHERE seq >= $1 AND seq < $2 ORDER BY seq`,
+  };
+}
+
+/** Appends `leaf` at the next position on `c`, inside its open transaction. */
+export async function appendLeaf(c: pg.PoolClient, sql: EngineLogSql, leaf: Uint8Array): Promise<void> {
+  const r = await c.query(sql.append, [Buffer.from(leaf.buffer, leaf.byteOffset, leaf.byteLength)]);
+  if (r.rowCount !== 1) throw new Error('the engine log head row is missing');
+}

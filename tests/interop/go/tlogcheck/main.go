@@ -1,0 +1,204 @@
+// tlogcheck reads a Tally engine log the way any Go tlog client would, with
+// code no one at Tally wrote: golang.org/x/mod/sumdb/note opens the
+// checkpoint with the published verifier key, golang.org/x/mod/sumdb/tlog
+// rebuilds the tree hash from the C2SP tlog-tiles through TileHashReader,
+// and proves and checks the inclusion of a seal leaf read from the entry
+// bundles.
+//
+// Usage: tlogcheck <base> <verifier key>
+//
+// <base> is a URL prefix (http://host:port/log) or a directory written by
+// `tally tiles export`. Prints one "ok ..." line per check; exits 1 on the
+// first failure.
+//
+// Build (Debian: golang-go, golang-golang-x-mod-dev):
+//
+//	GO111MODULE=off GOPATH=/usr/share/gocode go build -o tlogcheck ./tests/interop/go/tlogcheck
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+const tileHeight = 8
+
+type source struct{ base string }
+
+// read fetches one resource below the prefix (a path such as "tile/0/000").
+func (s source) read(path string) ([]byte, error) {
+	if strings.HasPrefix(s.base, "http://") || strings.HasPrefix(s.base, "https://") {
+		resp, err := http.Get(strings.TrimSuffix(s.base, "/") + "/" + path)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
+		}
+		return io.ReadAll(resp.Body)
+	}
+	return os.ReadFile(filepath.Join(s.base, filepath.FromSlash(path)))
+}
+
+// tilesPath turns tlog's tile path (tile/<H>/<L>/<N>[.p/<W>]) into the
+// C2SP tlog-tiles one, which drops the height (tile/<L>/<N>[.p/<W>]).
+func tilesPath(t tlog.Tile) string {
+	p := t.Path()
+	prefix := fmt.Sprintf("tile/%d/", t.H)
+	return "tile/" + strings.TrimPrefix(p, prefix)
+}
+
+type tileReader struct{ src source }
+
+func (r tileReader) Height() int { return tileHeight }
+
+func (r tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		data, err := r.src.read(tilesPath(t))
+		if err != nil {
+			return nil, err
+		}
+		if len(data) != t.W*tlog.HashSize {
+			return nil, fmt.Errorf("%s: %d bytes, want %d", tilesPath(t), len(data), t.W*tlog.HashSize)
+		}
+		out[i] = data
+	}
+	return out, nil
+}
+
+func (r tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+
+// parseCheckpoint reads a C2SP tlog-checkpoint note text: origin, size, base64 root.
+func parseCheckpoint(text string) (origin string, tree tlog.Tree, err error) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 {
+		return "", tree, errors.New("checkpoint: fewer than three lines")
+	}
+	n, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
+		return "", tree, errors.New("checkpoint: bad size")
+	}
+	h, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(h) != tlog.HashSize {
+		return "", tree, errors.New("checkpoint: bad root")
+	}
+	tree.N = n
+	copy(tree.Hash[:], h)
+	return lines[0], tree, nil
+}
+
+// entries reads the leaves [0, n) from the entry bundles (big-endian uint16 length, bytes).
+func entries(src source, n int64) ([][]byte, error) {
+	var out [][]byte
+	for start := int64(0); start < n; start += 256 {
+		w := n - start
+		path := "tile/entries/" + strings.TrimPrefix(tlog.Tile{H: tileHeight, L: 0, N: start / 256, W: 256}.Path(), "tile/8/0/")
+		if w < 256 {
+			path = "tile/entries/" + strings.TrimPrefix(tlog.Tile{H: tileHeight, L: 0, N: start / 256, W: int(w)}.Path(), "tile/8/0/")
+		}
+		data, err := src.read(path)
+		if err != nil {
+			return nil, err
+		}
+		for len(data) > 0 {
+			if len(data) < 2 {
+				return nil, fmt.Errorf("%s: truncated length", path)
+			}
+			l := int(data[0])<<8 | int(data[1])
+			if len(data) < 2+l {
+				return nil, fmt.Errorf("%s: truncated entry", path)
+			}
+			out = append(out, data[2:2+l])
+			data = data[2+l:]
+		}
+	}
+	if int64(len(out)) != n {
+		return nil, fmt.Errorf("entry bundles hold %d entries, want %d", len(out), n)
+	}
+	return out, nil
+}
+
+func run(base, vkey string) error {
+	src := source{base}
+	verifier, err := note.NewVerifier(vkey)
+	if err != nil {
+		return fmt.Errorf("verifier key: %v", err)
+	}
+	raw, err := src.read("checkpoint")
+	if err != nil {
+		return err
+	}
+	n, err := note.Open(raw, note.VerifierList(verifier))
+	if err != nil {
+		return fmt.Errorf("checkpoint note: %v", err)
+	}
+	origin, tree, err := parseCheckpoint(n.Text)
+	if err != nil {
+		return err
+	}
+	if origin != verifier.Name() {
+		return fmt.Errorf("checkpoint origin %q is not the key name %q", origin, verifier.Name())
+	}
+	fmt.Printf("ok checkpoint %s size %d signed by %s\n", origin, tree.N, verifier.Name())
+
+	hr := tlog.TileHashReader(tree, tileReader{src})
+	th, err := tlog.TreeHash(tree.N, hr)
+	if err != nil {
+		return fmt.Errorf("tree hash from tiles: %v", err)
+	}
+	if th != tree.Hash {
+		return fmt.Errorf("tree hash from tiles %v, checkpoint %v", th, tree.Hash)
+	}
+	fmt.Printf("ok tree hash from tiles %v\n", th)
+
+	leaves, err := entries(src, tree.N)
+	if err != nil {
+		return err
+	}
+	tag := []byte("tally/v1/engine-log-leaf\x00")
+	seal := int64(-1)
+	for i, l := range leaves {
+		if !bytes.HasPrefix(l, tag) {
+			return fmt.Errorf("leaf %d has no engine-log tag", i)
+		}
+		if bytes.Contains(l, []byte(`"seal":true`)) {
+			seal = int64(i)
+		}
+	}
+	if seal < 0 {
+		return errors.New("no seal leaf in the log")
+	}
+	proof, err := tlog.ProveRecord(tree.N, seal, hr)
+	if err != nil {
+		return fmt.Errorf("inclusion proof of leaf %d: %v", seal, err)
+	}
+	if err := tlog.CheckRecord(proof, tree.N, tree.Hash, seal, tlog.RecordHash(leaves[seal])); err != nil {
+		return fmt.Errorf("inclusion of leaf %d: %v", seal, err)
+	}
+	fmt.Printf("ok seal leaf %d included (%d proof hashes): %s\n", seal, len(proof), leaves[seal][len(tag):])
+	return nil
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: tlogcheck <base URL or directory> <verifier key>")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1], os.Args[2]); err != nil {
+		fmt.Fprintln(os.Stderr, "tlogcheck:", err)
+		os.Exit(1)
+	}
+}
