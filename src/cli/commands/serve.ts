@@ -4,6 +4,7 @@ import type { Notary } from '../../receipt/index.js';
 import type { Authenticator, Role } from '../../server/auth.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
 
@@ -123,8 +124,7 @@ Listening and limits:
   --max-batch <n>        most calls in one JSON-RPC batch (default ${DEFAULT_LIMITS.maxBatch})
   --rate <n>             requests per second per token (default ${DEFAULT_LIMITS.rate.perSecond}) → 429
   --burst <n>            bucket size per token (default ${DEFAULT_LIMITS.rate.burst})
-  --headers-timeout <ms> (default ${DEFAULT_LIMITS.headersTimeoutMs})
-  --request-timeout <ms> (default ${DEFAULT_LIMITS.requestTimeoutMs})
+${timeoutHelp()}
   --grace <ms>           how long a shutdown waits for in-flight requests (default 10000)
   --log-level <level>    fatal|error|warn|info|debug|silent (default info)
 Observability (GET /healthz and GET /readyz need no token):
@@ -151,8 +151,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'max-batch': { type: 'string' },
     rate: { type: 'string' },
     burst: { type: 'string' },
-    'headers-timeout': { type: 'string' },
-    'request-timeout': { type: 'string' },
+    ...TIMEOUT_OPTIONS,
     grace: { type: 'string' },
     key: { type: 'string' },
     'engine-name': { type: 'string' },
@@ -185,8 +184,9 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     set('maxBodyBytes', positiveInt(values, 'max-body', 64));
     set('maxDepth', positiveInt(values, 'max-depth', 2));
     set('maxBatch', positiveInt(values, 'max-batch'));
-    set('headersTimeoutMs', positiveInt(values, 'headers-timeout', 100));
-    set('requestTimeoutMs', positiveInt(values, 'request-timeout', 100));
+    const timeouts = timeoutsFromOptions(values);
+    set('headersTimeoutMs', timeouts.headersTimeoutMs);
+    set('requestTimeoutMs', timeouts.requestTimeoutMs);
     const rate = positiveInt(values, 'rate');
     const burst = positiveInt(values, 'burst');
     if (rate !== undefined || burst !== undefined) set('rate', { perSecond: rate ?? DEFAULT_LIMITS.rate.perSecond, burst: burst ?? Math.max(rate ?? 0, DEFAULT_LIMITS.rate.burst) });
