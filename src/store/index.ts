@@ -15,6 +15,7 @@ export type {
   ExpectedLatest,
   RecordCheckpointOutcome,
   StoreHealth,
+  ReplicationStatus,
 } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
 export { ScratchStore } from './scratch.js';

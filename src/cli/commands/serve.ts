@@ -131,6 +131,10 @@ Observability (GET /healthz and GET /readyz need no token):
   --otel                 export traces and metrics over OTLP/HTTP (JSON), configured
                          by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
                          default http://localhost:4318; OTEL_SERVICE_NAME, default tally)
+  --allow-async-replication
+                         accept a PostgreSQL store whose standbys are all asynchronous
+                         (else tally serve warns and /readyz fails while they are;
+                         also $TALLY_ALLOW_ASYNC_REPLICATION=1)
   --metrics-bind <h:p>   also serve GET /metrics without a token on this address
                          (GET /metrics on the main port needs an auditor token)
 
@@ -159,6 +163,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
+    'allow-async-replication': { type: 'boolean' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
@@ -223,7 +228,12 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
-    const { checkReadiness } = await import('../../server/ready.js');
+    const { checkReadiness, replicationCheck } = await import('../../server/ready.js');
+    const allowAsyncReplication = values['allow-async-replication'] === true || io.env['TALLY_ALLOW_ASYNC_REPLICATION'] === '1';
+    // Said once at start, and again by every /readyz while it lasts.
+    const replication = await replicationCheck(store, allowAsyncReplication);
+    if (replication.state === 'failed') logger.warn({ event: 'replication', check: 'replication', reason: replication.reason }, 'standbys exist but none is synchronous');
+    else if (replication.detail !== undefined) logger.info({ event: 'replication', detail: replication.detail }, 'replication');
     // The grader's desk at GET / (src/web): absent only when the package was not built.
     const { loadAuditPage } = await import('../../web/index.js');
     let page: { html: string; csp: string } | undefined;
@@ -238,7 +248,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       logger,
       limits,
       trees,
-      readiness: () => checkReadiness({ store, ...(keyPath === undefined ? {} : { keyPath }) }),
+      readiness: () => checkReadiness({ store, allowAsyncReplication, ...(keyPath === undefined ? {} : { keyPath }) }),
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
       ...(page ? { page } : {}),
