@@ -9,8 +9,11 @@
  * { header: 'x-verdict-signature' } })`, so the ruling carries no
  * `signed_by: "operator"` label.
  */
-import { createServer, type Server } from 'node:http';
-import { sha256Hex, verdictMessage, type JudgeRequestInput } from './bytes.js';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { drainBody, readBody } from '../http/body.js';
+import { serverTimeoutOptions, type HttpTimeouts } from '../http/timeouts.js';
+import { parseStrictJson, type StrictJsonCode } from '../protocol/index.js';
+import { judgeRequestBytes, sha256Hex, verdictMessage, type JudgeRequestInput } from './bytes.js';
 import { accountOf, signText, type RefereeSigner } from './eip191.js';
 import { MAX_JUDGE_RESPONSE_BYTES, isModelId } from './judge.js';
 import { localCompletion, localJudgeContent } from './local-judge.js';
@@ -30,36 +33,97 @@ export interface JudgeServiceOptions {
   /** The service's own signing key. */
   readonly key: RefereeSigner;
   readonly model: JudgeServiceModel;
+  /** Slow-client limits (default: those of `tally serve`, src/http). */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
+
+/**
+ * Why the service refused a request (`error.code` of its JSON answer): a
+ * strict-JSON refusal of the body or of the user message (PROTOCOL.md §2.1),
+ * or one of the service's own.
+ */
+export type JudgeServiceRefusal =
+  | StrictJsonCode
+  | 'proto-member'
+  | 'not-judge-request'
+  | 'not-canonical'
+  | 'payload-too-large'
+  | 'not-found';
+
+/** Member names refused anywhere in a request: data that a lenient reader could take for a prototype. */
+const REFUSED_MEMBER = '__proto__';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Reads a Tally judge request back into its parts (for the local model); `undefined` if it is not one. */
-function parseRequest(body: Uint8Array): { model: string; request: JudgeRequestInput } | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-  } catch {
-    return undefined;
+function hasRefusedMember(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) stack.push(...(v as unknown[]));
+    else if (isObject(v)) {
+      if (Object.hasOwn(v, REFUSED_MEMBER)) return true;
+      stack.push(...Object.values(v));
+    }
   }
-  if (!isObject(v) || !isModelId(v['model']) || !Array.isArray(v['messages'])) return undefined;
+  return false;
+}
+
+type Parsed = { readonly ok: true; readonly model: string; readonly request: JudgeRequestInput } | { readonly ok: false; readonly code: JudgeServiceRefusal; readonly message: string };
+
+function refused(code: JudgeServiceRefusal, message: string): Parsed {
+  return { ok: false, code, message };
+}
+
+/** Strict JSON, no `__proto__` member: the value, or why not. */
+function strictValue(input: Uint8Array | string, what: string): { ok: true; value: unknown } | Extract<Parsed, { ok: false }> {
+  const r = parseStrictJson(input);
+  if (!r.ok) return { ok: false, code: r.code, message: `${what} is not strict JSON (${r.code}): ${r.message}` };
+  if (hasRefusedMember(r.value)) return { ok: false, code: 'proto-member', message: `${what} names a member "${REFUSED_MEMBER}"` };
+  return { ok: true, value: r.value };
+}
+
+/**
+ * Reads a Tally judge request back into its parts. The body must be exactly
+ * the bytes the referee sends for those parts (`judgeRequestBytes`, canonical
+ * JSON): the one encoding, so the service signs no second spelling of a
+ * request (a BOM, a duplicate member, a lone surrogate, `1e999999`, other
+ * whitespace or member order are refused, never read leniently).
+ */
+function parseRequest(body: Uint8Array): Parsed {
+  const outer = strictValue(body, 'the body');
+  if (!outer.ok) return outer;
+  const v = outer.value;
+  const notOne = refused('not-judge-request', 'not a Tally judge request');
+  if (!isObject(v) || !isModelId(v['model']) || !Array.isArray(v['messages'])) return notOne;
   const system = v['messages'][0];
   const assessment = isObject(system) && typeof system['content'] === 'string' && system['content'].startsWith('TALLY_REFEREE_ASSESS_V1\n');
   const user = v['messages'][1];
-  if (!isObject(user) || typeof user['content'] !== 'string') return undefined;
-  let u: unknown;
-  try {
-    u = JSON.parse(user['content']);
-  } catch {
-    return undefined;
-  }
-  if (!isObject(u) || typeof u['action'] !== 'string' || !isObject(u['intent']) || !isObject(u['mandate']) || !Array.isArray(u['mandate']['rules'])) return undefined;
+  if (!isObject(user) || typeof user['content'] !== 'string') return notOne;
+  const inner = strictValue(user['content'], 'the user message');
+  if (!inner.ok) return inner;
+  const u = inner.value;
+  if (!isObject(u) || typeof u['action'] !== 'string' || !isObject(u['intent']) || !isObject(u['mandate']) || !Array.isArray(u['mandate']['rules'])) return notOne;
   const rules = (u['mandate']['rules'] as unknown[]).map((r) => (isObject(r) && typeof r['constraint'] === 'string' ? r['constraint'] : ''));
   const ctx = u['context'];
   const context = isObject(ctx) && typeof ctx['text'] === 'string' ? ctx['text'] : undefined;
-  return { model: v['model'], request: { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context, ...(assessment ? { format: 'assessment' as const } : {}) } };
+  const request: JudgeRequestInput = { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context, ...(assessment ? { format: 'assessment' as const } : {}) };
+  let expected: Uint8Array;
+  try {
+    expected = judgeRequestBytes(request);
+  } catch {
+    return refused('not-canonical', 'the request holds a value canonical JSON cannot carry (PROTOCOL.md §2)');
+  }
+  if (!Buffer.from(expected).equals(body)) return refused('not-canonical', 'the body is not the canonical bytes of a Tally judge request (PROTOCOL.md §10)');
+  return { ok: true, model: v['model'], request };
+}
+
+/** The service's JSON refusal: `{"error":{"code","type":"invalid_request_error","message"}}`. */
+function refuse(res: ServerResponse, status: number, code: JudgeServiceRefusal, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: { code, type: 'invalid_request_error', message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
 }
 
 /**
@@ -72,47 +136,48 @@ function parseRequest(body: Uint8Array): { model: string; request: JudgeRequestI
 export function createJudgeService(options: JudgeServiceOptions): Server {
   const account = accountOf(options.key);
   const m = options.model;
-  return createServer((req, res) => {
+  return createServer(serverTimeoutOptions(options.timeouts), (req, res) => {
     const reply = (status: number, body: string, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(body);
     };
-    if (req.method !== 'POST' || !/\/chat\/completions$/.test((req.url ?? '').split('?')[0]!)) return reply(404, '{"error":{"message":"POST /v1/chat/completions"}}');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_JUDGE_REQUEST_BYTES) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      void (async () => {
-        const body = new Uint8Array(Buffer.concat(chunks));
-        const parsed = parseRequest(body);
-        if (!parsed) return reply(400, '{"error":{"message":"not a Tally judge request"}}');
-        const requestSha256 = sha256Hex(body);
-        let response: Uint8Array;
-        if (m.kind === 'local') {
-          response = localCompletion(parsed.model, requestSha256, localJudgeContent(parsed.request, m.format ?? 'verdict'));
-        } else {
-          try {
-            const r = await fetch(`${m.baseUrl.replace(/\/$/, '')}/chat/completions`, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', ...(m.apiKey === undefined ? {} : { authorization: `Bearer ${m.apiKey}` }) },
-              body,
-              signal: AbortSignal.timeout(m.timeoutMs ?? 20_000),
-            });
-            response = new Uint8Array(await r.arrayBuffer());
-            if (!r.ok) return reply(502, JSON.stringify({ error: { message: `upstream answered HTTP ${r.status}` } }));
-          } catch (e) {
-            return reply(502, JSON.stringify({ error: { message: `upstream failed: ${e instanceof Error ? e.message.slice(0, 120) : 'error'}` } }));
-          }
-          if (response.length > MAX_JUDGE_RESPONSE_BYTES) return reply(502, '{"error":{"message":"upstream response too large"}}');
+    if (req.method !== 'POST' || !/\/chat\/completions$/.test((req.url ?? '').split('?')[0]!)) {
+      drainBody(req, MAX_JUDGE_REQUEST_BYTES);
+      return refuse(res, 404, 'not-found', 'POST /v1/chat/completions');
+    }
+    void (async () => {
+      const read = await readBody(req, MAX_JUDGE_REQUEST_BYTES);
+      if (read === 'aborted') return;
+      if (read === 'too-large') {
+        // Answered, not reset: the rest is discarded (as `tally serve` does), and a body past 16× the limit is cut.
+        drainBody(req, MAX_JUDGE_REQUEST_BYTES);
+        return refuse(res, 413, 'payload-too-large', `the body is over ${MAX_JUDGE_REQUEST_BYTES} bytes`);
+      }
+      const body = read;
+      const parsed = parseRequest(body);
+      if (!parsed.ok) return refuse(res, 400, parsed.code, parsed.message);
+      const requestSha256 = sha256Hex(body);
+      let response: Uint8Array;
+      if (m.kind === 'local') {
+        response = localCompletion(parsed.model, requestSha256, localJudgeContent(parsed.request, m.format ?? 'verdict'));
+      } else {
+        try {
+          const r = await fetch(`${m.baseUrl.replace(/\/$/, '')}/chat/completions`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...(m.apiKey === undefined ? {} : { authorization: `Bearer ${m.apiKey}` }) },
+            body,
+            signal: AbortSignal.timeout(m.timeoutMs ?? 20_000),
+          });
+          response = new Uint8Array(await r.arrayBuffer());
+          if (!r.ok) return reply(502, JSON.stringify({ error: { message: `upstream answered HTTP ${r.status}` } }));
+        } catch (e) {
+          return reply(502, JSON.stringify({ error: { message: `upstream failed: ${e instanceof Error ? e.message.slice(0, 120) : 'error'}` } }));
         }
-        const signature = await signText(account, verdictMessage(parsed.model, requestSha256, sha256Hex(response)));
-        res.writeHead(200, { 'content-type': 'application/json', [VERDICT_SIGNATURE_HEADER]: signature });
-        res.end(response);
-      })().catch(() => reply(500, '{"error":{"message":"internal"}}'));
-    });
+        if (response.length > MAX_JUDGE_RESPONSE_BYTES) return reply(502, '{"error":{"message":"upstream response too large"}}');
+      }
+      const signature = await signText(account, verdictMessage(parsed.model, requestSha256, sha256Hex(response)));
+      res.writeHead(200, { 'content-type': 'application/json', [VERDICT_SIGNATURE_HEADER]: signature });
+      res.end(response);
+    })().catch(() => (res.headersSent ? res.destroy() : reply(500, '{"error":{"message":"internal"}}')));
   });
 }

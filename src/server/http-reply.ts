@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from './auth.js';
-import { drainBody } from './http-body.js';
+import { drainBody } from '../http/body.js';
 import type { Logger } from './log.js';
 import { rpcError } from './rpc.js';
 import type { CallOutcome, ReadOutcome } from './service.js';

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from './auth.js';
-import { readBody } from './http-body.js';
+import { readBody } from '../http/body.js';
 import { rateLimited, type HttpReplies } from './http-reply.js';
 import { parseJsonBody } from './json.js';
 import type { WireServerLimits } from './limits.js';

@@ -30,6 +30,10 @@ export async function routeSession(routes: SessionRoutes, req: IncomingMessage, 
   if (req.method !== 'GET') return replies.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: `use GET ${path.slice(0, 80)}` }, { allow: 'GET' });
   const sessionId = m[1]!;
   const what = m[2]!;
+  // One value per parameter: a repeated one is refused, never read as its first (or last) spelling.
+  for (const k of new Set(query.keys())) {
+    if (query.getAll(k).length > 1) return replies.refuse(req, res, t0, principal, { type: 'malformed-query', message: `the query parameter ${JSON.stringify(k.slice(0, 40))} is given more than once` });
+  }
   switch (what) {
     case 'bundle': {
       // ?from=N[&limit=M]: entries N… only (at most BUNDLE_RANGE_MAX), for a grader following a live day.

@@ -18,6 +18,7 @@ import { serveRpc, type RpcRoute } from './http-rpc.js';
 import { routeSession, type SessionRoutes } from './http-sessions.js';
 import { createLogger, type Logger } from './log.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from './limits.js';
+import { serverTimeoutOptions } from '../http/timeouts.js';
 import { RateLimiter } from './rate-limit.js';
 import { parseTarget } from './target.js';
 import { WireService, type WireServiceOptions } from './service.js';
@@ -105,13 +106,7 @@ export class WireServer {
     this.rpcRoute = { service: this.service, replies: this.replies, limiter: this.limiter, limits: this.limits };
     this.sessionRoutes = { service: this.service, replies: this.replies, log: this.log };
     this.http = createServer(
-      {
-        headersTimeout: this.limits.headersTimeoutMs,
-        requestTimeout: this.limits.requestTimeoutMs,
-        keepAliveTimeout: this.limits.keepAliveTimeoutMs,
-        // Node checks both timeouts on this interval (default 30 s, so a 10 s timeout fired after up to 40 s).
-        connectionsCheckingInterval: checkingInterval(this.limits),
-      },
+      serverTimeoutOptions(this.limits),
       (req, res) => void this.handle(req, res),
     );
   }
@@ -272,12 +267,6 @@ export class WireServer {
     res.writeHead(200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'content-length': String(body.length), 'cache-control': 'no-store', ...replies.closeHeader() });
     res.end(body);
   }
-}
-
-/** How often Node checks the header and request timeouts: a quarter of the shorter one, from 10 ms to 1 s. */
-function checkingInterval(l: WireServerLimits): number {
-  const shortest = Math.min(...[l.headersTimeoutMs, l.requestTimeoutMs].filter((t) => t > 0));
-  return Number.isFinite(shortest) ? Math.max(10, Math.min(1_000, Math.floor(shortest / 4))) : 1_000;
 }
 
 /**

@@ -1,8 +1,9 @@
-/** The limits of `tally serve` and their defaults (no dependencies: the CLI help reads them). */
+/** The limits of `tally serve` and their defaults (no runtime dependencies: the CLI help reads them; the slow-client ones are src/http's, shared with every server). */
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../http/timeouts.js';
 import type { RateSpec } from './rate-limit.js';
 
 /** Limits of a `WireServer`; every one has a default. */
-export interface WireServerLimits {
+export interface WireServerLimits extends HttpTimeouts {
   /** Largest request body in bytes (default 2 MiB: an authored body of 256 KiB as base64 fits many times). */
   readonly maxBodyBytes: number;
   /** Deepest JSON nesting accepted (default 64). */
@@ -11,12 +12,6 @@ export interface WireServerLimits {
   readonly maxBatch: number;
   /** Default per-token rate (default 200/s, burst 400); a token's `rate` overrides it. */
   readonly rate: RateSpec;
-  /** Time allowed to receive the request headers (default 10 s). */
-  readonly headersTimeoutMs: number;
-  /** Time allowed to receive the whole request (default 30 s). */
-  readonly requestTimeoutMs: number;
-  /** Idle keep-alive time (default 5 s). */
-  readonly keepAliveTimeoutMs: number;
 }
 
 /** Default limits. */
@@ -25,8 +20,6 @@ export const DEFAULT_LIMITS: WireServerLimits = {
   maxDepth: 64,
   maxBatch: 32,
   rate: { perSecond: 200, burst: 400 },
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
+  ...DEFAULT_HTTP_TIMEOUTS,
 };
 

@@ -1,9 +1,11 @@
 /**
  * `GET /readyz`: whether this server can do its job right now, for a load
- * balancer or Kubernetes. Three checks: the store answers a read and (its
+ * balancer or Kubernetes. Four checks: the store answers a read and (its
  * `health()`) can commit, its schema
- * is the one this release migrates to, and the engine key (when the server
- * signs) can still be read. The body names each check's state and a short
+ * is the one this release migrates to, the engine key (when the server
+ * signs) can still be read, and a replicated store (PostgreSQL) with
+ * standbys has a synchronous one (a failover to an asynchronous standby can
+ * lose acknowledged entries and signatures). The body names each check's state and a short
  * reason; it never carries a path, a token or a key.
  */
 import { access, constants } from 'node:fs/promises';
@@ -11,12 +13,12 @@ import { TallyError } from '../protocol/index.js';
 import type { TranscriptStore } from '../store/index.js';
 
 /** The checks of `GET /readyz`, in the order the body lists them (docs/WIRE.md §5). */
-export const READY_CHECKS = ['store', 'migrations', 'key'] as const;
+export const READY_CHECKS = ['store', 'migrations', 'key', 'replication'] as const;
 /** One of {@link READY_CHECKS}. */
 export type ReadyCheckName = (typeof READY_CHECKS)[number];
 
 /** One check's answer: `ok`, `skipped` (does not apply) or `failed` with a reason. */
-export type ReadyCheck = { readonly state: 'ok' | 'skipped' } | { readonly state: 'failed'; readonly reason: string };
+export type ReadyCheck = { readonly state: 'ok' | 'skipped'; readonly detail?: string } | { readonly state: 'failed'; readonly reason: string };
 
 /** The body of `GET /readyz`. */
 export interface ReadyReport {
@@ -31,6 +33,8 @@ export interface ReadinessTarget {
   readonly store: TranscriptStore;
   /** The engine key file, when the server signs (`--key`). */
   readonly keyPath?: string;
+  /** The operator accepts asynchronous standbys (`--allow-async-replication`): the replication check passes, saying so. */
+  readonly allowAsyncReplication?: boolean;
 }
 
 /** A session id no session has: reading its head proves the store answers without touching real data. */
@@ -75,6 +79,27 @@ async function keyCheck(path: string | undefined): Promise<ReadyCheck> {
 }
 
 /**
+ * The replication check of a store and why: `skipped` for a store that does
+ * not replicate, `ok` with no standbys or a synchronous one, `failed` while
+ * standbys stream but none holds up commits (unless the operator allowed it).
+ */
+export async function replicationCheck(store: TranscriptStore, allowAsync = false): Promise<ReadyCheck> {
+  if (store.replication === undefined) return { state: 'skipped' };
+  let r;
+  try {
+    r = await store.replication();
+  } catch (e) {
+    return { state: 'failed', reason: `the replication state could not be read (${reasonOf(e)})` };
+  }
+  if (r.standbys === 0) return { state: 'ok', detail: 'no standbys' };
+  const mode = `${r.synchronous} of ${r.standbys} standbys synchronous, synchronous_commit=${r.synchronousCommit}`;
+  if (r.protected) return { state: 'ok', detail: mode };
+  const risk = `${mode}: a failover can lose acknowledged entries and signatures`;
+  if (allowAsync) return { state: 'ok', detail: `${risk} (allowed by the operator)` };
+  return { state: 'failed', reason: `${risk} (set synchronous_standby_names, or allow it with --allow-async-replication)` };
+}
+
+/**
  * Runs every readiness check (concurrently).
  *
  * @example
@@ -82,8 +107,8 @@ async function keyCheck(path: string | undefined): Promise<ReadyCheck> {
  * // r.ok, r.failed, r.checks.store.state
  */
 export async function checkReadiness(target: ReadinessTarget): Promise<ReadyReport> {
-  const [store, migrations, key] = await Promise.all([storeCheck(target.store), migrationsCheck(target.store), keyCheck(target.keyPath)]);
-  const checks = { store, migrations, key };
+  const [store, migrations, key, replication] = await Promise.all([storeCheck(target.store), migrationsCheck(target.store), keyCheck(target.keyPath), replicationCheck(target.store, target.allowAsyncReplication)]);
+  const checks = { store, migrations, key, replication };
   const failed = READY_CHECKS.filter((n) => checks[n].state === 'failed');
   return { ok: failed.length === 0, checks, failed };
 }

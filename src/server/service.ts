@@ -273,6 +273,8 @@ export class WireService {
     return this.read(p, sessionId, async () => {
       const head = await this.engine.store.loadHead(sessionId);
       if (!head) return { ok: false, failure: { type: 'wrong-session', message: `no session ${sessionId}` } };
+      // `from` = size is the follower caught up (an empty answer); beyond it is a position the day does not have.
+      if (range !== undefined && range.from > head.size) return { ok: false, failure: { type: 'malformed-query', message: `from=${range.from} is beyond the session's ${head.size} entries` } };
       const r = range === undefined ? {} : { from: range.from, to: Math.min(head.size, range.from + range.limit) };
       return { ok: true, value: bundleLines(this.engine.exportEntries(sessionId, 4096, r)) };
     });

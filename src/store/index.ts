@@ -15,6 +15,7 @@ export type {
   ExpectedLatest,
   RecordCheckpointOutcome,
   StoreHealth,
+  ReplicationStatus,
   EngineLogStore,
 } from './types.js';
 export { hasEngineLog } from './types.js';

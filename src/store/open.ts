@@ -70,7 +70,16 @@ export async function openStore(location: string = defaultStoreLocation(), optio
   return new SqliteStore(path, options.sqlite);
 }
 
-function splitSchema(location: string): { url: string; schema: string | undefined } {
+/**
+ * Splits the `?schema=name` parameter off a PostgreSQL URL (the parameter is
+ * Tally's, never sent to the server); `schema` is `undefined` without one.
+ * Every PostgreSQL location Tally opens (engine store, witness state) reads
+ * it here. Throws `TALLY_STORE_OPEN` for a location that is not a URL.
+ *
+ * @example
+ * splitSchema('postgres://h/db?schema=w1'); // { url: 'postgres://h/db', schema: 'w1' }
+ */
+export function splitSchema(location: string): { url: string; schema: string | undefined } {
   let u: URL;
   try {
     u = new URL(location);

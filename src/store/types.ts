@@ -74,6 +74,24 @@ export type AppendOutcome =
 export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
 /**
+ * How a store's commits are replicated (PostgreSQL: the primary's view of its
+ * streaming standbys). A failover to an asynchronous standby can lose
+ * acknowledged commits — entries and signing-log rows — and the engine then
+ * re-fills their slots: `tally serve` warns and `/readyz` fails while
+ * `standbys > 0` and `protected` is false (docs/PROTOCOL.md §11.3).
+ */
+export interface ReplicationStatus {
+  /** Standbys streaming from this server right now. */
+  readonly standbys: number;
+  /** Those among them in the synchronous set (`sync` or `quorum`). */
+  readonly synchronous: number;
+  /** The server's `synchronous_commit` setting. */
+  readonly synchronousCommit: string;
+  /** True when a commit waits for a synchronous standby (one is connected and `synchronous_commit` is `on`, `remote_write` or `remote_apply`). */
+  readonly protected: boolean;
+}
+
+/**
  * One checkpoint the engine signed: a row of the signing log. The engine key
  * signs a checkpoint only after its row is recorded (durable first), so the
  * log holds every checkpoint the key ever signed from this store.
@@ -235,4 +253,6 @@ export interface TranscriptStore extends SigningLogStore {
    * without it are taken as healthy. Never throws.
    */
   health?(): Promise<StoreHealth>;
+  /** How commits are replicated (replicated stores only; PostgreSQL). Throws on I/O. */
+  replication?(): Promise<ReplicationStatus>;
 }

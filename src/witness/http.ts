@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { drainBody, readBody } from '../http/body.js';
+import { serverTimeoutOptions, type HttpTimeouts } from '../http/timeouts.js';
 import type { AddCheckpointResult, Witness } from './witness.js';
 
 /** Content type of a 409 answer: the cosigned size, decimal, newline (C2SP tlog-witness). */
@@ -14,22 +16,13 @@ export interface WitnessHttpOptions {
   readonly prefix?: string;
   /** Called once per answered request (for logs). */
   readonly onRequest?: (event: { readonly status: number; readonly code?: string; readonly origin?: string; readonly size?: number }) => void;
+  /** Slow-client limits (default: those of `tally serve`, src/http). */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store' });
   res.end(body);
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > MAX_ADD_CHECKPOINT_BYTES) return 'too-large';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 function answer(res: ServerResponse, r: AddCheckpointResult): void {
@@ -52,19 +45,22 @@ function answer(res: ServerResponse, r: AddCheckpointResult): void {
 export function createWitnessHttpServer(witness: Witness, options: WitnessHttpOptions = {}): Server {
   const route = `${options.prefix ?? ''}/add-checkpoint`;
   const log = options.onRequest ?? (() => {});
-  return createServer((req, res) => {
+  return createServer(serverTimeoutOptions(options.timeouts), (req, res) => {
     void (async () => {
       const path = (req.url ?? '').split('?')[0];
       if (path !== route) {
+        drainBody(req, MAX_ADD_CHECKPOINT_BYTES);
         log({ status: 404, code: 'no-route' });
         return send(res, 404, 'text/plain; charset=utf-8', 'not found\n');
       }
       if (req.method !== 'POST') {
+        drainBody(req, MAX_ADD_CHECKPOINT_BYTES);
         res.setHeader('allow', 'POST');
         log({ status: 405 });
         return send(res, 405, 'text/plain; charset=utf-8', 'use POST\n');
       }
-      const raw = await readBody(req);
+      const raw = await readBody(req, MAX_ADD_CHECKPOINT_BYTES);
+      if (raw === 'aborted') return;
       if (raw === 'too-large') {
         log({ status: 413 });
         res.setHeader('connection', 'close');

@@ -13,6 +13,8 @@ const RANK: Record<string, number> = {
   protocol: 0,
   // Below every layer that reports to it; imports only protocol (and @opentelemetry/api).
   telemetry: 0.5,
+  // node:http plumbing every server shares (slow-client limits, bounded body reads); imports nothing of ours.
+  http: 0.6,
   codec: 1,
   merkle: 1,
   intent: 1,

@@ -13,6 +13,7 @@ import { LOCAL_JUDGE_MODEL, createOpenAiJudge } from '../../src/referee/index.js
 import { carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { Desk, KEY_OTHER, mandate, refereeSpec, ruling } from '../referee/fixtures.js';
 import { TALLY, tally } from './helpers.js';
+import { portOf, stall } from '../helpers/stall.js';
 
 const SERVICE_KEY = `0x${'0a'.repeat(32)}` as const;
 const SERVICE = privateKeyToAccount(SERVICE_KEY).address.toLowerCase();
@@ -69,6 +70,29 @@ describe('tally judge serve (loopback)', () => {
     const r = await judgeWith({ key: KEY_OTHER }, OPERATOR_HELD);
     expect(r.verdict).toMatchObject({ admitted: true });
     expect(r.verdict!.panel![0]).toMatchObject({ judge: OPERATOR_HELD, signer: OPERATOR_HELD, signed_by: 'operator' });
+  });
+
+  it('--headers-timeout: a stalled header is answered 408 and cut at the setting (the limits of tally serve)', async () => {
+    const slow = spawn(process.execPath, [TALLY, 'judge', 'serve', '--key', join(dir, 'judge.key'), '--port', '0', '--headers-timeout', '600'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const at = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        slow.stdout!.on('data', (c: Buffer) => {
+          out += c.toString('utf8');
+          const m = /listening on (http:\/\/\S+) /.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        slow.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      const { order, got } = await stall(portOf(at), 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n', 600);
+      expect(order).toEqual(['setting', 'closed']);
+      expect(got).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      const done = new Promise((r) => slow.once('exit', r));
+      slow.kill('SIGTERM');
+      expect(await done).toBe(0);
+    }
+    expect(tally(['judge', 'serve', '--key', join(dir, 'judge.key'), '--request-timeout', 'x']).code).toBe(2);
   });
 
   it('refuses a missing or malformed key (exit 2) and an unknown subcommand', () => {

@@ -6,11 +6,12 @@
  * within a fraction of their setting, and many concurrent long-polls without
  * a process warning.
  */
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireErrorRow } from '../../src/server/vocabulary.js';
 import { TOKENS, cleanup, ok, rpc, startServer } from './helpers.js';
 import { startInProcess, type InProcessServer } from './in-process.js';
+import { stall } from '../helpers/stall.js';
 
 const RT = TOKENS.runtime;
 
@@ -101,34 +102,6 @@ describe('request targets and envelopes', () => {
     }
   });
 });
-
-/**
- * Opens a socket, sends `first`, then nothing: resolves with the order in
- * which the server's answer/close and two timers (at the setting, at twice
- * it) happened, and what the server sent.
- */
-function stall(port: number, first: string, settingMs: number): Promise<{ order: string[]; got: string }> {
-  return new Promise((resolve) => {
-    const order: string[] = [];
-    let got = '';
-    const s: Socket = connect(port, '127.0.0.1', () => {
-      s.write(first);
-      const atSetting = setTimeout(() => order.push('setting'), settingMs);
-      const atTwice = setTimeout(() => {
-        order.push('twice');
-        s.destroy();
-      }, 2 * settingMs);
-      s.on('close', () => {
-        order.push('closed');
-        clearTimeout(atSetting);
-        clearTimeout(atTwice);
-        resolve({ order, got });
-      });
-    });
-    s.on('data', (c: Buffer) => (got += c.toString('latin1')));
-    s.on('error', () => undefined);
-  });
-}
 
 describe('timeouts', () => {
   const headersTimeoutMs = 1_000;

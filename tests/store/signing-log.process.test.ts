@@ -14,8 +14,9 @@ import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sha256 } from '../../src/codec/index.js';
-import { toHex } from '../../src/protocol/index.js';
-import { PackedMerkleTree, receiptHasher } from '../../src/receipt/index.js';
+import { entryHash, toHex } from '../../src/protocol/index.js';
+import { PackedMerkleTree, formatPrivateKey, generateEngineKey, receiptHasher } from '../../src/receipt/index.js';
+import { createEngine } from '../../src/engine.js';
 import { openStore } from '../../src/store/index.js';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from './helpers/pg.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
@@ -24,6 +25,7 @@ warnIfSkipped('signing-log.process.test.ts');
 afterAll(removeTempDirs);
 
 const WORKER = resolve(import.meta.dirname, 'workers/signer.mjs');
+const NOTARY_WORKER = resolve(import.meta.dirname, 'workers/notary.mjs');
 const N = 40;
 const FORK = 8;
 
@@ -35,8 +37,8 @@ interface Answer {
 }
 
 /** Starts a signer; resolves once it is ready, with a `go` trigger and its answers. */
-async function signer(cfg: object): Promise<{ go: () => void; answers: Promise<Answer[]> }> {
-  const p = spawn(process.execPath, [WORKER, JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function signer(cfg: object, worker = WORKER): Promise<{ go: () => void; answers: Promise<Answer[]> }> {
+  const p = spawn(process.execPath, [worker, JSON.stringify(cfg)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let err = '';
   p.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const lines = createInterface({ input: p.stdout });
@@ -102,4 +104,60 @@ describe('two signer processes on one database', () => {
       await dropSchema(schema);
     }
   }, 60_000);
+});
+
+/**
+ * Issue #34: two engine processes with one key on one store — one appends and
+ * signs at its head after every append, the other signs at its head (and at
+ * prefixes) as fast as it can. One honest history: every request is
+ * consistent with everything signed, so none may be refused; before the
+ * notary caught up from the store, the second process was refused
+ * TALLY_SIGN_INCONSISTENT whenever the first signed past the tree it had
+ * just read.
+ */
+async function twoEngines(location: string): Promise<void> {
+  const key = generateEngineKey('process.test/desk');
+  const store = await openStore(location);
+  try {
+    const engine = createEngine({ store });
+    const open = await engine.open({ name: `two engines ${process.pid} ${location.length}` });
+    if (!open.ok) throw new Error(open.message);
+    const sid = open.sessionId;
+    const f = await engine.frame({ sessionId: sid, ordinal: -1, time: 1_000 });
+    if (!f.ok) throw new Error(f.message);
+    const t = await engine.turn({ sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode('first') } });
+    if (!t.ok) throw new Error(t.message);
+    const common = { location, key: formatPrivateKey(key), sid };
+    const writer = await signer({ ...common, role: 'writer', ordinal: 0, steps: 120 }, NOTARY_WORKER);
+    const other = await signer({ ...common, role: 'signer', signs: 400 }, NOTARY_WORKER);
+    writer.go();
+    other.go();
+    const [rw, ro] = await Promise.all([writer.answers, other.answers]);
+    const all = [...rw, ...ro];
+    expect(all.filter((x) => !x.ok)).toEqual([]);
+    expect(rw.length).toBe(120);
+    // Every record is the store's history at its size.
+    const tree = new PackedMerkleTree(receiptHasher);
+    for await (const line of engine.exportEntries(sid)) tree.append(entryHash(sha256, line));
+    const recs = await store.signedCheckpoints(`${key.name}/${sid}`);
+    expect(recs.length).toBeGreaterThan(100);
+    for (const r of recs) expect(r.root, `size ${r.size}`).toBe(toHex(tree.root(r.size)));
+  } finally {
+    await store.close();
+  }
+}
+
+describe('two engine processes signing one growing session (issue #34)', () => {
+  it('SQLite file: no consistent request is refused', async () => {
+    await twoEngines(join(tempDir('engines'), 'shared.db'));
+  }, 120_000);
+
+  it.skipIf(!pgReady)('PostgreSQL schema: no consistent request is refused', async () => {
+    const schema = freshSchemaName('engines');
+    try {
+      await twoEngines(`${PG_URL}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`);
+    } finally {
+      await dropSchema(schema);
+    }
+  }, 120_000);
 });

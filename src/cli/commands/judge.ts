@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { serveUntilSignal } from '../listen.js';
 
 const KEY = /^0x[0-9a-fA-F]{64}$/;
@@ -47,13 +48,19 @@ Options:
   --port <n>         port (default 8090; 0 picks a free one)
   --host <addr>      address (default 127.0.0.1)
   --upstream <url>   base URL of the model endpoint, e.g. http://127.0.0.1:8080/v1
-  --format <f>       the local model's answer: verdict (default) or matrix`,
+  --format <f>       the local model's answer: verdict (default) or matrix
+${timeoutHelp(16)}
+
+A body over 256 KiB is answered 413; a body that is not the canonical bytes of
+a Tally judge request (a BOM, a duplicate member, a lone surrogate, 1e999999,
+a "__proto__" member…) is answered 400 with {"error":{"code":…}} and not signed.`,
   options: {
     key: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
     upstream: { type: 'string' },
     format: { type: 'string' },
+    ...TIMEOUT_OPTIONS,
   },
   async run({ values, positionals }, io) {
     if (positionals.length !== 1 || positionals[0] !== 'serve') throw new CliError("usage: tally judge serve --key <file> (run 'tally judge --help')");
@@ -64,12 +71,14 @@ Options:
     if (format !== 'verdict' && format !== 'matrix') throw new CliError('--format must be verdict or matrix');
     const upstream = str(values, 'upstream');
     if (upstream !== undefined && !/^https?:\/\/[\x21-\x7e]+$/.test(upstream)) throw new CliError('--upstream must be an http(s) URL');
+    const timeouts = timeoutsFromOptions(values);
     const key = await readKey(values, io);
     const { createJudgeService } = await import('../../referee/judge-service.js');
     const { privateKeyToAccount } = await import('viem/accounts');
     const apiKey = io.env['TALLY_JUDGE_UPSTREAM_KEY'];
     const server = createJudgeService({
       key,
+      timeouts,
       model: upstream === undefined ? { kind: 'local', format } : { kind: 'upstream', baseUrl: upstream, ...(apiKey === undefined ? {} : { apiKey }) },
     });
     await serveUntilSignal(server, Number(port), host, (url) => println(io.stdout, `tally judge: listening on ${url} signer ${privateKeyToAccount(key).address.toLowerCase()}`), { cut: true });

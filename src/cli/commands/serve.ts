@@ -4,6 +4,7 @@ import type { Notary } from '../../receipt/index.js';
 import type { Authenticator, Role } from '../../server/auth.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
 
@@ -133,14 +134,17 @@ Listening and limits:
   --max-batch <n>        most calls in one JSON-RPC batch (default ${DEFAULT_LIMITS.maxBatch})
   --rate <n>             requests per second per token (default ${DEFAULT_LIMITS.rate.perSecond}) → 429
   --burst <n>            bucket size per token (default ${DEFAULT_LIMITS.rate.burst})
-  --headers-timeout <ms> (default ${DEFAULT_LIMITS.headersTimeoutMs})
-  --request-timeout <ms> (default ${DEFAULT_LIMITS.requestTimeoutMs})
+${timeoutHelp()}
   --grace <ms>           how long a shutdown waits for in-flight requests (default 10000)
   --log-level <level>    fatal|error|warn|info|debug|silent (default info)
 Observability (GET /healthz and GET /readyz need no token):
   --otel                 export traces and metrics over OTLP/HTTP (JSON), configured
                          by the standard OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT,
                          default http://localhost:4318; OTEL_SERVICE_NAME, default tally)
+  --allow-async-replication
+                         accept a PostgreSQL store whose standbys are all asynchronous
+                         (else tally serve warns and /readyz fails while they are;
+                         also $TALLY_ALLOW_ASYNC_REPLICATION=1)
   --metrics-bind <h:p>   also serve GET /metrics without a token on this address
                          (GET /metrics on the main port needs an auditor token)
 
@@ -161,8 +165,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'max-batch': { type: 'string' },
     rate: { type: 'string' },
     burst: { type: 'string' },
-    'headers-timeout': { type: 'string' },
-    'request-timeout': { type: 'string' },
+    ...TIMEOUT_OPTIONS,
     grace: { type: 'string' },
     key: { type: 'string' },
     'engine-name': { type: 'string' },
@@ -174,6 +177,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
+    'allow-async-replication': { type: 'boolean' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError("serve takes no positional arguments. Run 'tally serve --help'.");
@@ -199,8 +203,9 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     set('maxBodyBytes', positiveInt(values, 'max-body', 64));
     set('maxDepth', positiveInt(values, 'max-depth', 2));
     set('maxBatch', positiveInt(values, 'max-batch'));
-    set('headersTimeoutMs', positiveInt(values, 'headers-timeout', 100));
-    set('requestTimeoutMs', positiveInt(values, 'request-timeout', 100));
+    const timeouts = timeoutsFromOptions(values);
+    set('headersTimeoutMs', timeouts.headersTimeoutMs);
+    set('requestTimeoutMs', timeouts.requestTimeoutMs);
     const rate = positiveInt(values, 'rate');
     const burst = positiveInt(values, 'burst');
     if (rate !== undefined || burst !== undefined) set('rate', { perSecond: rate ?? DEFAULT_LIMITS.rate.perSecond, burst: burst ?? Math.max(rate ?? 0, DEFAULT_LIMITS.rate.burst) });
@@ -238,7 +243,12 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const tiles = await engineLogRoutes(values, io, store);
-    const { checkReadiness } = await import('../../server/ready.js');
+    const { checkReadiness, replicationCheck } = await import('../../server/ready.js');
+    const allowAsyncReplication = values['allow-async-replication'] === true || io.env['TALLY_ALLOW_ASYNC_REPLICATION'] === '1';
+    // Said once at start, and again by every /readyz while it lasts.
+    const replication = await replicationCheck(store, allowAsyncReplication);
+    if (replication.state === 'failed') logger.warn({ event: 'replication', check: 'replication', reason: replication.reason }, 'standbys exist but none is synchronous');
+    else if (replication.detail !== undefined) logger.info({ event: 'replication', detail: replication.detail }, 'replication');
     // The grader's desk at GET / (src/web): absent only when the package was not built.
     const { loadAuditPage } = await import('../../web/index.js');
     let page: { html: string; csp: string } | undefined;
@@ -253,7 +263,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       logger,
       limits,
       trees,
-      readiness: () => checkReadiness({ store, ...(keyPath === undefined ? {} : { keyPath }) }),
+      readiness: () => checkReadiness({ store, allowAsyncReplication, ...(keyPath === undefined ? {} : { keyPath }) }),
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
       ...(page ? { page } : {}),

@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { TallyError } from '../../protocol/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { countOption } from './checkpoint.js';
+import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { serveUntilSignal } from '../listen.js';
 
 type Values = Record<string, unknown>;
@@ -89,6 +90,7 @@ Options:
   --host <h>        listen address (default 127.0.0.1)
   --port <n>        listen port (default 0: any free port)
   --prefix <p>      submission prefix (default none)
+${timeoutHelp(16)}
 
 Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
   options: {
@@ -99,6 +101,7 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
     host: { type: 'string' },
     port: { type: 'string' },
     prefix: { type: 'string' },
+    ...TIMEOUT_OPTIONS,
     'policy-line': { type: 'boolean' },
     url: { type: 'string' },
   },
@@ -134,6 +137,7 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
       if (port > 65535) throw new CliError('--port must be 0 to 65535');
       const host = str(values, 'host') ?? '127.0.0.1';
       const prefix = str(values, 'prefix') ?? '';
+      const timeouts = timeoutsFromOptions(values);
       if (prefix !== '' && !/^\/[A-Za-z0-9._~\-/]*[^/]$/.test(prefix)) throw new CliError('--prefix must start with "/" and not end with "/"');
       const { parseVerifierKey } = await import('../../receipt/index.js');
       const extra = logKeys(values).map((k) => {
@@ -147,7 +151,7 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
       try {
         const witness = createWitness({ key, store });
         for (const k of extra) await witness.trustLogKey(k);
-        const server = createWitnessHttpServer(witness, { prefix, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
+        const server = createWitnessHttpServer(witness, { prefix, timeouts, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
         await serveUntilSignal(server, port, host, (url) => {
           println(io.stdout, `tally witness: listening on ${url}${prefix}`);
           println(io.stdout, `tally witness: verifier key ${key.verifierKey}`);

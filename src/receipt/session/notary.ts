@@ -97,6 +97,9 @@ export interface Notary {
   turnReceipt(engine: NotaryEngine, sessionId: string, index: number, options?: TurnReceiptOptions): Promise<TurnReceiptResult>;
 }
 
+/** Catch-ups of one signature while other signers keep signing past the tree (each re-reads the store). */
+const MAX_CATCH_UPS = 16;
+
 function refuse(code: NotaryCode, message: string): NotaryRejection {
   return { ok: false, code, message };
 }
@@ -153,9 +156,27 @@ export function createNotary(options: NotaryOptions): Notary {
     const text = sessionCheckpointText(key.name, sessionId, size, root);
     const origin = text.slice(0, text.indexOf('\n'));
     const log = new SigningLog(engine.store, options.now === undefined ? {} : { now: options.now });
-    // A chunk the consistency check needs is thrown before the log writes anything, so the record may run again.
-    const logged = await read(engine, sessionId, tree, () => log.record({ origin, size, root, session: { seal } }, tree));
-    if (!logged.ok) throw SigningLog.refusalError(logged);
+    let current = tree;
+    for (let round = 1; ; round++) {
+      // A chunk the consistency check needs is thrown before the log writes anything, so the record may run again.
+      const t = current;
+      // The size the log checks against, fixed for this round (the cached tree may grow meanwhile; sizes below stay as they are).
+      const had = t.size;
+      const view = { size: had, root: (n: number) => t.root(n), consistencyProof: (a: number, b: number) => t.consistencyProof(a, b) };
+      const logged = await read(engine, sessionId, t, () => log.record({ origin, size, root, session: { seal } }, view));
+      if (logged.ok) break;
+      // Another signer on this store (a second server, `tally checkpoint`) signed a size this tree has not read yet:
+      // catch up from the store and check again. Refused only when the store itself holds less than was signed.
+      if (logged.code === 'TALLY_SIGN_INCONSISTENT' && logged.recorded.size > had) {
+        const fresh = await treeOf(engine, sessionId); // the cached tree extended in place, or a new one if it was evicted
+        if (fresh !== undefined && fresh.size > had) {
+          if (round >= MAX_CATCH_UPS) throw new TallyError('TALLY_SIGN_CONTENDED', `Other signers kept signing ${origin} past what this engine read; nothing was signed. Retry.`);
+          current = fresh;
+          continue;
+        }
+      }
+      throw SigningLog.refusalError(logged);
+    }
     return { sessionId, origin, size, root: toHex(root), signedCheckpoint: inSpanSync(SPAN.checkpoint, { [ATTR.session]: sessionId }, () => signNote(text, [key])) };
   }
 

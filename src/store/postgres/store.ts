@@ -19,6 +19,7 @@ import type {
   RecordCheckpointOutcome,
   SessionHead,
   StoreHealth,
+  ReplicationStatus,
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
@@ -26,6 +27,7 @@ import type {
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
+import { REPLICATION_SQL, replicationStatus } from './replication.js';
 import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
 import { appendLeaf, engineLogSql, type EngineLogSql } from './engine-log.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
@@ -360,6 +362,12 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
     } catch (cause) {
       return { ok: false, code: 'TALLY_STORE_IO', message: `PostgreSQL does not answer (${this.name}): ${String(cause)}` };
     }
+  }
+
+  /** The primary's streaming standbys and whether commits wait for a synchronous one. */
+  async replication(): Promise<ReplicationStatus> {
+    this.live();
+    return replicationStatus((await this.query<{ standbys: number; synchronous: number; commit: string }>('read the replication state', REPLICATION_SQL, []))[0]);
   }
 
   /** Keeps a collected cosignature (the first line per origin, size and witness). */

@@ -1,3 +1,4 @@
+import { splitSchema } from '../../store/open.js';
 import { MemoryWitnessStore } from './memory.js';
 import { PostgresWitnessStore } from './postgres.js';
 import { SqliteWitnessStore } from './sqlite.js';
@@ -5,7 +6,8 @@ import type { WitnessStore } from './types.js';
 
 /**
  * Opens witness state by location: `memory:` (tests), `postgres://…` /
- * `postgresql://…` (schema from `?schema=` is not parsed: pass `schema`), or a
+ * `postgresql://…` (the schema named by a `?schema=` parameter, read as the
+ * engine's store reads it; else `options.schema`, else `tally_witness`), or a
  * SQLite file path (the default).
  *
  * @example
@@ -13,6 +15,10 @@ import type { WitnessStore } from './types.js';
  */
 export async function openWitnessStore(location: string, options: { readonly schema?: string } = {}): Promise<WitnessStore> {
   if (location === 'memory:') return new MemoryWitnessStore();
-  if (/^postgres(ql)?:\/\//.test(location)) return PostgresWitnessStore.open({ url: location, ...(options.schema === undefined ? {} : { schema: options.schema }) });
+  if (/^postgres(ql)?:\/\//i.test(location)) {
+    const { url, schema: fromUrl } = splitSchema(location);
+    const schema = fromUrl ?? options.schema;
+    return PostgresWitnessStore.open({ url, ...(schema === undefined ? {} : { schema }) });
+  }
   return SqliteWitnessStore.open(location);
 }

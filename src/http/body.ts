@@ -1,5 +1,5 @@
 /**
- * Request bodies under the wire's size limit: read one whole (`POST /rpc`),
+ * Request bodies under a server's size limit: read one whole (`POST /rpc`),
  * or discard one that will not be read so the connection stays usable.
  */
 import type { IncomingMessage } from 'node:http';
