@@ -6,6 +6,7 @@
 import { TallyError, isMember } from '../protocol/index.js';
 import { SIGN_REFUSAL_CODES, type NotaryRejection } from '../receipt/index.js';
 import { ContentionError } from '../session/index.js';
+import { WITNESS_CONFLICT_CODE } from '../witness/conflict.js';
 import type { WireFailure } from './vocabulary.js';
 
 /** Store failures a retry can outlive (the database is down, busy, or this process is closing it). */
@@ -18,7 +19,8 @@ const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STOR
  * `internal` (the exception itself goes to the log, never to the caller) —
  * marked `retryable: false` when a retry gets the same answer: the store is
  * corrupt (`TALLY_STORE_CORRUPT`), the signing log refuses
- * (`TALLY_SIGN_EQUIVOCATION`, `TALLY_SIGN_INCONSISTENT`), or the store keeps
+ * (`TALLY_SIGN_EQUIVOCATION`, `TALLY_SIGN_INCONSISTENT`), a witness holds a
+ * history the store lost (`TALLY_SIGN_WITNESS_CONFLICT`), or the store keeps
  * no signing log (`TALLY_SIGN_NO_LOG`).
  */
 export function failureOfException(e: unknown): WireFailure {
@@ -37,6 +39,10 @@ export function failureOfException(e: unknown): WireFailure {
   // It refuses the same however often it is asked, like a corrupt store (not retryable).
   if (e instanceof TallyError && isMember(SIGN_REFUSAL_CODES, e.code)) {
     return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed`, retryable: false };
+  }
+  // A witness cosigned a history the store no longer holds (rolled back, failed over): the same until an operator acts.
+  if (e instanceof TallyError && e.code === WITNESS_CONFLICT_CODE) {
+    return { type: 'internal', message: `the engine refuses to sign (${e.code}): a witness cosigned a history its store no longer holds`, retryable: false };
   }
   // The store keeps no signing log at all: nothing will be signed until the server runs on one that does.
   if (e instanceof TallyError && e.code === 'TALLY_SIGN_NO_LOG') return { type: 'internal', message: `the engine cannot sign (${e.code}): its store keeps no signing log`, retryable: false };

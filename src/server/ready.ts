@@ -5,7 +5,8 @@
  * is the one this release migrates to, the engine key (when the server
  * signs) can still be read, and a replicated store (PostgreSQL) with
  * standbys has a synchronous one (a failover to an asynchronous standby can
- * lose acknowledged entries and signatures). The body names each check's state and a short
+ * lose acknowledged entries and signatures), and no witness answered that it
+ * holds a history the store lost (a rolled-back or failed-over store). The body names each check's state and a short
  * reason; it never carries a path, a token or a key.
  */
 import { access, constants } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { TallyError } from '../protocol/index.js';
 import type { TranscriptStore } from '../store/index.js';
 
 /** The checks of `GET /readyz`, in the order the body lists them (docs/WIRE.md §5). */
-export const READY_CHECKS = ['store', 'migrations', 'key', 'replication'] as const;
+export const READY_CHECKS = ['store', 'migrations', 'key', 'replication', 'witnesses'] as const;
 /** One of {@link READY_CHECKS}. */
 export type ReadyCheckName = (typeof READY_CHECKS)[number];
 
@@ -35,6 +36,8 @@ export interface ReadinessTarget {
   readonly keyPath?: string;
   /** The operator accepts asynchronous standbys (`--allow-async-replication`): the replication check passes, saying so. */
   readonly allowAsyncReplication?: boolean;
+  /** The witnessed notary's conflicts (`--witness-policy`): origins a witness holds a history of that the store lost. */
+  readonly witnessConflicts?: () => readonly { readonly witness: string; readonly origin: string; readonly reason: string; readonly witnessSize: number; readonly storeSize: number }[];
 }
 
 /** A session id no session has: reading its head proves the store answers without touching real data. */
@@ -100,6 +103,20 @@ export async function replicationCheck(store: TranscriptStore, allowAsync = fals
 }
 
 /**
+ * The witnesses check: `skipped` without witnesses, `failed` once any witness
+ * answered that it holds a history the store does not (it stays failed: the
+ * store lost what was signed, and only an operator can decide what now).
+ */
+export function witnessesCheck(conflicts: ReadinessTarget['witnessConflicts']): ReadyCheck {
+  if (conflicts === undefined) return { state: 'skipped' };
+  const all = conflicts();
+  if (all.length === 0) return { state: 'ok' };
+  const c = all[0]!;
+  const more = all.length > 1 ? ` (and ${all.length - 1} more origin${all.length > 2 ? 's' : ''})` : '';
+  return { state: 'failed', reason: `witness ${c.witness} holds a history of ${c.origin} the store lost (${c.reason}: it holds size ${c.witnessSize}, the store ${c.storeSize} entries)${more}; nothing is signed for it` };
+}
+
+/**
  * Runs every readiness check (concurrently).
  *
  * @example
@@ -108,7 +125,7 @@ export async function replicationCheck(store: TranscriptStore, allowAsync = fals
  */
 export async function checkReadiness(target: ReadinessTarget): Promise<ReadyReport> {
   const [store, migrations, key, replication] = await Promise.all([storeCheck(target.store), migrationsCheck(target.store), keyCheck(target.keyPath), replicationCheck(target.store, target.allowAsyncReplication)]);
-  const checks = { store, migrations, key, replication };
+  const checks = { store, migrations, key, replication, witnesses: witnessesCheck(target.witnessConflicts) };
   const failed = READY_CHECKS.filter((n) => checks[n].state === 'failed');
   return { ok: failed.length === 0, checks, failed };
 }

@@ -5,7 +5,8 @@
  * names of every span, attribute and metric are here and in README
  * "Observability". `startTelemetry` (the SDK) is in `./sdk.js`, loaded on demand.
  */
-export { ATTR, METRIC, SCOPE, SPAN, TURN_OUTCOMES, VERBS, type AttrKey, type TurnOutcome, type Verb } from './names.js';
+export { ATTR, METRIC, SCOPE, SPAN, TURN_OUTCOMES, VERBS, WITNESS_CONFLICT_REASONS, type AttrKey, type TurnOutcome, type Verb, type WitnessConflictReason } from './names.js';
+export { recordWitnessConflict } from './witness.js';
 export { allowed, label, safeAttributes } from './safe.js';
 export { rulingLabel, turnOutcome } from './outcome.js';
 export { traceVerb, traceVerbs, traceVerify } from './verbs.js';

@@ -20,6 +20,7 @@ export interface Instruments {
   readonly sessionsSealed: Counter;
   readonly verifyEntries: Counter;
   readonly verifyRate: Histogram;
+  readonly witnessConflicts: Counter;
 }
 
 const MS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
@@ -54,6 +55,7 @@ export function instruments(): Instruments | undefined {
     sessionsSealed: m.createCounter(METRIC.sessionsSealed, { description: 'Sessions sealed' }),
     verifyEntries: m.createCounter(METRIC.verifyEntries, { description: 'Bundle entries verified' }),
     verifyRate: m.createHistogram(METRIC.verifyRate, { unit: '{entry}/s', description: 'Entries per second of each bundle verification', advice: { explicitBucketBoundaries: RATE_BUCKETS } }),
+    witnessConflicts: m.createCounter(METRIC.witnessConflicts, { description: 'Witness answers that contradict the store (its history was rolled back or forked), by reason' }),
   };
   bound = { provider, instruments: made };
   return made;

@@ -62,4 +62,15 @@ export const METRIC = {
   sessionsSealed: 'tally.sessions.sealed',
   verifyEntries: 'tally.verify.entries',
   verifyRate: 'tally.verify.rate',
+  witnessConflicts: 'tally.witness.conflicts',
 } as const;
+
+/**
+ * Why a witness's answer contradicts the engine's store (a `tally.witness.conflicts` label):
+ * it holds a size beyond the store's tree (`ahead`), a root at a size the store holds that is
+ * not the store's (`root-mismatch`, C2SP tlog-witness 409 at a known size), or it refused the
+ * consistency proof from its cosigned root to the store's (`bad-consistency-proof`, 422).
+ */
+export const WITNESS_CONFLICT_REASONS = ['ahead', 'root-mismatch', 'bad-consistency-proof'] as const;
+/** One of {@link WITNESS_CONFLICT_REASONS}. */
+export type WitnessConflictReason = (typeof WITNESS_CONFLICT_REASONS)[number];

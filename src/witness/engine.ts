@@ -7,6 +7,10 @@ import { addSignatureLines, verifyCosignatures } from './cosignature/cosign.js';
 import type { CosignerVerifier } from './cosignature/key.js';
 import { submitCheckpoint, type SubmitResult } from './client.js';
 import { checkWitnessPolicy } from './policy/check.js';
+import { checkpointOrigin } from '../receipt/checkpoint/origin.js';
+import { isDigestHex } from '../protocol/index.js';
+import { WitnessWatch, witnessConflictError, type ConflictListener, type WitnessConflict } from './conflict.js';
+import type { WitnessConflictReason } from '../telemetry/index.js';
 import type { WitnessPolicy } from './policy/types.js';
 
 /** A witness the engine submits to. */
@@ -43,6 +47,8 @@ export interface WitnessedNotaryOptions {
   readonly policy?: WitnessPolicy;
   /** Per-witness time limit of one round of submissions (default 3000 ms). */
   readonly timeoutMs?: number;
+  /** Told of every witness answer that contradicts the store (`tally serve` logs it at error level). */
+  readonly onConflict?: ConflictListener;
 }
 
 /** A notary whose checkpoints carry witness cosignatures. */
@@ -53,6 +59,8 @@ export interface WitnessedNotary extends Notary {
   report(origin: string, size: number): CosignReport | undefined;
   /** Seals; the result's checkpoint carries the cosignatures and `witnesses` records who cosigned. */
   sealWithReceipt(engine: NotaryEngine, sessionId: string, artifacts?: unknown): Promise<WitnessedSealResult>;
+  /** The origins this notary refuses to sign because a witness holds a history the store lost (readiness fails while any). */
+  conflicts(): readonly WitnessConflict[];
 }
 
 /** {@link WitnessedNotary.sealWithReceipt}'s result: the notary's, plus the witnesses' report. */
@@ -68,6 +76,9 @@ export type WitnessedSealResult = (Extract<SealWithReceiptResult, { ok: true }> 
  * missing cosignature (recorded in the report), never a failed seal, and the
  * session's appends never wait for it (they do not pass through the notary).
  * `cosign` re-asks later. Cosignatures are verified before they are attached.
+ * The one refusal is a witness answering that it holds a history the store
+ * lost (conflict.ts): that checkpoint is not served and nothing more is
+ * signed for its origin (`TALLY_SIGN_WITNESS_CONFLICT`, thrown).
  *
  * This is the narrow hook the engine uses until the durable signing log
  * lands: it sits on top of `Notary`, so whatever signs the checkpoint, only
@@ -85,6 +96,39 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
   const reports = new Map<string, CosignReport>();
   const parsedKey = parseVerifierKey(notary.verifierKey);
   const notaryVerifier = parsedKey.ok ? parsedKey.verifier : undefined;
+  const watch = new WitnessWatch();
+  if (options.onConflict) watch.onConflict(options.onConflict);
+
+  const storeSize = async (engine: NotaryEngine, sessionId: string): Promise<number> => (await engine.store.loadHead(sessionId))?.size ?? 0;
+
+  function conflict(witness: string, origin: string, reason: WitnessConflictReason, witnessSize: number, have: number, message: string): WitnessOutcome {
+    watch.conflict({ witness, origin, reason, witnessSize, storeSize: have, message });
+    return { witness, status: 'conflict', message: `${reason}: ${message}` };
+  }
+
+  /**
+   * Before anything is signed for a session: no witness may hold what the
+   * store lacks — a size beyond its tree, or a root at a size it holds that is
+   * not its own. Refused (thrown) otherwise, and for good once seen.
+   */
+  async function guard(engine: NotaryEngine, sessionId: string): Promise<void> {
+    if (typeof sessionId !== 'string' || !isDigestHex(sessionId)) return; // the notary refuses it as an unknown session
+    const origin = checkpointOrigin(notary.name, sessionId);
+    const barred = watch.conflictOf(origin);
+    if (barred) throw witnessConflictError(barred);
+    const held = watch.heldFor(origin);
+    if (held.length === 0) return;
+    const have = await storeSize(engine, sessionId);
+    for (const h of held) {
+      if (h.size > have) conflict(h.witness, origin, 'ahead', h.size, have, `the witness cosigned size ${h.size}; the store holds ${have} entries`);
+      else if (h.root !== undefined && h.size > 0) {
+        const p = await notary.consistencyProof(engine, sessionId, h.size, h.size);
+        if (p.ok && p.root1 !== h.root) conflict(h.witness, origin, 'root-mismatch', h.size, have, `the witness cosigned size ${h.size} with root ${h.root}; the store's root there is ${p.root1}`);
+      }
+    }
+    const now = watch.conflictOf(origin);
+    if (now) throw witnessConflictError(now);
+  }
 
   async function proofFrom(engine: NotaryEngine, cp: IssuedCheckpoint, old: number): Promise<string | undefined> {
     if (old === 0 || old === cp.size) return formatConsistencyProof({ oldSize: old, proof: [], signedCheckpoint: cp.signedCheckpoint });
@@ -106,12 +150,25 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
       await durable?.recordWitnessSize(name, cp.origin, size);
     };
     let r: SubmitResult | undefined;
+    let old = known.get(k) ?? 0;
     for (let attempt = 0; attempt < 2; attempt++) {
-      const body = await proofFrom(engine, cp, known.get(k) ?? 0);
-      if (body === undefined) return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${known.get(k)}, above ${cp.size}` }, lines: [] };
+      const body = await proofFrom(engine, cp, old);
+      if (body === undefined) return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${old}, above ${cp.size}` }, lines: [] };
       r = await submitCheckpoint(w.url, body, { timeoutMs });
+      // 422: the witness's cosigned root at `old` is not on the store's tree (C2SP tlog-witness: bad consistency proof).
+      if (r.kind === 'refused' && r.status === 422) {
+        return { outcome: conflict(name, cp.origin, 'bad-consistency-proof', old, await storeSize(engine, cp.sessionId), `the witness refused the proof from its size ${old} to ${cp.size}: ${r.message}`), lines: [] };
+      }
       if (r.kind !== 'conflict') break;
+      // 409 naming the size we sent, as large as the checkpoint: the witness cosigned that size with another root.
+      if (r.size === old && old === cp.size) {
+        return { outcome: conflict(name, cp.origin, 'root-mismatch', old, await storeSize(engine, cp.sessionId), `the witness cosigned size ${old} with a root other than ${cp.root}`), lines: [] };
+      }
+      watch.learn(name, cp.origin, { size: r.size });
+      const have = await storeSize(engine, cp.sessionId);
+      if (r.size > have) return { outcome: conflict(name, cp.origin, 'ahead', r.size, have, `the witness cosigned size ${r.size}; the store holds ${have} entries`), lines: [] };
       await learn(r.size);
+      old = r.size;
     }
     if (r === undefined || r.kind === 'conflict') return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${r?.kind === 'conflict' ? r.size : '?'}` }, lines: [] };
     if (r.kind === 'unreachable') return { outcome: { witness: name, status: 'unreachable', message: r.message }, lines: [] };
@@ -120,6 +177,7 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     const check = verifyCosignatures(addSignatureLines(cp.signedCheckpoint, mine), [], [w.verifier]);
     if (!check.ok || check.cosignatures.length === 0) return { outcome: { witness: name, status: 'bad-cosignature', message: check.ok ? 'no cosignature by its key' : check.message }, lines: [] };
     await learn(cp.size);
+    watch.learn(name, cp.origin, { size: cp.size, root: cp.root });
     return { outcome: { witness: name, status: 'cosigned' }, lines: mine };
   }
 
@@ -149,6 +207,9 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
   async function cosign(engine: NotaryEngine, cp: IssuedCheckpoint): Promise<CosignReport> {
     await assertLogged(engine, cp);
     const results = await Promise.all(witnesses.map((w) => ask(engine, cp, w)));
+    // A witness holds a history the store lost: this checkpoint is not served, and nothing more is signed for its origin.
+    const barred = watch.conflictOf(cp.origin);
+    if (barred) throw witnessConflictError(barred);
     const key = `${cp.origin}\n${cp.size}\n${cp.root}`;
     const set = lines.get(key) ?? new Set<string>();
     const durable = cosignatureStoreOf(engine);
@@ -179,12 +240,15 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     verifierKey: notary.verifierKey,
     cosign,
     report: (origin, size) => reports.get(`${origin}\n${size}`),
+    conflicts: () => watch.conflicts(),
     async issueCheckpoint(engine, sessionId, size) {
+      await guard(engine, sessionId);
       const r = await notary.issueCheckpoint(engine, sessionId, size);
       if (!r.ok) return r;
       return { ok: true, ...withCosignatures(r, await cosign(engine, r)) };
     },
     async sealWithReceipt(engine, sessionId, artifacts) {
+      await guard(engine, sessionId);
       const r = await notary.sealWithReceipt(engine, sessionId, artifacts);
       if (!r.ok) return r;
       const report = await cosign(engine, r.checkpoint);
@@ -193,6 +257,7 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     inclusionProof: (engine, sessionId, index, size) => notary.inclusionProof(engine, sessionId, index, size),
     consistencyProof: (engine, sessionId, size1, size2) => notary.consistencyProof(engine, sessionId, size1, size2),
     async consistencyProofText(engine, sessionId, size1, size2) {
+      await guard(engine, sessionId);
       const r = await notary.consistencyProofText(engine, sessionId, size1, size2);
       if (!r.ok) return r;
       const report = await cosign(engine, r);
@@ -200,6 +265,7 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     },
     async turnReceipt(engine, sessionId, index, opts = {}) {
       if (opts.signedCheckpoint !== undefined) return notary.turnReceipt(engine, sessionId, index, opts);
+      await guard(engine, sessionId);
       const cp = await notary.issueCheckpoint(engine, sessionId, opts.size);
       if (!cp.ok) return cp;
       const report = await cosign(engine, cp);

@@ -48,3 +48,4 @@ export type { MonitorOptions, MonitorResult, MonitorRound, MonitorSource, Equivo
 // The engine asks witnesses.
 export { createWitnessedNotary } from './engine.js';
 export type { WitnessedNotary, WitnessedNotaryOptions, WitnessedSealResult, EngineWitness, WitnessOutcome, CosignReport } from './engine.js';
+export { WITNESS_CONFLICT_CODE, WitnessWatch, witnessConflictError, type WitnessConflict, type WitnessHolds, type ConflictListener } from './conflict.js';

@@ -226,6 +226,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
     const trees = new SessionTrees();
     let notary: Notary | undefined;
+    let witnessConflicts: (() => readonly import('../../witness/index.js').WitnessConflict[]) | undefined;
     if (keyPath !== undefined) {
       const name = str(values, 'engine-name');
       notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
@@ -239,7 +240,12 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       if (!parsed.ok) throw new CliError(`--witness-policy ${policyPath}: ${parsed.message}`);
       const witnesses = parsed.policy.witnesses.flatMap((w) => (w.url === undefined ? [] : [{ url: w.url, verifier: w.verifier }]));
       if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
-      notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
+      // Every witness answer saying the store lost what it cosigned: an error line each, and /readyz fails from then on.
+      const onConflict = (c: import('../../witness/index.js').WitnessConflict): void =>
+        logger.error({ event: 'witness-conflict', witness: c.witness, origin: c.origin, reason: c.reason, witnessSize: c.witnessSize, storeSize: c.storeSize, detail: c.message }, 'a witness holds a history the store lost: signing refused for this session');
+      const witnessed = createWitnessedNotary({ notary, witnesses, policy: parsed.policy, onConflict });
+      witnessConflicts = () => witnessed.conflicts();
+      notary = witnessed;
     }
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const tiles = await engineLogRoutes(values, io, store);
@@ -263,7 +269,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       logger,
       limits,
       trees,
-      readiness: () => checkReadiness({ store, allowAsyncReplication, ...(keyPath === undefined ? {} : { keyPath }) }),
+      readiness: () => checkReadiness({ store, allowAsyncReplication, ...(keyPath === undefined ? {} : { keyPath }), ...(witnessConflicts === undefined ? {} : { witnessConflicts }) }),
       ...(notary ? { notary } : {}),
       ...(telemetry ? { metrics: () => telemetry.prometheus() } : {}),
       ...(page ? { page } : {}),
