@@ -28,7 +28,7 @@ import { isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './ju
 import { judgedEvidence, readRecordedAnswer, settleAnswer, thrownAnswer, unavailableEvidence, type RecordedAnswerProblem, type SettledAnswer } from './evidence.js';
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
-import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
+import { isLegacyLimited, rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { cleanText } from './verdict.js';
 import { traceJudge } from '../telemetry/index.js';
@@ -162,12 +162,14 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   }
 
   /** The verdict, and the judge-rate slots a judge call reserves (with the turn, like its nonce). */
-  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; slots: NonceClaim[] }> {
+  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, ir: IntentRuling & { admitted: true }, context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; slots: NonceClaim[] }> {
+    const intentHash = ir.intent_hash;
     const stored = fold.verdicts.get(intentHash);
     if (stored) {
       return { verdict: { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message }, slots: [] };
     }
-    const rate = await rateSlots(m, intent.agent_id, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token));
+    // Per wallet: the signer the intent contract authenticated, not the name.
+    const rate = await rateSlots(m, { agentId: intent.agent_id, signer: ir.signer }, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token), isLegacyLimited(ctx.recorded));
     if (!rate.ok) return { verdict: rate.limited, slots: [] };
     const slots = rate.slots.map((c) => ({ ...c, intentHash }));
     return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), slots };
@@ -271,7 +273,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const after = quotaOf(m, { used: fold.used, locked: decAdd(fold.locked, ticket.weight), usedTxs: fold.usedTxs, lockedTxs: fold.lockedTxs + 1 });
     let verdict: VerdictRuling | undefined;
     if (m.rules.length > 0) {
-      const v = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
+      const v = await verdictStage(ctx, m, fold, intent, ir, carried.context, carried.context !== undefined);
       verdict = v.verdict;
       reserved.push(...v.slots);
       if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now }, reserved);
