@@ -85,7 +85,7 @@ export const REFEREE_RULING_CATALOGUE = freezeRows([
   {
     stage: 'verdict',
     code: 'judge_rate_limited',
-    when: 'The judge was not asked: the agent already had judge_rate.max judge calls (default 30) in this window of judge_rate.window_ms frame time (default one hour) across every session of the store (`limit.scope` "agent"), or the store already had judge_rate.daily_max judge calls this UTC day across every agent (`limit.scope` "all"). `limit.held` names the call that took the last slot.',
+    when: 'The judge was not asked: the wallet of the agent (its registered signer, under any name) already had judge_rate.max judge calls (default 30) in this window of judge_rate.window_ms frame time (default one hour) across every session of the store (`limit.scope` "wallet"; "agent", the window of a name, only in days recorded before wallet keys), or the store already had judge_rate.daily_max judge calls this UTC day across every agent (`limit.scope` "all"). `limit.held` names the call that took the last slot.',
     fix: 'Propose less often; sign a new intent (this one burned its nonce) once the window has passed.',
   },
   {

@@ -16,22 +16,32 @@
  * not know the slot, as an external fact (trusted, listed).
  *
  * Keys contain a space, which no `agent_id` can (printable ASCII without
- * spaces), so they never meet an intent nonce:
+ * spaces), so they never meet an intent nonce. The per-wallet window is keyed
+ * by the agent's registered signer (seed 002: "per wallet"), never its name,
+ * so another wallet under the same name in another session has its own
+ * window and one wallet under two names has one:
  *
  * ```
- * per agent  agent_id = "judge-rate <window_ms> <agent_id>"  nonce = "<floor(t / window_ms)>/<slot>"
+ * per wallet agent_id = "judge-wallet <window_ms> <signer>"  nonce = "<floor(t / window_ms)>/<slot>"
  * per day    agent_id = "judge-day *"                          nonce = "<floor(t / 86400000)>/<slot>"
  * ```
+ *
+ * Days recorded before wallet keys hold `limited` rulings with `scope:
+ * "agent"` (the window of a name, `judge-rate <window_ms> <agent_id>`):
+ * replay re-derives those with the name's window ({@link agentWindow}), and
+ * only those; every new judge call counts in its wallet's window.
  */
 import type { NonceClaim, NonceOwner } from '../store/types.js';
 
 /** Length of the daily window (frame time, UTC days). */
 export const DAY_MS = 86_400_000;
 
+/** Scope of a window: `wallet` (one signer across every session and name), `all` (the daily cap), `agent` (a name: only in days recorded before wallet keys). */
+export type RateScope = 'wallet' | 'agent' | 'all';
+
 /** One window the judge call must fit in. */
 export interface RateWindow {
-  /** `agent`: one agent across every session; `all`: every agent (the daily cap). */
-  readonly scope: 'agent' | 'all';
+  readonly scope: RateScope;
   /** Reservation key (the store's `agent_id` column). */
   readonly key: string;
   /** Window index: `floor(frameTime / windowMs)`. */
@@ -40,7 +50,12 @@ export interface RateWindow {
   readonly max: number;
 }
 
-/** The per-agent window of frame time `t`. */
+/** The per-wallet window of frame time `t`: keyed by the agent's registered signer (lowercased). */
+export function walletWindow(signer: string, t: number, windowMs: number, max: number): RateWindow {
+  return { scope: 'wallet', key: `judge-wallet ${windowMs} ${signer.toLowerCase()}`, index: Math.floor(t / windowMs), windowMs, max };
+}
+
+/** The per-name window of frame time `t`, as days recorded before wallet keys counted (replay of their `limited` rulings only). */
 export function agentWindow(agentId: string, t: number, windowMs: number, max: number): RateWindow {
   return { scope: 'agent', key: `judge-rate ${windowMs} ${agentId}`, index: Math.floor(t / windowMs), windowMs, max };
 }
@@ -67,7 +82,7 @@ export type SlotResult = { readonly full: false; readonly claim: Omit<NonceClaim
  * (binary search over the reserved prefix).
  *
  * @example
- * const r = await takeSlot(agentWindow('alpha', t, 3_600_000, 30), (k, n) => store.nonceOwner(k, n));
+ * const r = await takeSlot(walletWindow('0xf39f…', t, 3_600_000, 30), (k, n) => store.nonceOwner(k, n));
  * if (r.full) r.held.sessionId; // who took the last slot
  */
 async function takeSlot(w: RateWindow, owner: OwnerLookup): Promise<SlotResult> {
@@ -85,7 +100,7 @@ async function takeSlot(w: RateWindow, owner: OwnerLookup): Promise<SlotResult> 
 
 /** The `limit` member of a `limited` verdict ruling: the full window and the owner of its last slot. */
 export interface RateLimitRuling {
-  readonly scope: 'agent' | 'all';
+  readonly scope: RateScope;
   /** Frame time at which the window starts (`index × window_ms`). */
   readonly window_start: number;
   readonly window_ms: number;
@@ -109,32 +124,44 @@ export interface LimitedVerdict {
   readonly limit: RateLimitRuling;
 }
 
-/** The windows a judge call for `agentId` at frame time `t` must fit in, in check order. */
-function rateWindows(m: JudgeRateLimits, agentId: string, t: number): RateWindow[] {
-  const ws = [agentWindow(agentId, t, m.judgeRate.windowMs, m.judgeRate.max)];
+/** Who a judge call is for: the intent's `agent_id` and its registered signer. */
+export interface RateSubject {
+  readonly agentId: string;
+  readonly signer: string;
+}
+
+/** The windows a judge call at frame time `t` must fit in, in check order (`legacy`: the name's window, for old days' `scope: "agent"` rulings). */
+function rateWindows(m: JudgeRateLimits, who: RateSubject, t: number, legacy: boolean): RateWindow[] {
+  const { max, windowMs } = m.judgeRate;
+  const ws = [legacy ? agentWindow(who.agentId, t, windowMs, max) : walletWindow(who.signer, t, windowMs, max)];
   if (m.judgeRate.dailyMax !== undefined) ws.push(dayWindow(t, m.judgeRate.dailyMax));
   return ws;
+}
+
+function limitMessage(w: RateWindow, who: RateSubject, start: number): string {
+  if (w.scope === 'wallet') return `wallet ${who.signer.toLowerCase()} (agent ${who.agentId}) already had ${w.max} judge calls in the ${w.windowMs} ms window from ${start}, across every session and name (limit ${w.max})`;
+  if (w.scope === 'agent') return `agent ${who.agentId} already had ${w.max} judge calls in the ${w.windowMs} ms window from ${start}, across every session (limit ${w.max})`;
+  return `the store already had ${w.max} judge calls on the UTC day from ${start}, across every agent (daily_max ${w.max})`;
 }
 
 /**
  * Checks every window of a judge call: the first full one is a `limited`
  * ruling (the judge is not asked); otherwise the slots to reserve.
+ * `legacy` (replay of a recorded `scope: "agent"` ruling only) checks the
+ * name's window instead of the wallet's.
  */
 export async function rateSlots(
   m: JudgeRateLimits,
-  agentId: string,
+  who: RateSubject,
   t: number,
   owner: OwnerLookup,
+  legacy = false,
 ): Promise<{ readonly ok: true; readonly slots: Array<Omit<NonceClaim, 'intentHash'>> } | { readonly ok: false; readonly limited: LimitedVerdict }> {
   const slots: Array<Omit<NonceClaim, 'intentHash'>> = [];
-  for (const w of rateWindows(m, agentId, t)) {
+  for (const w of rateWindows(m, who, t, legacy)) {
     const r = await takeSlot(w, owner);
     if (r.full) {
       const start = w.index * w.windowMs;
-      const message =
-        w.scope === 'agent'
-          ? `agent ${agentId} already had ${w.max} judge calls in the ${w.windowMs} ms window from ${start}, across every session (limit ${w.max})`
-          : `the store already had ${w.max} judge calls on the UTC day from ${start}, across every agent (daily_max ${w.max})`;
       return {
         ok: false,
         limited: {
@@ -142,7 +169,7 @@ export async function rateSlots(
           source: 'limited',
           admitted: false,
           code: 'judge_rate_limited',
-          message,
+          message: limitMessage(w, who, start),
           limit: { scope: w.scope, window_start: start, window_ms: w.windowMs, max: w.max, held: { intent_hash: r.held.intentHash, session: r.held.sessionId, index: r.held.index } },
         },
       };
@@ -150,6 +177,12 @@ export async function rateSlots(
     slots.push(r.claim);
   }
   return { ok: true, slots };
+}
+
+/** Whether a recorded ruling is a `limited` verdict of a name's window (a day recorded before wallet keys). */
+export function isLegacyLimited(recorded: Record<string, unknown> | undefined): boolean {
+  const v = recorded?.['verdict'];
+  return isObject(v) && v['source'] === 'limited' && isObject(v['limit']) && v['limit']['scope'] === 'agent';
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -167,12 +200,20 @@ export function recordedRateFacts(recorded: Record<string, unknown>): Array<{ ki
   const v = recorded['verdict'];
   const ir = recorded['intent'];
   if (!isObject(v) || v['source'] !== 'limited' || !isObject(v['limit']) || !isObject(ir) || typeof ir['agent_id'] !== 'string') return [];
+  const signer = ir['signer'];
   const l = v['limit'];
   const held = l['held'];
   const { window_start: start, window_ms: ms, max } = l;
   if (!safeInt(start) || !safeInt(ms) || !safeInt(max) || ms < 1 || max < 1 || start % ms !== 0 || !isObject(held)) return [];
   if (typeof held['intent_hash'] !== 'string' || typeof held['session'] !== 'string' || !safeInt(held['index'])) return [];
-  const w = l['scope'] === 'agent' ? agentWindow(ir['agent_id'], start, ms, max) : l['scope'] === 'all' && ms === DAY_MS ? dayWindow(start, max) : undefined;
+  const w =
+    l['scope'] === 'wallet' && typeof signer === 'string'
+      ? walletWindow(signer, start, ms, max)
+      : l['scope'] === 'agent'
+        ? agentWindow(ir['agent_id'], start, ms, max)
+        : l['scope'] === 'all' && ms === DAY_MS
+          ? dayWindow(start, max)
+          : undefined;
   if (!w) return [];
   return [{ kind: 'judge-slot', agentId: w.key, nonce: slotToken(w, max - 1), owner: { intentHash: held['intent_hash'], sessionId: held['session'], index: held['index'] } }];
 }

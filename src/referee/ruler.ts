@@ -28,7 +28,7 @@ import { isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from './ju
 import { judgedEvidence, readRecordedAnswer, settleAnswer, thrownAnswer, unavailableEvidence, type RecordedAnswerProblem, type SettledAnswer } from './evidence.js';
 import { mandateOf, parseMandate, type Mandate } from './mandate.js';
 import { checkPolicy } from './policy.js';
-import { rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
+import { isLegacyLimited, rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { cleanText } from './verdict.js';
 import { traceJudge } from '../telemetry/index.js';
@@ -171,16 +171,29 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     return { mandate: view.mandate, fold: view.fold, transitions: last.outcomes };
   }
 
-  /** The verdict, and the judge-rate slots a judge call reserves (with the turn, like its nonce). */
-  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; slots: NonceClaim[] }> {
+  /**
+   * The verdict, and the claims the turn's append must still reserve: the
+   * intent's nonce (`burned`) and, for a judge call, its rate slots. Before a
+   * live judge call, the slots and the nonce are reserved in the store first
+   * (`ctx.reserve`): a racing engine that finds one held is ruled again on
+   * fresh state, so the judge is never asked beyond the slots, nor twice for
+   * one intent; a call that then fails has still spent its slot.
+   */
+  async function verdictStage(ctx: RuleContext, m: Mandate, fold: RefereeFold, intent: Intent, ir: IntentRuling & { admitted: true }, burned: readonly NonceClaim[], context: unknown, hasContext: boolean): Promise<{ verdict: VerdictRuling; append: readonly NonceClaim[] }> {
+    const intentHash = ir.intent_hash;
     const stored = fold.verdicts.get(intentHash);
     if (stored) {
-      return { verdict: { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message }, slots: [] };
+      return { verdict: { stage: 'verdict', source: 'stored', first: stored.ordinal, admitted: stored.admitted, ...(stored.code === undefined ? {} : { code: stored.code }), message: stored.message }, append: burned };
     }
-    const rate = await rateSlots(m, intent.agent_id, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token));
-    if (!rate.ok) return { verdict: rate.limited, slots: [] };
-    const slots = rate.slots.map((c) => ({ ...c, intentHash }));
-    return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), slots };
+    // Per wallet: the signer the intent contract authenticated, not the name.
+    const rate = await rateSlots(m, { agentId: intent.agent_id, signer: ir.signer }, ctx.frameTime, (key, token) => ctx.nonceOwner(key, token), isLegacyLimited(ctx.recorded));
+    if (!rate.ok) return { verdict: rate.limited, append: burned };
+    const claims = [...burned, ...rate.slots.map((c) => ({ ...c, intentHash }))];
+    if (ctx.reserve === undefined || ctx.recorded !== undefined || (m.panel === undefined && judge === undefined)) {
+      return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), append: claims };
+    }
+    await ctx.reserve(claims);
+    return { verdict: await judged(ctx, m, intent, intentHash, context, hasContext), append: [] };
   }
 
   async function judged(ctx: RuleContext, m: Mandate, intent: Intent, intentHash: string, context: unknown, hasContext: boolean): Promise<VerdictRuling> {
@@ -281,9 +294,9 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
     const after = quotaOf(m, { used: fold.used, locked: decAdd(fold.locked, ticket.weight), usedTxs: fold.usedTxs, lockedTxs: fold.lockedTxs + 1 });
     let verdict: VerdictRuling | undefined;
     if (m.rules.length > 0) {
-      const v = await verdictStage(ctx, m, fold, intent, ir.intent_hash, carried.context, carried.context !== undefined);
+      const v = await verdictStage(ctx, m, fold, intent, ir, burned, carried.context, carried.context !== undefined);
       verdict = v.verdict;
-      reserved.push(...v.slots);
+      reserved.splice(0, reserved.length, ...v.append);
       if (!verdict.admitted) return outcome({ intent: ir, policy, verdict, ...extra, quota: now }, reserved);
     }
     const t: TicketRuling = { id: ticket.id, state: 'ACTIVE', weight: ticket.weight, expires_at: ticket.expiresAt, proof_hash: ticket.proofHash };

@@ -1,7 +1,8 @@
 /**
  * The intent ruler: every authored turn that carries a signed Intent is
  * validated at append time with the session's signer registry, the store's
- * nonce reservations (unique per agent across ALL sessions) and the time of
+ * nonce reservations (unique per signer and agent across ALL sessions, keyed
+ * by {@link nonceKey}) and the time of
  * the frame being answered as "now" — never the wall clock — and the ruling is
  * recorded in the turn. An admitted intent's nonce is reserved in the same
  * atomic append as its turn.
@@ -19,7 +20,7 @@ import type { IntentPool } from '../intent/pool.js';
 import type { RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
 import type { NonceOwner } from '../store/index.js';
 import { SPAN, inSpan } from '../telemetry/index.js';
-import { checkIntentSpec, intentOptionsOf, signerOf, type IntentSpecOptions } from './spec.js';
+import { checkIntentSpec, intentOptionsOf, nonceKey, nonceKeyOf, signerOf, type IntentSpecOptions } from './spec.js';
 
 /** The `intent` member of a turn's ruling. */
 export type IntentRuling =
@@ -65,7 +66,7 @@ function rulingOf(r: ValidateIntentResult, first: NonceOwner | undefined): { rul
   if (r.ok) {
     return {
       ruling: { admitted: true, intent_hash: r.intent_hash, agent_id: r.intent.agent_id, nonce: r.intent.nonce, action: r.intent.action, signer: r.signer },
-      nonce: { agentId: r.intent.agent_id, nonce: r.intent.nonce, intentHash: r.intent_hash },
+      nonce: { agentId: nonceKey(r.signer, r.intent.agent_id), nonce: r.intent.nonce, intentHash: r.intent_hash },
     };
   }
   return {
@@ -96,9 +97,11 @@ async function rulePooled(
   const agentId = raw?.agent_id;
   const rawNonce = raw?.nonce;
   let nonceHint: { agentId: string; nonce: string; lookup: { usedBy: string } | false } | undefined;
-  if (typeof agentId === 'string' && typeof rawNonce === 'string') {
+  const keyOf = (id: string): string | undefined => nonceKeyOf(ctx.spec, id);
+  const hintKey = typeof agentId === 'string' ? keyOf(agentId) : undefined;
+  if (typeof agentId === 'string' && typeof rawNonce === 'string' && hintKey !== undefined) {
     try {
-      const owner = await ctx.nonceOwner(agentId, rawNonce);
+      const owner = await ctx.nonceOwner(hintKey, rawNonce);
       first = owner;
       nonceHint = { agentId, nonce: rawNonce, lookup: owner ? { usedBy: owner.intentHash } : false };
     } catch {
@@ -108,7 +111,8 @@ async function rulePooled(
   const r = await pool.validateAuthored(ctx.authored, {
     signers: typeof agents === 'object' && agents !== null && !Array.isArray(agents) ? (agents as Record<string, string>) : {},
     isNonceUsed: async (agentId, nonce) => {
-      first = await ctx.nonceOwner(agentId, nonce);
+      const k = keyOf(agentId);
+      first = k === undefined ? undefined : await ctx.nonceOwner(k, nonce);
       return first ? { usedBy: first.intentHash } : false;
     },
     now: ctx.frameTime,
@@ -138,7 +142,9 @@ export async function ruleIntent(
   const r = await inSpan(SPAN.intent, {}, () => validateIntent(intent, {
     resolveSigner: (agentId) => signerOf(ctx.spec, agentId),
     isNonceUsed: async (agentId, nonce) => {
-      first = await ctx.nonceOwner(agentId, nonce);
+      // Keyed by the registered signer (resolved before this seam is asked).
+      const k = nonceKeyOf(ctx.spec, agentId);
+      first = k === undefined ? undefined : await ctx.nonceOwner(k, nonce);
       return first ? { usedBy: first.intentHash } : false;
     },
     now: ctx.frameTime,

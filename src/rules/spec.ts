@@ -81,6 +81,29 @@ export function signerOf(spec: SessionSpec, agentId: string): string | null {
   return typeof a === 'string' ? a : null;
 }
 
+/**
+ * The store key of an agent's nonce reservations: `"<signer> <agent_id>"`,
+ * the registered signer lowercased. A reservation is keyed by what
+ * authenticates it (the signer's key), so a session that maps the same name
+ * to another signer never meets these nonces; the name stays in the key
+ * because an Intent's signature covers its `agent_id`, so one signer under
+ * two names has two nonce spaces, exactly as one session sees them. The space
+ * (which no `agent_id` holds) keeps it apart from the name-keyed rows of
+ * stores written before keys (kept, unread, after their migration).
+ *
+ * @example
+ * nonceKey('0xAbC…', 'alpha'); // '0xabc… alpha'
+ */
+export function nonceKey(signer: string, agentId: string): string {
+  return `${signer.toLowerCase()} ${agentId}`;
+}
+
+/** The nonce key of `agentId` in `spec`, or `undefined` for an unregistered agent. */
+export function nonceKeyOf(spec: SessionSpec, agentId: string): string | undefined {
+  const s = signerOf(spec, agentId);
+  return s === null ? undefined : nonceKey(s, agentId);
+}
+
 /** The intent options sealed in the spec. */
 export function intentOptionsOf(spec: SessionSpec): IntentSpecOptions {
   const o = spec['intent'];

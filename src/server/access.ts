@@ -8,10 +8,12 @@
  * | turn: authored            | only in sessions without `spec.agents` | own sessions, own intents | no | yes |
  * | events, describe, GETs    | yes     | own sessions                 | yes     | yes      |
  *
- * An agent token's "own sessions" are those whose `spec.agents` lists one of
- * its agent ids; an authored turn carrying an intent whose `agent_id` is not
- * one of the token's is refused. Unknown sessions look exactly like other
- * agents' sessions to an agent token (`forbidden`), so it cannot probe ids.
+ * An agent token is bound to a key: its "own sessions" are those whose
+ * `spec.agents` maps one of its agent ids to the token's `signer` (a name
+ * alone proves nothing: another desk may call its agent `alpha` too); an
+ * authored turn carrying an intent whose `agent_id` is not one of those ids
+ * is refused. Unknown sessions look exactly like other agents' sessions to
+ * an agent token (`forbidden`), so it cannot probe ids.
  */
 import type { SessionMessageKind, SessionSpec } from '../protocol/index.js';
 import { intentOfAuthored } from '../rules/index.js';
@@ -38,12 +40,19 @@ function specAgents(spec: SessionSpec): readonly string[] | undefined {
   return typeof a === 'object' && a !== null && !Array.isArray(a) ? Object.keys(a) : undefined;
 }
 
+/** The token's agent ids that `spec.agents` maps to the token's signer (the ids it speaks for in this session). */
+function boundAgents(p: Principal, spec: SessionSpec | undefined): readonly string[] {
+  const a = spec?.['agents'];
+  if (typeof a !== 'object' || a === null || Array.isArray(a) || p.signer === undefined) return [];
+  const registry = a as Record<string, unknown>;
+  return p.agents.filter((id) => Object.hasOwn(registry, id) && typeof registry[id] === 'string' && (registry[id] as string).toLowerCase() === p.signer);
+}
+
 /** May `p` read or write `sessionId` at all (spec is `undefined` for an unknown session)? */
 export function sessionAccess(p: Principal, sessionId: string, spec: SessionSpec | undefined): WireFailure | undefined {
   if (p.role !== 'agent') return undefined;
-  const listed = spec ? specAgents(spec) : undefined;
-  if (listed && p.agents.some((a) => listed.includes(a))) return undefined;
-  return forbidden(`this agent token may not use session ${sessionId.slice(0, 16)}… (unknown, or its spec.agents does not list ${p.agents.join(', ')})`);
+  if (boundAgents(p, spec).length > 0) return undefined;
+  return forbidden(`this agent token may not use session ${sessionId.slice(0, 16)}… (unknown, or its spec.agents does not map ${p.agents.join(', ')} to the token's signer ${p.signer ?? '(none)'})`);
 }
 
 /** May `p` write this turn body into a session with `spec`? Call after {@link sessionAccess}. */
@@ -58,8 +67,8 @@ export function turnAccess(p: Principal, spec: SessionSpec | undefined, body: { 
   const carried = intentOfAuthored(body.bytes);
   if (carried && typeof carried.intent === 'object' && carried.intent !== null) {
     const agentId = (carried.intent as Record<string, unknown>)['agent_id'];
-    if (typeof agentId === 'string' && !p.agents.includes(agentId)) {
-      return forbidden(`the intent's agent_id ${JSON.stringify(agentId.slice(0, 64))} is not an agent of this token`);
+    if (typeof agentId === 'string' && !boundAgents(p, spec).includes(agentId)) {
+      return forbidden(`the intent's agent_id ${JSON.stringify(agentId.slice(0, 64))} is not an agent of this token in this session (spec.agents must map it to the token's signer)`);
     }
   }
   return undefined;

@@ -11,7 +11,7 @@
  * ```json
  * { "tokens": [
  *   { "name": "runtime-1", "role": "runtime", "sha256": "<64 hex>" },
- *   { "name": "alpha", "role": "agent", "agents": ["alpha"], "sha256": "<64 hex>" },
+ *   { "name": "alpha", "role": "agent", "agents": ["alpha"], "signer": "0x<40 hex>", "sha256": "<64 hex>" },
  *   { "name": "audit", "role": "auditor", "sha256": "<64 hex>", "rate": { "perSecond": 5, "burst": 10 } } ] }
  * ```
  */
@@ -33,6 +33,11 @@ export interface Principal {
   readonly role: Role | 'operator';
   /** Agent ids an agent token speaks for (empty for other roles). */
   readonly agents: readonly string[];
+  /**
+   * The signer an agent token is bound to (lowercase): it speaks for its
+   * `agents` only in sessions whose `spec.agents` maps them to this key.
+   */
+  readonly signer?: string;
   /** Per-token rate override. */
   readonly rate?: { readonly perSecond: number; readonly burst: number };
 }
@@ -49,6 +54,7 @@ const tokenSchema = z.discriminatedUnion('role', [
     name: z.string().min(1).max(64),
     role: z.literal('agent'),
     agents: z.array(z.string().min(1).max(128)).min(1).max(1000),
+    signer: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be the 0x-prefixed 20-byte hex address of the key the agent signs its intents with (an agent token speaks for its agents only where spec.agents maps them to this key)'),
     sha256: hex64,
     rate: rateSchema.optional(),
   }),
@@ -178,6 +184,7 @@ export class Authenticator {
         name: t.name,
         role: t.role,
         agents: t.role === 'agent' ? [...t.agents] : [],
+        ...(t.role === 'agent' ? { signer: t.signer.toLowerCase() } : {}),
         ...(t.rate === undefined ? {} : { rate: t.rate }),
       },
     }));

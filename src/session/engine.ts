@@ -215,6 +215,7 @@ export class Engine {
         ...(pending.data === undefined ? {} : { frameData: pending.data }),
         nonceOwner: (agentId: string, nonce: string) => this.store.nonceOwner(agentId, nonce),
         ...(options.recordedRuling === undefined ? {} : { recorded: options.recordedRuling }),
+        ...(options.recordedRuling === undefined && this.store.reserve !== undefined ? { reserve: (claims: readonly NonceClaim[]) => this.reserveFor(st, claims) } : {}),
       };
       const outcome = t.authored ? await this.ruler.rule({ ...context, authored: t.authored }) : await this.ruler.ruleStandDown!(context);
       if (outcome) {
@@ -243,6 +244,13 @@ export class Engine {
     }));
     if (committed !== true) return committed;
     return { ok: true, sessionId: st.sessionId, ordinal: pending.ordinal, index: s.index, entryHash: s.hash, duplicate: false, ...(ruling === undefined ? {} : { ruling }) };
+  }
+
+  /** Reserves `claims` for the turn at `st.size` ahead of its append; a claim already held reconciles the verb again on fresh state. */
+  private async reserveFor(st: SessionState, claims: readonly NonceClaim[]): Promise<void> {
+    if (claims.length === 0) return;
+    const r = await this.store.reserve!(st.sessionId, st.size, claims);
+    if (!r.ok) throw new Retry();
   }
 
   /** `session/finalize`: seals the chain and returns the receipt; the same artifacts again return the same receipt. */

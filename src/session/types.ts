@@ -136,6 +136,17 @@ export interface RuleContext {
   /** Who first reserved a nonce, in any session of the store. */
   nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined>;
   /**
+   * Reserves `claims` now, for the entry this turn will be, ahead of its
+   * append (present when the store can, and never on replay): a ruler about
+   * to spend something outside the transcript — a judge call — reserves what
+   * the call uses first, so racing engines never spend it twice. Resolves
+   * once every claim is reserved; when one is already held the engine rules
+   * the turn again on fresh state (the call does not return). Reserved claims
+   * are not passed again in the outcome's `nonces`; they stay reserved
+   * whether or not the turn is ever written.
+   */
+  readonly reserve?: (claims: readonly NonceClaim[]) => Promise<void>;
+  /**
    * Replay only: the ruling as recorded in the transcript being replayed. A
    * ruler whose decision depended on an outside party (a judge model) takes
    * that party's signed evidence from here instead of asking again, and

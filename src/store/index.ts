@@ -6,6 +6,7 @@ export type {
   SessionHead,
   NonceClaim,
   NonceOwner,
+  ReserveOutcome,
   AppendRequest,
   AppendOutcome,
   SigningLogStore,

@@ -6,6 +6,8 @@ import type {
   AppendRequest,
   ExpectedLatest,
   NonceOwner,
+  ReserveOutcome,
+  NonceClaim,
   RecordCheckpointOutcome,
   SessionHead,
   SignedCheckpointRecord,
@@ -127,6 +129,16 @@ export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLog
   async nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined> {
     this.live();
     return this.nonces.get(nonceKey(agentId, nonce));
+  }
+
+  async reserve(sessionId: string, index: number, claims: readonly NonceClaim[]): Promise<ReserveOutcome> {
+    this.live();
+    for (const n of claims) {
+      const owner = this.nonces.get(nonceKey(n.agentId, n.nonce));
+      if (owner) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner };
+    }
+    for (const n of claims) this.nonces.set(nonceKey(n.agentId, n.nonce), { intentHash: n.intentHash, sessionId, index });
+    return { ok: true };
   }
 
   async listSessions(): Promise<string[]> {

@@ -70,6 +70,11 @@ export type AppendOutcome =
   | { readonly ok: false; readonly reason: 'sealed' }
   | { readonly ok: false; readonly reason: 'unknown-session' };
 
+/** Outcome of {@link TranscriptStore.reserve}: all reserved, or nothing (the first claim already held, and by whom). */
+export type ReserveOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly reason: 'nonce-taken'; readonly agentId: string; readonly nonce: string; readonly owner: NonceOwner };
+
 /** Whether a store can commit now (see {@link TranscriptStore.health}). */
 export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
@@ -244,6 +249,18 @@ export interface TranscriptStore extends SigningLogStore {
   readSlot(sessionId: string, kind: 'frame' | 'turn', ordinal: number): Promise<StoredEntry | undefined>;
   /** The first owner of `(agentId, nonce)`, if reserved. */
   nonceOwner(agentId: string, nonce: string): Promise<NonceOwner | undefined>;
+  /**
+   * Reserves `claims` for the entry the session will write at `index`, ahead
+   * of that append (the referee reserves a judge call's rate slots and its
+   * intent's nonce before it asks the judge). MUST be atomic: every claim or
+   * none; if any is already reserved (in ANY session, by any owner) it MUST
+   * write nothing and answer `nonce-taken` naming that claim's owner. Of
+   * concurrent reservations of one claim, exactly one MUST succeed — across
+   * processes sharing one database too. A reservation is never released,
+   * whether or not the entry is ever written. Stores without it reserve
+   * only in `append`.
+   */
+  reserve?(sessionId: string, index: number, claims: readonly NonceClaim[]): Promise<ReserveOutcome>;
   /** Every session id, in creation order. */
   listSessions(): Promise<string[]>;
   /** Releases resources; the store is unusable afterwards. */

@@ -52,7 +52,7 @@ describe('every referee outcome of the demo day (tally demo, tally inspect, tall
     expect(out).toMatch(/^ +panel 2 of 3 allow → admitted \(quorum 2\): tally-local-rules-v1 ALLOW · tally-local-sceptic-v1 ALLOW · tally-local-cautious-v1 judge_denied \(/m);
     expect(out).toMatch(/^ +panel 2 of 3 allow → admitted \(quorum 2\): .*tally-local-cautious-v1 timeout \(no answer within 250 ms\)$/m);
     expect(out).toMatch(/^ +panel 2 of 3 allow → admitted \(quorum 2\): tally-local-rules-v1 judge_untrusted_signer \(verdict signer 0x[0-9a-f]{8}/m);
-    expect(out).toMatch(/^turn +\d+ +\w+ .* REJECTED judge_rate_limited \(verdict\): agent \w+ already had 1 judge calls/m);
+    expect(out).toMatch(/^turn +\d+ +\w+ .* REJECTED judge_rate_limited \(verdict\): wallet 0x[0-9a-f]{6}/m);
     expect(out).toMatch(/^turn +\d+ +\w+ .* REJECTED quota_exhausted \(policy\): weight 5000 does not fit/m);
     expect(out).toMatch(/^turn +46 +\w+ +transfer 25 .* REJECTED tx_cap_reached \(policy\): used (\d+) \+ locked 0 transactions reach the cap \1$/m);
     expect(out).toMatch(/^frame +47 .*tickets: .*mandate terminated$/m);

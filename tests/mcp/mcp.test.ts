@@ -14,7 +14,8 @@ import { encodeBundle } from '../../src/codec/index.js';
 import { runDay } from '../helpers/day.js';
 import { relink } from '../helpers/relink.js';
 import { carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
-import { TALLY, TOKENS, cleanup, startServer, tempDir } from '../server/helpers.js';
+import { TALLY, TOKENS, SIGNERS, authDoc, cleanup, startServer, tempDir } from '../server/helpers.js';
+import { hashToken } from '../../src/server/auth.js';
 
 interface ToolResult {
   isError?: boolean;
@@ -165,6 +166,30 @@ describe('tally mcp (stdio)', () => {
 });
 
 describe('tally mcp --url (remote)', () => {
+  it("an agent token bound to another key is refused in a session whose alpha is not its key (forbidden, nothing written), as on HTTP", async () => {
+    const deskB = 'tly_test_mcp_desk_b_alpha_0123456789abcdef';
+    const srv = await startServer({ db: 'memory:', auth: authDoc([{ name: 'desk-b-alpha', role: 'agent', agents: ['alpha'], signer: SIGNERS.beta, sha256: hashToken(deskB) }]) });
+    try {
+      const rt = await connect(['--url', srv.url], { TALLY_TOKEN: TOKENS.runtime });
+      const sid = sc<{ sessionId: string }>(await call('session_open', { spec: intentSpec(`mcp-desk-a-${process.pid}`) }, rt.client)).sessionId;
+      const f = sc<{ entryHash: string; frameRoot: string }>(await call('session_frame', { sessionId: sid, ordinal: -1, time: frameTime(-1) }, rt.client));
+      const b = await connect(['--url', srv.url], { TALLY_TOKEN: deskB });
+      const turn = await call('session_turn', { sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', text: 'desk B speaking' } }, b.client);
+      expect(turn.isError).toBe(true);
+      expect(sc(turn)).toMatchObject({ error: { type: 'forbidden', code: -32011, retryable: false } });
+      await b.client.close();
+      expect(sc<{ size: number }>(await call('session_describe', { sessionId: sid }, rt.client)).size).toBe(2);
+      // The token bound to desk A's alpha key writes the turn.
+      const a = await connect(['--url', srv.url], { TALLY_TOKEN: TOKENS.alpha });
+      const text = new TextDecoder().decode(carry(await signed(openIntent({ nonce: `mcp-bound-${process.pid}`, ttl: iso(frameTime(-1) + 60_000) }))));
+      expect(sc(await call('session_turn', { sessionId: sid, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', text } }, a.client))).toMatchObject({ index: 2 });
+      await a.client.close();
+      await rt.client.close();
+    } finally {
+      await srv.stop();
+    }
+  });
+
   it('calls a live tally serve with the token from TALLY_TOKEN; the server authorizes it', async () => {
     const srv = await startServer({ db: 'memory:' });
     try {

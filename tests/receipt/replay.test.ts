@@ -7,6 +7,7 @@ import { createEngine as createBareEngine, type TurnRuler } from '../../src/sess
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 import type { CanonicalObject, Entry, TurnEntry } from '../../src/protocol/index.js';
 import { entriesOf, intentDay, linesOf, reseal } from './fixtures.js';
+import { ALPHA_NONCES } from '../rules/fixtures.js';
 import { runDay } from '../helpers/day.js';
 
 async function sealedIntentDay(name = 'replay-day') {
@@ -145,8 +146,8 @@ describe('replay re-derives every ruling from the transcript alone', () => {
     // Nonce 1 (used twice in day B) and nonce 3: one fact each, listed at their first use in day B.
     expect(external).toHaveLength(3);
     expect(r.ok && r.externalFacts.map((f) => [f.index, f.agentId, f.nonce, f.owner.sessionId])).toEqual([
-      [entries.indexOf(external[0]!), 'alpha', '1', a.sid],
-      [entries.indexOf(external[2]!), 'alpha', '3', a.sid],
+      [entries.indexOf(external[0]!), ALPHA_NONCES, '1', a.sid],
+      [entries.indexOf(external[2]!), ALPHA_NONCES, '3', a.sid],
     ]);
     // Day A itself has none.
     const ra = await replay([encodeBundle(await linesOf(engine, a.sid))]);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { replay } from '../../src/receipt/index.js';
 import { createRefereeRuler, type Judge, type JudgeQuery } from '../../src/referee/index.js';
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
-import { KEY_BETA, carry, enc, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
+import { KEY_ALPHA, KEY_BETA, alpha, beta, carry, enc, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { entriesOf, reseal } from '../receipt/fixtures.js';
 import { Desk, judgedMandate, localJudge, refereeSpec, ruling } from './fixtures.js';
 
@@ -34,7 +34,24 @@ async function bundleOf(desk: Desk): Promise<Uint8Array> {
 const referee = { ruler: (store: TranscriptStore) => createRefereeRuler({ store }) };
 
 describe('judge rate limit across sessions', () => {
-  it('is per agent across every session of the store: two sessions share one window (not N × max)', async () => {
+  it('is per wallet, not per name: another wallet called alpha elsewhere has its own window, one wallet under two names has one', async () => {
+    const store = new MemoryStore();
+    const judge = counted(localJudge());
+    const m = judgedMandate({ judge_rate: { max: 1, window_ms: 3_600_000 } });
+    // Desk A: alpha is Anvil #0. Desk B: "alpha" is Anvil #1 (beta's wallet), and "b2" is Anvil #0 again.
+    const a = await Desk.open(refereeSpec('wallet-a', m), { store, judge });
+    const b = await Desk.open({ ...refereeSpec('wallet-b', m), agents: { alpha: beta.address, b2: alpha.address } }, { store, judge });
+    expect(ruling(await a.answer(await propose(a))).verdict).toMatchObject({ source: 'judged' });
+    // Same name, other wallet: not limited by A's call.
+    const other = carry(await signed(openIntent({ agent_id: 'alpha', nonce: `w${n++}`, ttl: iso(frameTime(b.ordinal) + 1_800_000) }), KEY_BETA), 'ok');
+    expect(ruling(await b.answer(other)).verdict).toMatchObject({ source: 'judged' });
+    // Same wallet as A's alpha under another name: its window is already full.
+    const renamed = carry(await signed(openIntent({ agent_id: 'b2', nonce: `w${n++}`, ttl: iso(frameTime(b.ordinal) + 1_800_000) }), KEY_ALPHA), 'ok');
+    expect(ruling(await b.answer(renamed)).verdict).toMatchObject({ source: 'limited', limit: { scope: 'wallet', held: { session: a.sid } } });
+    expect(judge.calls).toHaveLength(2);
+  });
+
+  it('is per wallet across every session of the store: two sessions share one window (not N × max)', async () => {
     const store = new MemoryStore();
     const judge = counted(localJudge());
     const spec = (name: string) => refereeSpec(name, judgedMandate({ judge_rate: { max: 2, window_ms: 3_600_000 } }));
@@ -49,8 +66,8 @@ describe('judge rate limit across sessions', () => {
       source: 'limited',
       admitted: false,
       code: 'judge_rate_limited',
-      message: `agent alpha already had 2 judge calls in the 3600000 ms window from ${Math.floor(frameTime(-1) / 3_600_000) * 3_600_000}, across every session (limit 2)`,
-      limit: { scope: 'agent', window_start: Math.floor(frameTime(-1) / 3_600_000) * 3_600_000, window_ms: 3_600_000, max: 2, held: { intent_hash: ruling(tb).intent!.intent_hash, session: b.sid, index: tb.index } },
+      message: `wallet ${alpha.address.toLowerCase()} (agent alpha) already had 2 judge calls in the 3600000 ms window from ${Math.floor(frameTime(-1) / 3_600_000) * 3_600_000}, across every session and name (limit 2)`,
+      limit: { scope: 'wallet', window_start: Math.floor(frameTime(-1) / 3_600_000) * 3_600_000, window_ms: 3_600_000, max: 2, held: { intent_hash: ruling(tb).intent!.intent_hash, session: b.sid, index: tb.index } },
     });
     // Another agent has its own window; the limited agent's sessions all see theirs full.
     expect(ruling(await b.answer(await propose(b, 'beta'))).verdict).toMatchObject({ source: 'judged' });
@@ -102,10 +119,10 @@ describe('judge rate limit across sessions', () => {
     expect(r).toMatchObject({ ok: true });
     if (!r.ok) return;
     expect(r.externalFacts).toEqual([
-      { index: limited.index, kind: 'judge-slot', agentId: 'judge-rate 3600000 alpha', nonce: `${Math.floor(frameTime(-1) / 3_600_000)}/1`, owner: { intentHash: ruling(tb).intent!.intent_hash, sessionId: b.sid, index: tb.index } },
+      { index: limited.index, kind: 'judge-slot', agentId: `judge-wallet 3600000 ${alpha.address.toLowerCase()}`, nonce: `${Math.floor(frameTime(-1) / 3_600_000)}/1`, owner: { intentHash: ruling(tb).intent!.intent_hash, sessionId: b.sid, index: tb.index } },
     ]);
     // The same limit claimed for a window the session could not have filled: replay judges, the evidence is missing.
-    const text = new TextDecoder().decode(bundle).replace('"max":2,"scope":"agent"', '"max":3,"scope":"agent"');
+    const text = new TextDecoder().decode(bundle).replace('"max":2,"scope":"wallet"', '"max":3,"scope":"wallet"');
     const forged = reseal(entriesOf(text.split('\n').filter((l) => l.length > 0).map((l) => enc.encode(l)))).bundle;
     const d = await replay([forged], referee);
     expect(d).toMatchObject({ ok: false, stage: 'replay', divergences: [{ index: limited.index, kind: 'ruling-diverged' }] });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { signRedemption, signRelease, signTermination, type TicketRef } from '../../src/referee/index.js';
 import { MemoryStore } from '../../src/store/index.js';
-import { Day, carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
+import { ALPHA_NONCES, Day, carry, frameTime, iso, openIntent, signed, spec as intentSpec } from '../rules/fixtures.js';
 import type { CanonicalObject } from '../../src/protocol/index.js';
 import { DEAD, Desk, INSTANCE, KEY_EXECUTOR, KEY_OPERATOR, KEY_OTHER, KEY_PRINCIPAL, mandate, refereeSpec, ruling, signSpecSync } from './fixtures.js';
 
@@ -32,7 +32,7 @@ describe('referee: mandates and tickets inside the session', () => {
     expect(r.ticket).toMatchObject({ id: 1, state: 'ACTIVE', weight: '2', expires_at: frameTime(-1) + 1_800_000 + 1 });
     expect(r.ticket?.proof_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(r.quota).toEqual({ cap: '10', used: '0', locked: '2', free: '8', tx_cap: 6, used_txs: 0, locked_txs: 1 });
-    expect(await desk.engine.store.nonceOwner('alpha', open.intent.nonce)).toMatchObject({ sessionId: desk.sid, index: t.index });
+    expect(await desk.engine.store.nonceOwner(ALPHA_NONCES, open.intent.nonce)).toMatchObject({ sessionId: desk.sid, index: t.index });
 
     const close = await propose(desk, { action: 'close', size: '3', side: undefined, leverage: undefined });
     const c = ruling(await desk.answer(close.bytes));
@@ -63,7 +63,7 @@ describe('referee: mandates and tickets inside the session', () => {
     expect((r.policy as { message: string }).message).toMatch(message);
     expect(r.ticket).toBeUndefined();
     expect(r.quota).toMatchObject({ locked: '0', locked_txs: 0 });
-    expect(await desk.engine.store.nonceOwner('alpha', p.intent.nonce)).toEqual({ intentHash: r.intent!.intent_hash, sessionId: desk.sid, index: t.index });
+    expect(await desk.engine.store.nonceOwner(ALPHA_NONCES, p.intent.nonce)).toEqual({ intentHash: r.intent!.intent_hash, sessionId: desk.sid, index: t.index });
   });
 
   it('checks in a fixed order (the first failure is reported) and counts transactions against tx_cap', async () => {
@@ -102,7 +102,7 @@ describe('referee: mandates and tickets inside the session', () => {
     const forged = await signed(u, KEY_OTHER);
     const r = ruling(await desk.answer(carry(forged)));
     expect(r.intent).toMatchObject({ admitted: false, stage: 'signature' });
-    expect(await desk.engine.store.nonceOwner('alpha', 'victim-1')).toBeUndefined();
+    expect(await desk.engine.store.nonceOwner(ALPHA_NONCES, 'victim-1')).toBeUndefined();
     const genuine = await signed(openIntent({ nonce: 'victim-1', ttl: iso(frameTime(desk.ordinal) + 1_800_000), size: '1' }));
     expect(ruling(await desk.answer(carry(genuine))).ticket).toMatchObject({ id: 1 });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromBase64 } from '../../src/protocol/index.js';
 import { parseJudgeResponse, recoverText, sha256Hex, verdictMessage, type Judge, type JudgeQuery } from '../../src/referee/index.js';
-import { carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
+import { ALPHA_NONCES, carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { Desk, KEY_OTHER, judgeAccount, judgedMandate, localJudge, other, refereeSpec, ruling } from './fixtures.js';
 
 let nonce = 1;
@@ -53,7 +53,7 @@ describe('referee: judge verdicts', () => {
     expect(r.verdict!.message).toMatch(reason);
     expect(r.ticket).toBeUndefined();
     expect(r.quota).toMatchObject({ locked: '0' });
-    expect(await desk.engine.store.nonceOwner('alpha', p.intent.nonce)).toEqual({ intentHash: r.intent!.intent_hash, sessionId: desk.sid, index: t.index });
+    expect(await desk.engine.store.nonceOwner(ALPHA_NONCES, p.intent.nonce)).toEqual({ intentHash: r.intent!.intent_hash, sessionId: desk.sid, index: t.index });
   });
 
   it('judged once: a retry gets the stored ruling; a new turn with the same intent, whatever its context, meets its burned nonce and is never judged again', async () => {

@@ -2,6 +2,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { signIntent, type UnsignedIntentInput } from '../../src/intent/index.js';
 import { createEngine } from '../../src/engine.js';
+import { nonceKey } from '../../src/rules/spec.js';
 import type { Engine, TurnResult } from '../../src/session/index.js';
 
 export const KEY_ALPHA = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80' as const; // Anvil #0
@@ -9,6 +10,9 @@ export const KEY_BETA = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f46
 export const KEY_STRANGER = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a' as const; // Anvil #2
 export const alpha = privateKeyToAccount(KEY_ALPHA);
 export const beta = privateKeyToAccount(KEY_BETA);
+/** The store keys of alpha's and beta's nonces (signer + name). */
+export const ALPHA_NONCES = nonceKey(alpha.address, 'alpha');
+export const BETA_NONCES = nonceKey(beta.address, 'beta');
 
 /** Frame times: 2030-01-01T00:00:00Z plus one minute per ordinal. */
 export const T0 = 1_893_456_000_000;

@@ -3,7 +3,7 @@ import { INTENT_CODES, type UnsignedIntentInput } from '../../src/intent/index.j
 import { createEngine } from '../../src/engine.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { encodeBundle, verifyBundle } from '../../src/codec/index.js';
-import { Day, KEY_BETA, KEY_STRANGER, carry, enc, frameTime, iso, openIntent, signed, spec } from './fixtures.js';
+import { ALPHA_NONCES, Day, KEY_BETA, KEY_STRANGER, carry, enc, frameTime, iso, openIntent, signed, spec } from './fixtures.js';
 
 function ruling(t: { ruling?: unknown }): Record<string, unknown> {
   return (t.ruling as { intent: Record<string, unknown> }).intent;
@@ -16,7 +16,7 @@ describe('intents inside the session', () => {
     const t = await day.answer(carry(intent, 'agent saw BTC at 97k'));
     expect(ruling(t)).toMatchObject({ admitted: true, agent_id: 'alpha', nonce: '1', action: 'open' });
     expect(ruling(t)['intent_hash']).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await day.engine.store.nonceOwner('alpha', '1')).toMatchObject({ sessionId: day.sid, index: t.index });
+    expect(await day.engine.store.nonceOwner(ALPHA_NONCES, '1')).toMatchObject({ sessionId: day.sid, index: t.index });
   });
 
   it('a plain authored turn carries no ruling', async () => {
@@ -134,7 +134,7 @@ describe('authored intent bytes are read by the one strict parser (issue #11)', 
       expect(ruling(t), text).toMatchObject({ admitted: false, stage: 'schema', code: 'invalid_schema' });
       expect(String(ruling(t)['message'])).toContain(code);
     }
-    expect(await day.engine.store.nonceOwner('alpha', '77')).toBeUndefined();
+    expect(await day.engine.store.nonceOwner(ALPHA_NONCES, '77')).toBeUndefined();
     expect(ruling(await day.answer(enc.encode(good)))).toMatchObject({ admitted: true, nonce: '77' });
   });
 });

@@ -6,8 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/server/auth.js';
-import { carry, frameTime, iso, openIntent, signed, spec as intentSpec, KEY_BETA } from '../rules/fixtures.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { carry, frameTime, iso, openIntent, signed, spec as intentSpec, KEY_BETA, KEY_STRANGER } from '../rules/fixtures.js';
 import { TOKENS, authDoc, cleanup, get, ok, post, rpc, startServer, type ServerProc } from './helpers.js';
+
+/** Desk B's agent token: its agent is also called alpha, but its key is Anvil #2. */
+const DESK_B_ALPHA = 'tly_test_desk_b_alpha_0123456789abcdef0123';
+const STRANGER = privateKeyToAccount(KEY_STRANGER).address;
 import { startInProcess } from './in-process.js';
 
 const RT = TOKENS.runtime;
@@ -34,7 +39,7 @@ const intentText = async (over: Record<string, unknown>, ordinal: number, key?: 
   dec.decode(carry(await signed(openIntent({ nonce: freshNonce(), ttl: iso(frameTime(ordinal) + 60_000), ...over }), key)));
 
 beforeAll(async () => {
-  srv = await startServer({ db: 'memory:' });
+  srv = await startServer({ db: 'memory:', auth: authDoc([{ name: 'desk-b-alpha', role: 'agent', agents: ['alpha'], signer: STRANGER, sha256: hashToken(DESK_B_ALPHA) }]) });
   agentSid = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: intentSpec(`agents-${run}`) })).sessionId;
   betaSid = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: { ...intentSpec(`beta-${run}`), agents: { beta: intentSpec().agents.beta } } })).sessionId;
   plainSid = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: { name: `plain-${run}` } })).sessionId;
@@ -145,6 +150,31 @@ describe('authorization by role', () => {
     ok(await rpc(srv.url, RT, 'session/turn', turnParams(plainSid, f, { kind: 'authored', text: 'plain answer' })));
     const g = await frameAt(betaSid, -1);
     ok(await rpc(srv.url, RT, 'session/turn', turnParams(betaSid, g, { kind: 'stand-down', failureClass: 'provider' })));
+  });
+});
+
+describe('agent tokens are bound to a key, not a name', () => {
+  it("desk B's token for its own alpha may not write desk A's alpha turns (403, nothing written), and may write its own desk's", async () => {
+    const deskA = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: intentSpec(`desk-a-${run}`) })).sessionId; // alpha = Anvil #0
+    const deskB = ok<{ sessionId: string }>(await rpc(srv.url, RT, 'session/open', { spec: { ...intentSpec(`desk-b-${run}`), agents: { alpha: STRANGER } } })).sessionId;
+    const fa = await frameAt(deskA, -1);
+    // The OPEN turn of desk A, written with desk B's alpha token: plain text and a stranger-signed intent alike.
+    for (const text of ['plan: nothing', await intentText({}, -1, KEY_STRANGER)]) {
+      const r = await rpc(srv.url, DESK_B_ALPHA, 'session/turn', turnParams(deskA, fa, { kind: 'authored', text }));
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatchObject({ code: -32011, data: { type: 'forbidden' } });
+    }
+    for (const path of ['describe', 'events', 'bundle']) expect((await get(srv.url, DESK_B_ALPHA, `/sessions/${deskA}/${path}`)).status).toBe(403);
+    expect((await rpc(srv.url, DESK_B_ALPHA, 'session/describe', { sessionId: deskA })).status).toBe(403);
+    expect(ok<{ size: number }>(await rpc(srv.url, RT, 'session/describe', { sessionId: deskA })).size).toBe(2);
+    // Desk A's real alpha is not turn-conflicted: its OPEN turn is recorded.
+    const mine = ok<{ ruling: { intent: Record<string, unknown> } }>(await rpc(srv.url, TOKENS.alpha, 'session/turn', turnParams(deskA, fa, { kind: 'authored', text: await intentText({}, -1) })));
+    expect(mine.ruling.intent).toMatchObject({ admitted: true, agent_id: 'alpha' });
+    // And the other way round: desk A's alpha token is a stranger in desk B; desk B's own token is at home there.
+    const fb = await frameAt(deskB, -1);
+    expect((await rpc(srv.url, TOKENS.alpha, 'session/turn', turnParams(deskB, fb, { kind: 'authored', text: await intentText({}, -1) }))).status).toBe(403);
+    const theirs = ok<{ ruling: { intent: Record<string, unknown> } }>(await rpc(srv.url, DESK_B_ALPHA, 'session/turn', turnParams(deskB, fb, { kind: 'authored', text: await intentText({}, -1, KEY_STRANGER) })));
+    expect(theirs.ruling.intent).toMatchObject({ admitted: true, agent_id: 'alpha', signer: STRANGER });
   });
 });
 

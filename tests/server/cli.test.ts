@@ -14,10 +14,15 @@ afterAll(cleanup);
 describe('tally serve (command line)', () => {
   it('--hash-token prints a config entry holding only the hash; - reads the token from stdin', () => {
     const token = 'tly_cli_test_token_0123456789abcdef';
-    const r = tally(['serve', '--hash-token', token, '--role', 'agent', '--agent', 'alpha', '--agent', 'beta', '--name', 'desk']);
+    const signer = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+    const r = tally(['serve', '--hash-token', token, '--role', 'agent', '--agent', 'alpha', '--agent', 'beta', '--signer', signer, '--name', 'desk']);
     expect(r.code).toBe(0);
     const entry = JSON.parse(r.stdout) as Record<string, unknown>;
-    expect(entry).toEqual({ name: 'desk', role: 'agent', agents: ['alpha', 'beta'], sha256: hashToken(token) });
+    expect(entry).toEqual({ name: 'desk', role: 'agent', agents: ['alpha', 'beta'], signer, sha256: hashToken(token) });
+    // An agent token is bound to a key: without --signer it is refused (a name alone proves nothing).
+    const unbound = tally(['serve', '--hash-token', token, '--role', 'agent', '--agent', 'alpha']);
+    expect(unbound.code).toBe(2);
+    expect(unbound.stderr).toContain('--signer');
     expect(r.stdout).not.toContain(token);
     const viaStdin = tally(['serve', '--hash-token', '-', '--role', 'auditor'], { input: token + '\n' });
     expect(viaStdin.code).toBe(0);

@@ -34,13 +34,19 @@ export const TOKENS = {
   auditor: 'tly_test_auditor_0123456789abcdef0123456789',
 } as const;
 
+/** The keys the agent tokens are bound to: Anvil #0 and #1, the signers of tests/rules/fixtures.ts's alpha and beta. */
+export const SIGNERS = {
+  alpha: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+  beta: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+} as const;
+
 /** The auth config document for {@link TOKENS} (hashes only). */
 export function authDoc(extra: Record<string, unknown>[] = []): { tokens: Record<string, unknown>[] } {
   return {
     tokens: [
       { name: 'runtime', role: 'runtime', sha256: hashToken(TOKENS.runtime) },
-      { name: 'alpha', role: 'agent', agents: ['alpha'], sha256: hashToken(TOKENS.alpha) },
-      { name: 'beta', role: 'agent', agents: ['beta'], sha256: hashToken(TOKENS.beta) },
+      { name: 'alpha', role: 'agent', agents: ['alpha'], signer: SIGNERS.alpha, sha256: hashToken(TOKENS.alpha) },
+      { name: 'beta', role: 'agent', agents: ['beta'], signer: SIGNERS.beta, sha256: hashToken(TOKENS.beta) },
       { name: 'auditor', role: 'auditor', sha256: hashToken(TOKENS.auditor) },
       ...extra,
     ],

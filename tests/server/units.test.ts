@@ -57,7 +57,7 @@ describe('auth config', () => {
   const good = {
     tokens: [
       { name: 'rt', role: 'runtime', sha256: hashToken('a'.repeat(20)) },
-      { name: 'al', role: 'agent', agents: ['alpha'], sha256: hashToken('b'.repeat(20)) },
+      { name: 'al', role: 'agent', agents: ['alpha'], signer: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', sha256: hashToken('b'.repeat(20)) },
       { name: 'au', role: 'auditor', sha256: hashToken('c'.repeat(20)), rate: { perSecond: 2, burst: 4 } },
     ],
   };
@@ -66,7 +66,7 @@ describe('auth config', () => {
     expect(parseAuthConfig(good).ok).toBe(true);
     expect(parseAuthConfig(good.tokens).ok).toBe(true);
     const r = parseAuthConfig(good);
-    if (r.ok) expect(new Authenticator(r.config).principalOf('b'.repeat(20))).toEqual({ name: 'al', role: 'agent', agents: ['alpha'] });
+    if (r.ok) expect(new Authenticator(r.config).principalOf('b'.repeat(20))).toEqual({ name: 'al', role: 'agent', agents: ['alpha'], signer: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' });
   });
 
   it('refuses each mutation of a good config', () => {
@@ -79,6 +79,9 @@ describe('auth config', () => {
       ['operator is not configurable', t(0, { role: 'operator' })],
       ['agent without agents', { tokens: [{ name: 'x', role: 'agent', sha256: hashToken('q'.repeat(20)) }] }],
       ['agent with no agents', t(1, { agents: [] })],
+      ['agent token bound to no signer (a name alone)', { tokens: [{ name: 'x', role: 'agent', agents: ['alpha'], sha256: hashToken('q'.repeat(20)) }] }],
+      ['agent token with a malformed signer', t(1, { signer: '0xf39F' })],
+      ['signer on a runtime token', t(0, { signer: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' })],
       ['agents on a runtime token', t(0, { agents: ['alpha'] })],
       ['unknown key', t(2, { token: 'secret' })],
       ['duplicate name', t(1, { name: 'rt' })],

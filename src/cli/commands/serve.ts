@@ -56,6 +56,9 @@ async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promis
   const agents = ((values['agent'] as string[] | undefined) ?? []).filter((a) => a !== '');
   if (role === 'agent' && agents.length === 0) throw new CliError('an agent token needs at least one --agent <agent_id>');
   if (role !== 'agent' && agents.length > 0) throw new CliError('--agent is only for --role agent');
+  const signer = str(values, 'signer');
+  if (role === 'agent' && signer === undefined) throw new CliError('an agent token needs --signer <0x address>: the key its agents sign intents with (the token speaks for them only where spec.agents maps them to it)');
+  if (role !== 'agent' && signer !== undefined) throw new CliError('--signer is only for --role agent');
   let token: string;
   const given = str(values, 'hash-token');
   if (values['new-token'] === true) {
@@ -66,7 +69,7 @@ async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promis
   }
   if (token.length < 16 || token.length > 512 || !/^[!-~]+$/.test(token)) throw new CliError('a token must be 16–512 printable ASCII characters without spaces');
   const name = str(values, 'name') ?? `${role}-${hashToken(token).slice(0, 8)}`;
-  const entry = { name, role: role as Role, ...(role === 'agent' ? { agents } : {}), sha256: hashToken(token) };
+  const entry = { name, role: role as Role, ...(role === 'agent' ? { agents, signer } : {}), sha256: hashToken(token) };
   const check = parseAuthConfig({ tokens: [entry] });
   if (!check.ok) throw new CliError(check.problem);
   if (values['new-token'] === true) {
@@ -81,8 +84,8 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.',
   help: `Usage: tally serve [--port <n>] [--host <addr>] [--db <location>] [--auth <file>] [options]
-       tally serve --hash-token <token|-> [--role <role>] [--agent <id>]... [--name <name>]
-       tally serve --new-token --role <role> [--agent <id>]... [--name <name>]
+       tally serve --hash-token <token|-> [--role <role>] [--agent <id>]... [--signer <0x…>] [--name <name>]
+       tally serve --new-token --role <role> [--agent <id>]... [--signer <0x…>] [--name <name>]
 
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
@@ -125,6 +128,7 @@ Tokens (required; the file holds only SHA-256 hashes of tokens):
   --new-token            make a random token, print it and its config entry, and exit
   --role <role>          runtime | agent | auditor (with --hash-token/--new-token; default runtime)
   --agent <id>           an agent id the agent token speaks for (repeatable)
+  --signer <0x…>         the agent token's key: it speaks for its agents only where spec.agents maps them to it
   --name <name>          the token's name in logs
 Listening and limits:
   --port <n>             TCP port (default 8787; 0 picks a free one)
@@ -159,6 +163,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     'new-token': { type: 'boolean' },
     role: { type: 'string' },
     agent: { type: 'string', multiple: true },
+    signer: { type: 'string' },
     name: { type: 'string' },
     'max-body': { type: 'string' },
     'max-depth': { type: 'string' },

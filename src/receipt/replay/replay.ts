@@ -15,15 +15,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * The external fact in an intent ruling: `{"intent": {"admitted": false,
  * "code": "replayed_nonce", "first": {session, index, intent_hash}}}` whose
- * `first.session` is not `sessionId`. Same-session owners are re-derived.
+ * `first.session` is not `sessionId` — or is, at `index`, the very entry
+ * being replayed: a reservation made ahead of a judge call by an attempt at
+ * this slot that was never recorded (the store failed, the engine stopped),
+ * which no transcript holds. Other same-session owners are re-derived.
  */
-export function intentExternalNonceFact(recorded: CanonicalObject, sessionId: string): NonceOwner | undefined {
+export function intentExternalNonceFact(recorded: CanonicalObject, sessionId: string, at?: number): NonceOwner | undefined {
   const intent = recorded['intent'];
   if (!isObject(intent) || intent['admitted'] !== false || intent['code'] !== 'replayed_nonce') return undefined;
   const first = intent['first'];
   if (!isObject(first)) return undefined;
   const { session, index, intent_hash: intentHash } = first;
-  if (typeof session !== 'string' || session === sessionId || typeof intentHash !== 'string' || typeof index !== 'number' || !Number.isSafeInteger(index)) return undefined;
+  if (typeof session !== 'string' || typeof intentHash !== 'string' || typeof index !== 'number' || !Number.isSafeInteger(index)) return undefined;
+  if (session === sessionId && index !== at) return undefined;
   return { intentHash, sessionId: session, index };
 }
 
@@ -43,7 +47,7 @@ function withExternalFacts(
 ): TurnRuler {
   const seeded = new Map<string, NonceOwner>();
   const wrapContext = (ctx: RuleContext): RuleContext => {
-    const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId);
+    const recordedFact = ctx.recorded === undefined ? undefined : extract(ctx.recorded, ctx.sessionId, current.index);
     const keyed = ctx.recorded === undefined ? [] : (inner.recordedReservations?.(ctx.recorded, ctx.sessionId) ?? []);
     return {
       ...ctx,

@@ -67,7 +67,7 @@ export interface ReplayOptions {
    * {@link intentExternalNonceFact}, the intent ruling's `first` when it
    * names another session).
    */
-  readonly externalNonceFact?: (recorded: CanonicalObject, sessionId: string) => NonceOwner | undefined;
+  readonly externalNonceFact?: (recorded: CanonicalObject, sessionId: string, index?: number) => NonceOwner | undefined;
   /** Called after each entry is replayed (progress). */
   readonly onEntry?: (index: number) => void;
   /**

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store's engine log (migration 9): `engine_log` holds the
+ * The PostgreSQL store's engine log (migration 10): `engine_log` holds the
  * leaves by position, `engine_log_head` one row with the number of leaves.
  * A leaf takes its position by incrementing that row inside the transaction
  * (or statement) that writes what it records: the row lock orders every
@@ -10,7 +10,7 @@
 import type pg from 'pg';
 
 /** Migration 9: the engine log and its head row; append-only (the head only counts up). */
-export const POSTGRES_V9_SQL = (s: string): string => `
+export const POSTGRES_V10_SQL = (s: string): string => `
 CREATE TABLE ${s}.engine_log (
   seq  bigint PRIMARY KEY CHECK (seq >= 0),
   leaf bytea  NOT NULL CHECK (length(leaf) BETWEEN 1 AND 65535)

@@ -9,7 +9,7 @@
  * by all sessions and is keyed by `(agent_id, nonce)` — deliberately without
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
-import { POSTGRES_V9_SQL } from './engine-log.js';
+import { POSTGRES_V10_SQL } from './engine-log.js';
 
 /** One numbered migration. */
 export interface PostgresMigration {
@@ -288,6 +288,36 @@ export const POSTGRES_V8_SQL = (s: string): string =>
     .map((t) => `CREATE TRIGGER ${t}_no_truncate BEFORE TRUNCATE ON ${s}.${t} FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();`)
     .join('\n');
 
+/**
+ * Version 9: reservations keyed by what authenticates them — the same step
+ * as SQLite's version 5 (see there): every name-keyed nonce row is copied
+ * under `<signer> <agent_id>`, every `judge-rate <window_ms> <agent_id>` slot
+ * under `judge-wallet <window_ms> <signer>`, the signer read from the
+ * `spec.agents` of the owning session's genesis; nothing is changed or
+ * deleted.
+ */
+export const POSTGRES_V9_SQL = (s: string): string => `
+INSERT INTO ${s}.nonces (agent_id, nonce, intent_hash, session_id, idx)
+  SELECT lower(a.signer) || ' ' || n.agent_id, n.nonce, n.intent_hash, n.session_id, n.idx
+  FROM ${s}.nonces n
+  JOIN ${s}.entries g ON g.session_id = n.session_id AND g.idx = 0
+  CROSS JOIN LATERAL (SELECT convert_from(g.bytes, 'UTF8')::jsonb -> 'spec' -> 'agents' ->> n.agent_id AS signer) a
+  WHERE position(' ' in n.agent_id) = 0 AND a.signer IS NOT NULL
+  ON CONFLICT DO NOTHING;
+INSERT INTO ${s}.nonces (agent_id, nonce, intent_hash, session_id, idx)
+  SELECT 'judge-wallet ' || r.ms || ' ' || lower(a.signer), r.nonce, r.intent_hash, r.session_id, r.idx
+  FROM (
+    SELECT substring(n.agent_id from '^judge-rate ([0-9]+) ') AS ms, substring(n.agent_id from '^judge-rate [0-9]+ (.*)$') AS name,
+           n.nonce, n.intent_hash, n.session_id, n.idx
+    FROM ${s}.nonces n WHERE n.agent_id LIKE 'judge-rate % %'
+  ) r
+  JOIN ${s}.entries g ON g.session_id = r.session_id AND g.idx = 0
+  CROSS JOIN LATERAL (SELECT convert_from(g.bytes, 'UTF8')::jsonb -> 'spec' -> 'agents' ->> r.name AS signer) a
+  WHERE r.ms IS NOT NULL AND a.signer IS NOT NULL
+  ORDER BY r.session_id, r.idx
+  ON CONFLICT DO NOTHING;
+`;
+
 /** Every migration, in order. */
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: POSTGRES_V1_SQL },
@@ -298,7 +328,8 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 6, name: 'the head lives in the last entry', sql: POSTGRES_V6_SQL },
   { version: 7, name: 'entry rules as domains', sql: POSTGRES_V7_SQL },
   { version: 8, name: 'history refuses truncate', sql: POSTGRES_V8_SQL },
-  { version: 9, name: 'engine log', sql: POSTGRES_V9_SQL },
+  { version: 9, name: 'reservations keyed by signer', sql: POSTGRES_V9_SQL },
+  { version: 10, name: 'engine log', sql: POSTGRES_V10_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -16,6 +16,8 @@ import type {
   AppendRequest,
   ExpectedLatest,
   NonceOwner,
+  ReserveOutcome,
+  NonceClaim,
   RecordCheckpointOutcome,
   SessionHead,
   StoreHealth,
@@ -290,6 +292,33 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
     const rows = await this.query<OwnerRow>('read a nonce', `SELECT intent_hash, session_id, idx FROM ${this.t.nonces} WHERE agent_id = $1 AND nonce = $2`, [agentId, nonce], 'tally_nonce_owner');
     const r = rows[0];
     return r ? toOwner(r) : undefined;
+  }
+
+  /**
+   * Reserves every claim or none (see `TranscriptStore.reserve`): one
+   * transaction, one `INSERT … ON CONFLICT DO NOTHING` in key order (a
+   * concurrent reservation of the same key waits for the other to commit,
+   * then finds it); if any row was not inserted, it rolls back and names that
+   * key's owner.
+   */
+  async reserve(sessionId: string, index: number, claims: readonly NonceClaim[]): Promise<ReserveOutcome> {
+    this.live();
+    const sorted = [...claims].sort((a, b) => (a.agentId === b.agentId ? (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0) : a.agentId < b.agentId ? -1 : 1));
+    const taken = await transaction<NonceClaim | undefined>(this.pool, this.name, 'reserve nonces', async (c) => {
+      const r = await c.query<{ agent_id: string; nonce: string }>(
+        `INSERT INTO ${this.t.nonces} (agent_id, nonce, intent_hash, session_id, idx)
+           SELECT a, n, h, $4, $5 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS c(a, n, h, o) ORDER BY o
+           ON CONFLICT DO NOTHING RETURNING agent_id, nonce`,
+        [sorted.map((n) => n.agentId), sorted.map((n) => n.nonce), sorted.map((n) => n.intentHash), sessionId, index],
+      );
+      if (r.rows.length === sorted.length) return { commit: true, value: undefined };
+      const got = new Set(r.rows.map((x) => JSON.stringify([x.agent_id, x.nonce])));
+      return { commit: false, value: sorted.find((n) => !got.has(JSON.stringify([n.agentId, n.nonce]))) };
+    });
+    if (taken === undefined) return { ok: true };
+    const owner = await this.readOwner(taken.agentId, taken.nonce);
+    if (!owner) throw new TallyError('TALLY_STORE_IO', `A reservation conflicted but its owner cannot be read (${this.name}).`);
+    return { ok: false, reason: 'nonce-taken', agentId: taken.agentId, nonce: taken.nonce, owner };
   }
 
   async listSessions(): Promise<string[]> {

@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3';
 import { TallyError } from '../../protocol/errors.js';
 import type { SessionPhase } from '../../protocol/index.js';
-import type { AppendOutcome, AppendRequest, CosignatureRecord, NonceClaim, SessionHead, StoredEntry } from '../types.js';
+import type { AppendOutcome, AppendRequest, CosignatureRecord, NonceClaim, ReserveOutcome, SessionHead, StoredEntry } from '../types.js';
 import { toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
 import { EngineLogStatements } from './engine-log.js';
@@ -63,6 +63,8 @@ export class SqliteConnection {
   readonly engineLog: EngineLogStatements;
   /** Creates a session with its genesis entry (and its engine-log leaf) in one IMMEDIATE transaction. */
   readonly createTx: (genesis: StoredEntry, head: SessionHead, logLeaf: Uint8Array | undefined) => 'created' | 'exists';
+  /** All claims for (session, index) in one IMMEDIATE transaction, or none (see `TranscriptStore.reserve`). */
+  readonly reserveTx: (sessionId: string, index: number, claims: readonly NonceClaim[]) => ReserveOutcome;
   /** One IMMEDIATE transaction for a batch of appends, each in its own savepoint and settled on its own. */
   readonly batchTx: (batch: readonly AppendRequest[]) => Settled[];
   private readonly applyOneTx: (request: AppendRequest) => AppendOutcome;
@@ -118,6 +120,14 @@ export class SqliteConnection {
       this.q.insertEntry.run(head.sessionId, genesis.index, genesis.hash, genesis.kind, genesis.ordinal ?? null, blob(genesis.bytes));
       if (logLeaf) this.engineLog.append(logLeaf);
       return 'created' as const;
+    }).immediate;
+    this.reserveTx = db.transaction((sessionId: string, index: number, claims: readonly NonceClaim[]): ReserveOutcome => {
+      for (const n of claims) {
+        const o = this.q.owner.get(n.agentId, n.nonce);
+        if (o) return { ok: false, reason: 'nonce-taken', agentId: n.agentId, nonce: n.nonce, owner: { intentHash: o.intent_hash, sessionId: o.session_id, index: o.idx } };
+      }
+      for (const n of claims) this.q.insertNonce.run(n.agentId, n.nonce, n.intentHash, sessionId, index);
+      return { ok: true };
     }).immediate;
     // Nested inside batchTx this runs as a SAVEPOINT: a request that throws
     // half-way leaves nothing behind and the others in the batch still commit.

@@ -1,5 +1,5 @@
 /**
- * The SQLite store's engine log (table `engine_log`, migration 5): the next
+ * The SQLite store's engine log (table `engine_log`, migration 6): the next
  * position is `MAX(seq) + 1`, taken inside the caller's write transaction
  * (BEGIN IMMEDIATE holds the database's one write lock), so two processes
  * never take one position and a rolled-back transaction leaves no gap.

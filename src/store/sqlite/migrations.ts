@@ -6,7 +6,9 @@
  * instead.
  *
  * Layout: every key of `entries` starts with the session id; `nonces` is the
- * one table shared by all sessions, keyed by `(agent_id, nonce)`.
+ * one table shared by all sessions, keyed by `(agent_id, nonce)` (the column
+ * holds a reservation key: `<signer> <agent_id>` for an intent's nonce since
+ * version 5).
  */
 
 /** One numbered migration. */
@@ -123,13 +125,44 @@ BEGIN SELECT RAISE(ABORT, 'tally: witness sizes are append-only'); END;
 `;
 
 /**
- * Version 5: the engine log (docs/PROTOCOL.md §15): one leaf per session
+ * Version 5: reservations keyed by what authenticates them. Releases before
+ * it keyed an intent's nonce by its `agent_id` name, and a judge-rate window
+ * by `judge-rate <window_ms> <agent_id>`; this release keys them by the
+ * agent's registered signer (`<signer> <agent_id>`, and the wallet's window
+ * `judge-wallet <window_ms> <signer>`), read from the `spec.agents` of the
+ * genesis of the session that made the reservation. Every name-keyed row is
+ * copied under its new key with the same owner, so a nonce used before the
+ * upgrade stays used after it and a window's slots stay taken; rows are
+ * never changed or deleted (the old rows remain, and nothing reads them).
+ * Two names of one signer that took the same slot of a window collapse
+ * into one (the union of two slot prefixes is the longer prefix).
+ */
+export const SQLITE_V5_SQL = `
+INSERT OR IGNORE INTO nonces (agent_id, nonce, intent_hash, session_id, idx)
+  SELECT lower(a.value) || ' ' || n.agent_id, n.nonce, n.intent_hash, n.session_id, n.idx
+  FROM nonces n
+  JOIN entries g ON g.session_id = n.session_id AND g.idx = 0
+  JOIN json_each(CAST(g.bytes AS TEXT), '$.spec.agents') a ON a.key = n.agent_id
+  WHERE instr(n.agent_id, ' ') = 0 AND a.type = 'text';
+INSERT OR IGNORE INTO nonces (agent_id, nonce, intent_hash, session_id, idx)
+  SELECT 'judge-wallet ' || r.ms || ' ' || lower(a.value), r.nonce, r.intent_hash, r.session_id, r.idx
+  FROM (
+    SELECT substr(n.agent_id, 12, instr(substr(n.agent_id, 12), ' ') - 1) AS ms,
+           substr(substr(n.agent_id, 12), instr(substr(n.agent_id, 12), ' ') + 1) AS name,
+           n.nonce, n.intent_hash, n.session_id, n.idx
+    FROM nonces n WHERE n.agent_id LIKE 'judge-rate % %'
+  ) r
+  JOIN entries g ON g.session_id = r.session_id AND g.idx = 0
+  JOIN json_each(CAST(g.bytes AS TEXT), '$.spec.agents') a ON a.key = r.name
+  WHERE a.type = 'text'
+  ORDER BY r.session_id, r.idx;
+ * Version 6: the engine log (docs/PROTOCOL.md §15): one leaf per session
  * opened and per session checkpoint signed, at positions 0, 1, 2, … Each
  * leaf is inserted in the transaction that creates its session or records
  * its checkpoint, at MAX(seq) + 1 under the write lock, so positions have
  * no gap; the triggers keep it append-only.
  */
-export const SQLITE_V5_SQL = `
+export const SQLITE_V6_SQL = `
 CREATE TABLE engine_log (
   seq  INTEGER PRIMARY KEY CHECK (seq >= 0),
   leaf BLOB    NOT NULL CHECK (length(leaf) BETWEEN 1 AND 65535)
@@ -146,7 +179,8 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 2, name: 'immutability triggers', sql: SQLITE_V2_SQL },
   { version: 3, name: 'signing log', sql: SQLITE_V3_SQL },
   { version: 4, name: 'witness cosignatures', sql: SQLITE_V4_SQL },
-  { version: 5, name: 'engine log', sql: SQLITE_V5_SQL },
+  { version: 5, name: 'reservations keyed by signer', sql: SQLITE_V5_SQL },
+  { version: 6, name: 'engine log', sql: SQLITE_V6_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -20,6 +20,8 @@ import type {
   AppendRequest,
   ExpectedLatest,
   NonceOwner,
+  ReserveOutcome,
+  NonceClaim,
   RecordCheckpointOutcome,
   SessionHead,
   StoreHealth,
@@ -215,6 +217,11 @@ export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLog
     this.live();
     const r = this.guard.io('read a nonce', (c) => c.q.owner.get(agentId, nonce));
     return r ? toOwner(r) : undefined;
+  }
+
+  async reserve(sessionId: string, index: number, claims: readonly NonceClaim[]): Promise<ReserveOutcome> {
+    this.live();
+    return this.guard.write('reserve nonces', (c) => c.reserveTx(sessionId, index, claims));
   }
 
   async listSessions(): Promise<string[]> {
