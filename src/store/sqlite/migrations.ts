@@ -156,6 +156,9 @@ INSERT OR IGNORE INTO nonces (agent_id, nonce, intent_hash, session_id, idx)
   JOIN json_each(CAST(g.bytes AS TEXT), '$.spec.agents') a ON a.key = r.name
   WHERE a.type = 'text'
   ORDER BY r.session_id, r.idx;
+`;
+
+/**
  * Version 6: the engine log (docs/PROTOCOL.md §15): one leaf per session
  * opened and per session checkpoint signed, at positions 0, 1, 2, … Each
  * leaf is inserted in the transaction that creates its session or records
