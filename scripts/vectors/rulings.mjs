@@ -163,7 +163,7 @@ export async function rulingVectors() {
   out.push(await run('judge_rate_limited: a second judge call in a window of max 1', 'judge_rate_limited', spec('corpus-rate', judged({ judge_rate: { max: 1, window_ms: 60000 } })), J, async (_c, i) => (i < 2 ? one(T0 + i * 1000, carry(i ? i2 : i1)) : undefined)));
   // Key-scoped reservations (§9, §10): one wallet under two names has ONE rate window (scope wallet), and
   // its two names keep two nonce spaces (the same nonce "1" is admitted under each name).
-  const twoNames = { ...spec('corpus-rate-wallet', judged({ judge_rate: { max: 1, window_ms: 60000 } })), agents: { alpha: A(INTENT_KEYS.alpha), alpha2: A(INTENT_KEYS.alpha) } };
+  const twoNames = signMandateWithKey({ ...unsignedSpec('corpus-rate-wallet', judged({ judge_rate: { max: 1, window_ms: 60000 } })), agents: { alpha: A(INTENT_KEYS.alpha), alpha2: A(INTENT_KEYS.alpha) } }, REFEREE_KEYS.principal);
   const renamed = await signIntent(unsigned({ agent_id: 'alpha2' }), INTENT_KEYS.alpha);
   out.push(await run('judge_rate_limited: one wallet under two names shares one window (key judge-wallet <window_ms> <signer>); nonce "1" is admitted under each name (key <signer> <agent_id>)', 'judge_rate_limited', twoNames, J, async (_c, i) => (i < 2 ? one(T0 + i * 1000, carry(i ? renamed : i1)) : undefined)));
   const members = [{ signer: A(REFEREE_KEYS.judge).toLowerCase(), model: 'judge-a' }, { signer: A(REFEREE_KEYS.judge2).toLowerCase(), model: 'judge-b' }];
