@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
+import { watchLauncher } from '../launcher.js';
 
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
@@ -42,7 +43,8 @@ async function startServeTelemetry(otel: boolean, env: CommandIO['env'], logger:
   } catch (e) {
     if (!(e instanceof TallyError)) throw e;
     if (otel || e.code !== 'TALLY_TELEMETRY_MISSING') throw new CliError(e.details ? `${e.shortMessage} (${e.details})` : e.shortMessage, EXIT.usage, e.code);
-    logger.warn({ event: 'metrics-disabled', reason: e.shortMessage }, 'GET /metrics is disabled: the OpenTelemetry SDK packages are not installed');
+    const { sdkInstallLine } = await import('../../telemetry/sdk.js');
+    logger.warn({ event: 'metrics-disabled', reason: e.shortMessage, install: sdkInstallLine(false) }, 'GET /metrics is disabled: the OpenTelemetry SDK packages are not installed');
     return undefined;
   }
 }
@@ -203,7 +205,10 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     ]);
     const logger = createLogger({ level, base: { service: 'tally-serve' } });
     const telemetry = await startServeTelemetry(otel, io.env, logger);
-    if (metricsBind && !telemetry) throw new CliError('--metrics-bind needs the OpenTelemetry SDK packages (see the warning above)', EXIT.usage);
+    if (metricsBind && !telemetry) {
+      const { sdkInstallLine } = await import('../../telemetry/sdk.js');
+      throw new CliError(`--metrics-bind needs the optional OpenTelemetry SDK packages; in your project run: ${sdkInstallLine(false)}`, EXIT.usage, 'TALLY_TELEMETRY_MISSING');
+    }
     const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
     const trees = new SessionTrees();
     let notary: Notary | undefined;
@@ -254,6 +259,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // Started by `npx tally serve &`, `kill $!` reaches only npm: stop with it (src/cli/launcher.ts).
+    const unwatch = watchLauncher(io.env, () => onSignal('SIGTERM'));
     let metricsServer: import('node:http').Server | undefined;
     try {
       let address;
@@ -280,6 +287,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
       await server.close(grace);
     } finally {
+      unwatch();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       metricsServer?.close();
