@@ -36,6 +36,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'finalize', summary: 'Seal a session and print its receipt (size, receipt root, head).', load: async () => (await import('./finalize.js')).finalizeCommand },
   { name: 'events', summary: "List a session's entries after a cursor (to follow or resume a day).", load: async () => (await import('./events.js')).eventsCommand },
   { name: 'describe', summary: "Show a session's phase, head, root, pending frame and counts (or list the sessions).", load: async () => (await import('./describe.js')).describeCommand },
+  { name: 'key', summary: 'Create the engine signing key (tally key new): the one explicit act that makes an engine identity.', load: async () => (await import('./key.js')).keyCommand },
   { name: 'intent', summary: 'Sign an Intent with a key file (or a public test key), print its canonical payload and hash, or verify its signature.', load: async () => (await import('./intent.js')).intentCommand },
   { name: 'codes', summary: 'List every ruling code, session diagnostic and stand-down class: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },
 ];

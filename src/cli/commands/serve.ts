@@ -98,8 +98,9 @@ Signing (optional):
   --key <file>           engine key: finalize returns a signed checkpoint, and
                          GET /sessions/<id>/{checkpoint,turn-receipt,consistency}
                          and /verifier-key are served (default: $TALLY_KEY when
-                         set; a missing file is created, owner-only)
-  --engine-name <name>   the key's name when it is created (default $TALLY_ENGINE_NAME or tally.local)
+                         set); it must exist ('tally key new' creates it):
+                         a missing file is refused, exit 3
+  --engine-name <name>   the name the key must carry (default $TALLY_ENGINE_NAME)
   --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
                          §12); every checkpoint the engine signs is submitted to
                          each witness line with a URL, and the checkpoints, turn
@@ -196,7 +197,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const metricsBind = bindOf(str(values, 'metrics-bind'));
     const otel = values['otel'] === true;
 
-    const [{ createLogger, flushLogSync }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
+    const [{ createLogger, flushLogSync }, { createWireServer }, { SessionTrees, createNotary }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
       import('../../server/log.js'),
       import('../../server/http.js'),
       import('../../receipt/index.js'),
@@ -214,7 +215,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     let notary: Notary | undefined;
     if (keyPath !== undefined) {
       const name = str(values, 'engine-name');
-      notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
+      const { engineKeyFor } = await import('./checkpoint.js');
+      notary = createNotary({ key: await engineKeyFor({ key: keyPath, ...(name === undefined ? {} : { name }) }, io), trees });
     }
     const policyPath = str(values, 'witness-policy');
     if (policyPath !== undefined) {
