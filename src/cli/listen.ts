@@ -37,3 +37,20 @@ export async function serveUntilSignal(server: Server, port: number, host: strin
     process.off('SIGINT', onSignal);
   }
 }
+
+/**
+ * Binds `host:port` for a moment and lets it go: a server that cannot listen
+ * says so (exit 3) before it creates or migrates anything. Port 0 always binds.
+ */
+export async function probeListen(port: number, host: string, what = ''): Promise<void> {
+  if (port === 0) return;
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((ok, fail) => {
+    probe.once('error', fail);
+    probe.listen({ port, host, exclusive: true }, () => ok());
+  }).catch((e: unknown) => {
+    throw new CliError(`cannot listen on ${host}:${port}${what}: ${(e as Error).message} (nothing was created or migrated)`, EXIT.io, 'TALLY_CLI_IO');
+  });
+  await new Promise<void>((r) => probe.close(() => r()));
+}

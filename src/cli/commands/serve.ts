@@ -229,6 +229,10 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
       notary = createWitnessedNotary({ notary, witnesses, policy: parsed.policy });
     }
+    // A server that cannot listen creates and migrates nothing: the ports are tried before the store opens.
+    const { probeListen } = await import('../listen.js');
+    await probeListen(port, host);
+    if (metricsBind) await probeListen(metricsBind.port, metricsBind.host, ' for metrics');
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const { checkReadiness } = await import('../../server/ready.js');
     // The grader's desk at GET / (src/web): absent only when the package was not built.
