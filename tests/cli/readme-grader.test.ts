@@ -1,5 +1,5 @@
 /**
- * README.md's grader block, run verbatim: the ```sh block after "A grader
+ * The grader's block (docs/GRADER.md), run verbatim: the ```sh block after "A grader
  * needs only files and that key" is executed by bash (`set -e`) in the
  * directory of a fresh demo day inside the clone, with no shim: `npx tally`
  * resolves to this package as it does for a user after `npm ci`. No engine key is in reach of the grader (TALLY_KEY points at a
@@ -11,12 +11,12 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tally } from './helpers.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/GRADER.md', import.meta.url), 'utf8');
 
 /** The sh block that follows `marker` in the README. */
 function blockAfter(marker: string): string {
   const at = readme.indexOf(marker);
-  expect(at, `README has "${marker}"`).toBeGreaterThan(-1);
+  expect(at, `docs/GRADER.md has "${marker}"`).toBeGreaterThan(-1);
   const m = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
   if (!m) throw new Error(`no sh block after "${marker}"`);
   return m[1]!;
