@@ -25,6 +25,7 @@ export const MAX_JUDGE_REQUEST_BYTES = 262_144;
 
 /** Where the service's answers come from. */
 export type JudgeServiceModel =
+  /** The local rules model; `format` fixes its answer shape (for tests of a judge that answers in the wrong one), else it answers in the shape the request asked for (a matrix for seed 003's assessment request, a verdict otherwise). */
   | { readonly kind: 'local'; readonly format?: 'verdict' | 'matrix' }
   | { readonly kind: 'upstream'; readonly baseUrl: string; readonly apiKey?: string; readonly timeoutMs?: number };
 
@@ -108,7 +109,11 @@ function parseRequest(body: Uint8Array): Parsed {
   const rules = (u['mandate']['rules'] as unknown[]).map((r) => (isObject(r) && typeof r['constraint'] === 'string' ? r['constraint'] : ''));
   const ctx = u['context'];
   const context = isObject(ctx) && typeof ctx['text'] === 'string' ? ctx['text'] : undefined;
-  const request: JudgeRequestInput = { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context, ...(assessment ? { format: 'assessment' as const } : {}) };
+  // The format is read from the request's own shape; the canonical comparison below then holds it
+  // to exactly the bytes the referee sends in that format (seed 002's verdict request carries
+  // `chat_template_kwargs`, version 1's does not).
+  const format = assessment ? ('assessment' as const) : 'chat_template_kwargs' in v ? ('verdict-v2' as const) : undefined;
+  const request: JudgeRequestInput = { model: v['model'], rules, action: u['action'], intent: u['intent'] as JudgeRequestInput['intent'], context, ...(format === undefined ? {} : { format }) };
   let expected: Uint8Array;
   try {
     expected = judgeRequestBytes(request);
@@ -159,7 +164,7 @@ export function createJudgeService(options: JudgeServiceOptions): Server {
       const requestSha256 = sha256Hex(body);
       let response: Uint8Array;
       if (m.kind === 'local') {
-        response = localCompletion(parsed.model, requestSha256, localJudgeContent(parsed.request, m.format ?? 'verdict'));
+        response = localCompletion(parsed.model, requestSha256, localJudgeContent(parsed.request, m.format ?? (parsed.request.format === 'assessment' ? 'matrix' : 'verdict')));
       } else {
         try {
           const r = await fetch(`${m.baseUrl.replace(/\/$/, '')}/chat/completions`, {

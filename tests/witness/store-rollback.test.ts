@@ -17,7 +17,7 @@ import { createEngine } from '../../src/engine.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { TALLY, tally } from '../cli/helpers.js';
 import { enc, runDay } from '../helpers/day.js';
-import { startServer, TOKENS } from '../server/helpers.js';
+import { newEngineKey, startServer, TOKENS } from '../server/helpers.js';
 import { startListening, type Running } from './serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tally-rollback-'));
@@ -44,7 +44,7 @@ async function otherDay(db: string, wakes: number, tag: string): Promise<void> {
 const auditor = { authorization: `Bearer ${TOKENS.auditor}` };
 
 beforeAll(async () => {
-  const vkey = tally(['checkpoint', '--print-key'], { cwd: dir, env }).stdout.trim();
+  const vkey = newEngineKey(env.TALLY_KEY, env.TALLY_ENGINE_NAME); // the engine key is made on purpose (tally key new)
   const wvkey = tally(['witness', 'keygen', '--name', 'w1.example', '--key', join(dir, 'w1.key')]).stdout.trim();
   witness = await startListening([TALLY, 'witness', 'serve', '--key', join(dir, 'w1.key'), '--db', join(dir, 'w1.db'), '--log-key', vkey]);
   const hex = Buffer.from(wvkey.split('+').slice(2).join('+'), 'base64').subarray(1).toString('hex');
