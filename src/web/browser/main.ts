@@ -44,6 +44,9 @@ function shown(loaded: boolean): void {
   byId('idle-help').hidden = loaded;
 }
 
+/** The rows the chain verifier checked (a failed day's later lines are listed, never charted). */
+const checked = (): Row[] => rows.filter((r) => r.kind !== 'unverified');
+
 function refresh(): void {
   shown(verdict !== undefined);
   const uniq = (f: (r: Row) => string | undefined): string[] => [...new Set(rows.map(f).filter((x): x is string => x !== undefined))].sort();
@@ -53,13 +56,14 @@ function refresh(): void {
   timeline.render(rows, readFilters());
   const turns = rows.filter((r) => r.kind === 'turn');
   const count = (o: string): number => turns.filter((r) => r.outcome === o).length;
-  put(byId('summary'), `${rows.length} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics`);
+  const ok = checked().length;
+  put(byId('summary'), `${ok} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics${ok < rows.length ? ` · ${rows.length - ok} more lines not verified` : ''}`);
   const note = unverifiedNote(verdict);
   const unv = byId('unverified');
   unv.hidden = note === undefined;
   put(unv, note ?? '');
   byId('timeline-scroll').classList.toggle('unpinned-day', verdict?.state === 'failed-pin');
-  drawCharts(byId('charts'), rows, note);
+  drawCharts(byId('charts'), checked(), note);
 }
 
 function openFromHash(): void {
@@ -348,7 +352,7 @@ for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;
 window.addEventListener('resize', () => {
   window.clearTimeout(resizeTimer);
-  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows, unverifiedNote(verdict)), 150);
+  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), checked(), unverifiedNote(verdict)), 150);
 });
 const drop = byId('drop');
 drop.addEventListener('dragover', (ev) => {
