@@ -38,10 +38,11 @@ const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
-/** Shows the day's parts (summary, charts, timeline) once a day is loaded; the idle help while none is. */
+/** Shows the day's parts (summary, charts, timeline) once a day is loaded, the "Open a day" box moved below them (verdict and its meaning first); the idle help while none is. */
 function shown(loaded: boolean): void {
   for (const id of ['summary', 'charts', 'work']) byId(id).hidden = !loaded;
   byId('idle-help').hidden = loaded;
+  byId(loaded ? 'work' : 'progress-box').after(byId('load'));
 }
 
 /** The rows the chain verifier checked (a failed day's later lines are listed, never charted). */
