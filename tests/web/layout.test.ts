@@ -16,6 +16,30 @@ import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
 
+/** WCAG relative luminance of an sRGB colour given as [r, g, b] in 0..255. */
+function luminance([r, g, b]: readonly number[]): number {
+  const c = (x: number): number => {
+    const v = x / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * c(r!) + 0.7152 * c(g!) + 0.0722 * c(b!);
+}
+
+/** WCAG contrast ratio of two colours. */
+function contrast(a: readonly number[], b: readonly number[]): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** `#rrggbb` or `rgb(r, g, b)` as [r, g, b]. */
+function rgb(c: string): number[] {
+  const hex = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(c);
+  if (hex) return hex.slice(1).map((x) => parseInt(x, 16));
+  const m = c.match(/[\d.]+/g);
+  if (!m || m.length < 3) throw new Error(`not a colour: ${c}`);
+  return m.slice(0, 3).map(Number);
+}
+
 describe.skipIf(!CHROMIUM)('the desk reads top to bottom, and its chart lines stand out (Chromium)', () => {
   let dir: string;
   const contexts: BrowserContext[] = [];
@@ -85,5 +109,46 @@ describe.skipIf(!CHROMIUM)('the desk reads top to bottom, and its chart lines st
     await page.click('#load summary');
     expect(await page.isVisible('#load-files')).toBe(true);
     await page.close();
+  });
+
+  it('draws every chart line at 3:1 or more against the chart background, in light and dark', async () => {
+    const seen = new Map<string, Set<string>>();
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const ctx = await launch({ colorScheme });
+      contexts.push(ctx);
+      for (const bundle of ['bundle.jsonl', 'forged.jsonl']) {
+        const page = await ctx.newPage();
+        await page.goto(`file://${PAGE}`);
+        await load(page, file(bundle));
+        const figs = (await page.evaluate(`(() => {
+          const bgOf = (el) => { for (let e = el; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor; if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c; } return getComputedStyle(document.documentElement).backgroundColor; };
+          return [...document.querySelectorAll('#charts figure.chart')].map((f) => {
+            const canvas = f.querySelector('canvas');
+            const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+            const opaque = {};
+            for (let k = 0; k < px.length; k += 4) if (px[k + 3] === 255) { const key = px[k] + ',' + px[k + 1] + ',' + px[k + 2]; opaque[key] = (opaque[key] ?? 0) + 1; }
+            return { title: f.getAttribute('data-title'), strokes: (f.getAttribute('data-strokes') ?? '').split('|').filter((s) => s !== ''), bg: bgOf(canvas), opaque };
+          });
+        })()`)) as { title: string; strokes: string[]; bg: string; opaque: Record<string, number> }[];
+        expect(figs.length, `${colorScheme} ${bundle}`).toBeGreaterThanOrEqual(3);
+        for (const f of figs) {
+          expect(f.strokes.length, f.title).toBeGreaterThan(0);
+          const bg = rgb(f.bg);
+          for (const s of f.strokes) {
+            const c = rgb(s);
+            // The colour declared is the one painted: fully opaque pixels of it are in the canvas.
+            const drawn = Object.entries(f.opaque).filter(([k]) => k.split(',').every((v, i) => Math.abs(Number(v) - c[i]!) <= 2)).reduce((n, [, v]) => n + v, 0);
+            expect(drawn, `${colorScheme} ${f.title}: ${s} painted`).toBeGreaterThan(0);
+            expect(contrast(c, bg), `${colorScheme} ${f.title}: line ${s} on ${f.bg}`).toBeGreaterThanOrEqual(3);
+            if (!seen.has(colorScheme)) seen.set(colorScheme, new Set());
+            seen.get(colorScheme)!.add(s);
+          }
+        }
+        await page.screenshot({ path: join(ARTIFACTS, `layout-charts-${bundle.replace('.jsonl', '')}-${colorScheme}.png`), fullPage: true });
+        await page.close();
+      }
+    }
+    // Each scheme has its own line colours (one palette cannot meet 3:1 on both backgrounds for every hue).
+    expect([...seen.get('dark')!].some((s) => seen.get('light')!.has(s))).toBe(false);
   });
 });

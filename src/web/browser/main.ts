@@ -351,10 +351,13 @@ byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);
 for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;
-window.addEventListener('resize', () => {
+const redraw = (): void => {
   window.clearTimeout(resizeTimer);
   resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), checked(), unverifiedNote(verdict)), 150);
-});
+};
+window.addEventListener('resize', redraw);
+// The line colours follow the colour scheme (each 3:1 against its chart panel).
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', redraw);
 const drop = byId('drop');
 drop.addEventListener('dragover', (ev) => {
   ev.preventDefault();
