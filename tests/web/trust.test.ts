@@ -224,6 +224,7 @@ describe.skipIf(!CHROMIUM)('whose key the desk trusts (Chromium)', () => {
     const lastTime = Math.max(...verified.filter((e) => e.kind === 'frame').map((e) => e.time!));
     expect(Number(rulings.range.split(',')[1])).toBeLessThanOrEqual(lastTime / 1000 + 1800);
     expect(await page.textContent('#chart-note')).toContain('nothing is drawn from them');
+    expect(await page.textContent('#legend')).toContain('⚠ not verified: a line from a failed entry on');
     await page.screenshot({ path: join(ARTIFACTS, 'trust-failed-entry.png'), fullPage: true });
     await page.close();
     // A forged, self-consistent day against the signed checkpoint: listed, said to be unpinned, and replayed.
