@@ -1,23 +1,32 @@
 /**
- * Every shell block of README.md and docs/*.md, run verbatim with bash in one
- * fresh directory (a fresh demo day: the README's first runnable block makes
- * it), with `tally` and `npx tally` resolved to the BUILT command line through
- * a PATH shim. Each block must exit 0 and print its key outputs.
+ * Every shell block of README.md and docs/*.md, run verbatim with bash exactly
+ * as a user meets it — no `tally` shim on PATH, `npx tally` resolved by npm
+ * itself — twice: from the clone (a fresh directory inside this repository,
+ * after `npm ci`), and from an empty project of one's own that installed the
+ * packed tarball with the README's own install block. Each block must exit 0,
+ * print its key outputs, and leave nothing behind: no process it started (each
+ * block's processes carry a marker in their environment, found in /proc) and
+ * no listener on a port it names. Wait loops must be bounded (no `until` or
+ * `while` in a block).
  *
  * A block that needs an outside server or tool is marked in the document with
  * `<!-- shell-test: skip <reason> -->` on the line before its fence; skipped
- * blocks are listed with their reasons (keep them rare). Placeholders written
- * `<like this>` are filled from PLACEHOLDERS (one table, so a new placeholder
- * must be added here on purpose); any other `<…>` fails.
+ * blocks are listed with their reasons (keep them rare). The install block is
+ * marked `<!-- shell-test: install -->`: it sets up the installed project (in
+ * the clone there is nothing to install). Placeholders written `<like this>`
+ * are filled from PLACEHOLDERS (one table, so a new placeholder must be added
+ * here on purpose); any other `<…>` fails.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
-const TALLY = join(root, 'dist/cli/main.js');
+const MARK = 'TALLY_DOCS_SHELL_BLOCK';
 
 interface Block {
   readonly doc: string;
@@ -25,9 +34,10 @@ interface Block {
   readonly section: string;
   readonly code: string;
   readonly skip?: string;
+  readonly install?: true;
 }
 
-/** Every ```sh / ```bash / ```shell fence of a document, with its section and skip marker. */
+/** Every ```sh / ```bash / ```shell fence of a document, with its section and marker. */
 function blocks(doc: string): Block[] {
   const lines = readFileSync(join(root, doc), 'utf8').split('\n');
   const out: Block[] = [];
@@ -39,33 +49,23 @@ function blocks(doc: string): Block[] {
     const start = i;
     const body: string[] = [];
     for (i++; i < lines.length && !/^```\s*$/.test(lines[i]!); i++) body.push(lines[i]!);
-    const marker = /^<!-- shell-test: skip (.+?) -->$/.exec(lines[start - 1] ?? '');
-    out.push({ doc, line: start + 1, section, code: body.join('\n') + '\n', ...(marker ? { skip: marker[1]! } : {}) });
+    const before = lines[start - 1] ?? '';
+    const marker = /^<!-- shell-test: skip (.+?) -->$/.exec(before);
+    out.push({ doc, line: start + 1, section, code: body.join('\n') + '\n', ...(marker ? { skip: marker[1]! } : {}), ...(before === '<!-- shell-test: install -->' ? { install: true as const } : {}) });
   }
   return out;
-}
-
-/**
- * The Receipts section's grader block belongs to the `signer` branch, which
- * moves `tally prove` from a bundle to `--checkpoint receipt.note` (signing
- * nothing). RECONCILE ON MERGE: once that lands, the pre-signer form below no
- * longer appears and the block runs like every other; this entry can then go.
- */
-const GRADER_SECTION = 'Receipts';
-function awaitingSigner(b: Block): string | undefined {
-  if (b.section !== GRADER_SECTION) return undefined;
-  const prove = b.code.split('\n').find((l) => /^\s*(npx )?tally prove /.test(l));
-  return prove !== undefined && !prove.includes('--checkpoint receipt.note') ? 'awaiting the signer branch: prove from a bundle needs --checkpoint receipt.note (RECONCILE ON MERGE)' : undefined;
 }
 
 /** The documented placeholders and the shell text each stands for in this test's demo day. */
 const PLACEHOLDERS: Readonly<Record<string, string>> = {
   '<vkey>': '"$(cat engine.vkey)"',
-  '<grader vkey>': '"$(tally grade key --key grader.key)"',
+  '<grader vkey>': '"$(npx tally grade key --key grader.key)"',
+  // Filled per run with the tarball `npm pack` made (only the install block uses it).
+  '<agent-tally tarball>': '"$TALLY_DOCS_TARBALL"',
 };
 
 /** Which directory a section's block runs in (the grader block works on the demo's files by their plain names). */
-const CWD: Readonly<Record<string, string>> = { [GRADER_SECTION]: 'tally-demo' };
+const CWD: Readonly<Record<string, string>> = { Receipts: 'tally-demo' };
 
 /** Key outputs: each block whose code matches the first pattern must print all the others on stdout. */
 const EXPECT: readonly (readonly [RegExp, readonly RegExp[]])[] = [
@@ -73,6 +73,7 @@ const EXPECT: readonly (readonly [RegExp, readonly RegExp[]])[] = [
   [/npx tally open/, [/frame -1 recorded as entry 1/, /turn -1 recorded as entry 2/, /turn -1 already recorded \(duplicate\) as entry 2/, /stand-down \(timeout\)/, /sealed: 6 entries/, /phase +sealed/]],
   [/tally witness serve/, [/valid, pinned to the checkpoint sealed\.cp \(12 entries\)/, /cosigned by +w1\.example, w2\.example \(witness quorum met\)\n(?:.*\n)*valid: entry 4 of session/]],
   [/tally prove bundle/, [/valid, pinned to the checkpoint receipt\.note/, /valid: entry 4 of session [0-9a-f]{64} \(pinned checkpoint\)\nentry {8}turn 0 /, /re-derived/, /valid: grade of session/]],
+  [/--metrics-bind/, [/"ok":true/, /# TYPE target_info gauge/]],
 ];
 
 function fill(code: string): { code: string; unknown: string[] } {
@@ -86,42 +87,194 @@ function fill(code: string): { code: string; unknown: string[] } {
 
 const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const all = docs.flatMap(blocks);
+const runnable = all.filter((b) => b.skip === undefined && b.install === undefined);
+
+/** The environment a user's shell has: no npm_* or vitest variables, nothing of Tally's set. */
+function userEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || /^(npm_|VITEST|TALLY_|NODE_OPTIONS$|NODE_ENV$|INIT_CWD$)/i.test(k)) continue;
+    env[k] = v;
+  }
+  return env;
+}
+
+/** Processes (pid and command line) whose environment carries `MARK=<mark>`. */
+function marked(mark: string): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(d)) continue;
+    try {
+      if (!readFileSync(`/proc/${d}/environ`, 'latin1').split('\0').includes(`${MARK}=${mark}`)) continue;
+      out.push({ pid: Number(d), cmd: readFileSync(`/proc/${d}/cmdline`, 'latin1').split('\0').join(' ').trim() });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((ok) => {
+    const s = connect({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), ok(true)));
+    s.once('error', () => ok(false));
+  });
+}
+
+/** The ports a block names (`--port N`, `127.0.0.1:N`, `localhost:N`). */
+function portsOf(code: string): number[] {
+  return [...new Set([...code.matchAll(/(?:--port[ =]|127\.0\.0\.1:|localhost:)([0-9]{2,5})\b/g)].map((m) => Number(m[1])))].filter((p) => p > 0);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs one block in `cwd`; fails on a non-zero exit, a missing key output, or anything left running. */
+async function runBlock(b: Block, cwd: string, env: Record<string, string>, where0: string, timeout = 180_000): Promise<number> {
+  const { code, unknown } = fill(b.code);
+  expect(unknown, `${b.doc}:${b.line}: unknown placeholders (add them to PLACEHOLDERS)`).toEqual([]);
+  const mark = randomBytes(8).toString('hex');
+  const t0 = performance.now();
+  const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', code], { cwd, env: { ...env, [MARK]: mark }, encoding: 'utf8', timeout, killSignal: 'SIGKILL' });
+  const ms = performance.now() - t0;
+  const where = `${where0}: ${b.doc}:${b.line} (${b.section}) exited ${r.status}${r.signal ? ` (${r.signal}: timed out?)` : ''}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  // Whatever the block started must be gone (a stopping server gets a few seconds).
+  let left = marked(mark);
+  for (let i = 0; i < 50 && left.length > 0; i++) {
+    await sleep(100);
+    left = marked(mark);
+  }
+  for (const p of left) process.kill(p.pid, 'SIGKILL');
+  expect(left.map((p) => p.cmd), `${where}\n--- processes left running`).toEqual([]);
+  for (const port of portsOf(b.code)) expect(await listening(port), `${where}\n--- port ${port} still listening`).toBe(false);
+  expect(r.status, where).toBe(0);
+  for (const [when, outputs] of EXPECT) if (when.test(b.code)) for (const re of outputs) expect(r.stdout, where).toMatch(re);
+  return ms;
+}
+
+async function runAll(base: string, env: Record<string, string>, label: string): Promise<void> {
+  const times: string[] = [];
+  for (const b of runnable) times.push(`${(await runBlock(b, join(base, CWD[b.section] ?? '.'), env, label)).toFixed(0).padStart(6)} ms  ${b.doc}:${b.line} (${b.section})`);
+  console.log(`shell-test (${label}):\n${times.join('\n')}`);
+}
 
 describe('every shell block of README.md and docs/ runs verbatim', () => {
-  it('finds the blocks, and skips only marked ones, listing why', () => {
+  it('finds the blocks, skips only marked ones (listing why), has one install block and no unbounded wait', () => {
     expect(all.length).toBeGreaterThanOrEqual(5);
-    const skipped = all.filter((b) => b.skip !== undefined || awaitingSigner(b) !== undefined);
-    for (const b of skipped) console.log(`shell-test: skipped ${b.doc}:${b.line} (${b.section}): ${b.skip ?? awaitingSigner(b)}`);
-    for (const b of skipped) expect((b.skip ?? awaitingSigner(b))!.length, `${b.doc}:${b.line} skip needs a reason`).toBeGreaterThan(10);
+    const skipped = all.filter((b) => b.skip !== undefined);
+    for (const b of skipped) console.log(`shell-test: skipped ${b.doc}:${b.line} (${b.section}): ${b.skip}`);
+    for (const b of skipped) expect(b.skip!.length, `${b.doc}:${b.line} skip needs a reason`).toBeGreaterThan(10);
     // Keep skips rare: a new skip marker must be argued for here (today: npm test itself, the long-running server and MCP blocks,
     // the Jaeger trace view, which needs Docker, and two lines run from the repository root: the faults suite's
     // reproduce line, which npm test runs, and a benchmark run, whose sections tests/server/bench and tests/perf run small).
-    expect(all.filter((b) => b.skip !== undefined).length).toBeLessThanOrEqual(6);
+    expect(skipped.length).toBeLessThanOrEqual(6);
+    expect(all.filter((b) => b.install).map((b) => `${b.doc}:${b.line}`)).toHaveLength(1);
+    for (const b of all) {
+      const commands = b.code.split('\n').map((l) => l.replace(/(^|\s)#.*$/, ''));
+      expect(commands.filter((l) => /(^|[;&|]\s*)(until|while)\b/.test(l.trim())), `${b.doc}:${b.line}: a wait loop must be bounded (for _ in $(seq N); do …; done)`).toEqual([]);
+      // What a user types: `npx tally`, never a bare `tally` that is on no PATH after npm ci or npm install.
+      const bare = commands.filter((l) => /(^|[\s;&|(`]|\$\()tally\s/.test(l.replace(/npx (-p \S+ )?tally\s/g, '')));
+      expect(bare, `${b.doc}:${b.line}: spell the command npx tally`).toEqual([]);
+    }
+    expect(execFileSync('bash', ['-c', 'command -v jq'], { encoding: 'utf8' }).trim(), 'jq is needed by the README (.ci/run installs it)').not.toBe('');
   });
 
-  it('runs each unmarked block on a fresh demo day: exit 0 and its key outputs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tally-docs-shell-'));
-    const bin = join(dir, '.bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${TALLY}" "$@"\n`);
-    writeFileSync(join(bin, 'npx'), `#!/bin/sh\nif [ "$1" = tally ]; then shift; exec "${process.execPath}" "${TALLY}" "$@"; fi\necho "npx shim: only 'npx tally' is available in this test" >&2\nexit 127\n`);
-    chmodSync(join(bin, 'tally'), 0o755);
-    chmodSync(join(bin, 'npx'), 0o755);
-    const env: Record<string, string> = {
-      PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
-      HOME: dir,
-      TALLY_NO_PROGRESS: '1',
-      npm_command: 'exec',
-    };
-    expect(execFileSync('bash', ['-c', 'command -v jq'], { encoding: 'utf8', env }).trim(), 'jq is needed by the README (.ci/run installs it)').not.toBe('');
-    for (const b of all) {
-      if (b.skip !== undefined || awaitingSigner(b) !== undefined) continue;
-      const { code, unknown } = fill(b.code);
-      expect(unknown, `${b.doc}:${b.line}: unknown placeholders (add them to PLACEHOLDERS)`).toEqual([]);
-      const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', code], { cwd: join(dir, CWD[b.section] ?? '.'), env, encoding: 'utf8', timeout: 300_000 });
-      const where = `${b.doc}:${b.line} (${b.section}) exited ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+  it('runs each block from the clone, leaving nothing running', async () => {
+    const dir = mkdtempSync(join(root, '.docs-shell-'));
+    try {
+      await runAll(dir, userEnv(), 'clone');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 900_000);
+
+  it('runs each block from an empty project that installed the packed tarball with the README install block', async () => {
+    const run = mkdtempSync(join(await installedProject(), 'run-'));
+    try {
+      await runAll(run, installEnv(), 'installed');
+    } finally {
+      rmSync(run, { recursive: true, force: true });
+    }
+  }, 1_800_000);
+});
+
+/** npm's own settings for the installs (not the user's typing): use the cache first, no audit or fund lines. */
+const installEnv = () => ({ ...userEnv(), npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+
+let project: Promise<string> | undefined;
+/**
+ * An empty project of one's own that installed the packed tarball by running the README's install
+ * block. It is kept between runs under a name that changes with the dependencies (a fresh install
+ * builds better-sqlite3 and can take minutes); the install block runs every time, with a new tarball.
+ */
+function installedProject(): Promise<string> {
+  project ??= (async () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const key = createHash('sha256').update(JSON.stringify([pkg['dependencies'], pkg['peerDependencies'], process.version])).digest('hex').slice(0, 12);
+    const dir = join(tmpdir(), `tally-docs-project-${key}`);
+    // A project whose install did not finish (the sentinel is written last) starts again from empty.
+    const done = join(dir, '.installed');
+    if (!existsSync(done)) rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const packs = mkdtempSync(join(tmpdir(), 'tally-docs-pack-'));
+    try {
+      const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], { cwd: root, encoding: 'utf8' });
+      const tarball = join(packs, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+      await runBlock(all.find((b) => b.install)!, dir, { ...installEnv(), TALLY_DOCS_TARBALL: tarball }, 'install', 1_200_000);
+    } finally {
+      rmSync(packs, { recursive: true, force: true });
+    }
+    expect(existsSync(join(dir, 'node_modules', '.bin', 'tally'))).toBe(true);
+    writeFileSync(done, `${new Date().toISOString()}\n`);
+    return dir;
+  })();
+  return project;
+}
+
+/**
+ * A newcomer's first hour, scripted with documented commands only: every `npx tally <command>`
+ * and each of its options must appear in README.md or docs/ (checked below), in a fresh directory
+ * of the installed project, where no key exists until the newcomer makes one.
+ */
+const NEWCOMER = `
+npx tally key new > engine.vkey
+sid=$(npx tally open --name first-hour --json | jq -r .sessionId)
+npx tally frame --session $sid --ordinal open --time 2030-01-01T09:00:00Z --data '{"mid":"97000.5"}'
+npx tally turn --session $sid --auto --text hold
+npx tally frame --session $sid --ordinal 0 --time 2030-01-01T09:30:00Z
+npx tally turn --session $sid --auto --stand-down timeout
+npx tally finalize --session $sid
+npx tally export --session $sid --out day
+npx tally verify day/bundle.jsonl --key "$(cat engine.vkey)" --checkpoint day/receipt.note
+npx tally replay day/bundle.jsonl --key "$(cat engine.vkey)" --checkpoint day/receipt.note
+`;
+
+describe('a newcomer', () => {
+  it('uses only documented commands and options', () => {
+    const text = docs.map((d) => readFileSync(join(root, d), 'utf8')).join('\n');
+    for (const line of NEWCOMER.trim().split('\n')) {
+      const m = /npx tally ([a-z-]+)(.*)$/.exec(line)!;
+      expect(text, `tally ${m[1]} is documented`).toContain(`tally ${m[1]}`);
+      for (const opt of m[2]!.match(/--[a-z-]+/g) ?? []) expect(text, `${opt} of tally ${m[1]} is documented`).toMatch(new RegExp(`tally ${m[1]}\\b[^\\n]*${opt}\\b`));
+    }
+  });
+
+  it('opens, records, seals, exports, verifies and replays a day in a fresh directory of a project that installed the tarball', async () => {
+    const dir = mkdtempSync(join(await installedProject(), 'newcomer-'));
+    try {
+      const mark = randomBytes(8).toString('hex');
+      const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', NEWCOMER], { cwd: dir, env: { ...userEnv(), [MARK]: mark }, encoding: 'utf8', timeout: 180_000, killSignal: 'SIGKILL' });
+      const where = `exited ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
       expect(r.status, where).toBe(0);
-      for (const [when, outputs] of EXPECT) if (when.test(b.code)) for (const re of outputs) expect(r.stdout, where).toMatch(re);
+      expect(r.stderr, where).toMatch(/created engine key .*\.tally\/engine\.key/);
+      expect(r.stdout, where).toMatch(/sealed: 6 entries/);
+      expect(r.stdout, where).toMatch(/exported session [0-9a-f]{64} \(6 entries, sealed\)/);
+      expect(r.stdout, where).toMatch(/valid, pinned to the checkpoint day\/receipt\.note/);
+      expect(r.stdout, where).toMatch(/replayed: 6 entries, 2 turns/);
+      expect(marked(mark)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 600_000);
 });

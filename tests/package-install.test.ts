@@ -18,7 +18,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'tally-pack-'));
 let files: string[] = [];
 
 function example(): string {
-  const m = /<!-- readme-example:[^>]*-->\s*```ts\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'));
+  const m = /<!-- readme-example:[^>]*-->\s*```ts\n([\s\S]*?)```/.exec(readFileSync(join(root, 'docs/HARNESS.md'), 'utf8'));
   if (!m) throw new Error('README has no marked example');
   return m[1]!;
 }

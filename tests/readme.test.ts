@@ -1,5 +1,5 @@
 /**
- * The README's library example is run verbatim against the BUILT package, as
+ * The library example (docs/HARNESS.md, linked from the README) is run verbatim against the BUILT package, as
  * a user would after `npm ci` (imports resolve through package.json `exports`).
  */
 import { execFileSync } from 'node:child_process';
@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '..');
 
 function example(): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const readme = readFileSync(join(root, 'docs/HARNESS.md'), 'utf8');
   const m = /<!-- readme-example:[^>]*-->\s*```ts\n([\s\S]*?)```/.exec(readme);
-  if (!m) throw new Error('README has no marked example');
+  if (!m) throw new Error('docs/HARNESS.md has no marked example');
   return m[1]!;
 }
 

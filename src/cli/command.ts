@@ -99,7 +99,14 @@ function joinNegativeValues(cmd: Command, argv: string[]): string[] {
 export function parseFor(cmd: Command, argv: string[]): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
   const options = { ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
   try {
-    const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true });
+    const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true, tokens: true });
+    // A single-valued option given twice is a usage error, never "last wins" on an append-only log.
+    const seen = new Set<string>();
+    for (const t of r.tokens) {
+      if (t.kind !== 'option' || (options as Record<string, { multiple?: boolean }>)[t.name]?.multiple === true) continue;
+      if (seen.has(t.name)) throw new CliError(`--${t.name} was given more than once; give it once\nRun 'tally ${cmd.name} --help' for usage.`);
+      seen.add(t.name);
+    }
     return { values: r.values as Record<string, string | boolean | (string | boolean)[] | undefined>, positionals: r.positionals };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

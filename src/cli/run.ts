@@ -27,7 +27,7 @@ function usage(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    "Run 'tally <command> --help' for a command's options.",
+    "Run 'tally <command> --help' for a command's options; 'tally version' prints the version.",
     'Exit codes: 0 ok, 1 invalid input or refused, 2 usage error, 3 I/O error, 70 internal error.',
   ].join('\n');
 }
@@ -45,7 +45,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     println(name === undefined ? io.stderr : io.stdout, usage());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (name === '--version' || name === '-v') {
+  if (name === '--version' || name === '-v' || (name === 'version' && rest.length === 0)) {
     println(io.stdout, version());
     return EXIT.ok;
   }

@@ -62,7 +62,8 @@ export async function openStore(location: string = defaultStoreLocation(), optio
   if (path === '') throw new TypeError('sqlite: location needs a file path');
   if (path !== ':memory:') {
     try {
-      mkdirSync(dirname(resolve(path)), { recursive: true });
+      // Owner-only, like the key directory: the default .tally/ holds the engine key too.
+      mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
     } catch (cause) {
       throw new TallyError('TALLY_STORE_OPEN', `Cannot create the directory for ${path}.`, { details: String(cause), cause });
     }

@@ -35,15 +35,35 @@ export interface RunningTelemetry {
   shutdown(): Promise<void>;
 }
 
+/**
+ * The SDK packages `tally serve` needs, with the ranges of agent-tally's
+ * optional peer dependencies (tests/telemetry/install-line.test.ts keeps them
+ * equal to package.json): the first three serve `/metrics`, all six `--otel`.
+ */
+export const SDK_PEERS = {
+  '@opentelemetry/sdk-metrics': '~2.12.0',
+  '@opentelemetry/exporter-prometheus': '~0.223.0',
+  '@opentelemetry/resources': '~2.12.0',
+  '@opentelemetry/sdk-trace-node': '~2.12.0',
+  '@opentelemetry/exporter-trace-otlp-http': '~0.223.0',
+  '@opentelemetry/exporter-metrics-otlp-http': '~0.223.0',
+} as const;
+
 /** The SDK packages `tally serve` needs; they are optional peer dependencies of agent-tally. */
-export const SDK_PACKAGES = [
-  '@opentelemetry/sdk-metrics',
-  '@opentelemetry/exporter-prometheus',
-  '@opentelemetry/resources',
-  '@opentelemetry/sdk-trace-node',
-  '@opentelemetry/exporter-trace-otlp-http',
-  '@opentelemetry/exporter-metrics-otlp-http',
-] as const;
+export const SDK_PACKAGES = Object.keys(SDK_PEERS) as readonly (keyof typeof SDK_PEERS)[];
+
+/**
+ * The exact `npm install …` line that adds what `tally serve` needs for
+ * `/metrics` (`otlp` false) or for `--otel` too.
+ *
+ * @example
+ * sdkInstallLine(false) // 'npm install @opentelemetry/sdk-metrics@~2.12.0 @opentelemetry/exporter-prometheus@~0.223.0 @opentelemetry/resources@~2.12.0'
+ */
+export function sdkInstallLine(otlp: boolean): string {
+  return `npm install ${SDK_PACKAGES.slice(0, otlp ? SDK_PACKAGES.length : 3)
+    .map((p) => `${p}@${SDK_PEERS[p]}`)
+    .join(' ')}`;
+}
 
 function intervalOf(env: TelemetryOptions['env']): number {
   const v = env['OTEL_METRIC_EXPORT_INTERVAL'];
@@ -64,7 +84,7 @@ async function load<T>(name: string, importer: () => Promise<T>): Promise<T> {
   try {
     return await importer();
   } catch (cause) {
-    throw new TallyError('TALLY_TELEMETRY_MISSING', `Telemetry needs ${name}.`, { details: `install the SDK packages: npm install ${SDK_PACKAGES.join(' ')}`, cause });
+    throw new TallyError('TALLY_TELEMETRY_MISSING', `Telemetry needs ${name}.`, { details: `install the SDK packages: ${sdkInstallLine(true)}`, cause });
   }
 }
 

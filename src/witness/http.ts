@@ -36,7 +36,8 @@ function answer(res: ServerResponse, r: AddCheckpointResult): void {
  * <prefix>/add-checkpoint`. Answers 200 with cosignature lines, 409 with the
  * cosigned size (`text/x.tlog.size`), 400 / 403 / 404 / 422 with a one-line
  * reason; 413 for a body over 64 KiB, 405 for another method, 404 for another
- * path. The witness persists before the answer is written.
+ * path. `GET <prefix>/healthz` answers 200 `{"ok":true}` (a liveness probe,
+ * not logged). The witness persists before the answer is written.
  *
  * @example
  * const server = createWitnessHttpServer(witness);
@@ -48,6 +49,8 @@ export function createWitnessHttpServer(witness: Witness, options: WitnessHttpOp
   return createServer(serverTimeoutOptions(options.timeouts), (req, res) => {
     void (async () => {
       const path = (req.url ?? '').split('?')[0];
+      // A liveness probe (the docs wait on it): answered without a log line, so probes log no 404s.
+      if (path === `${options.prefix ?? ''}/healthz` && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, 'application/json', '{"ok":true}\n');
       if (path !== route) {
         drainBody(req, MAX_ADD_CHECKPOINT_BYTES);
         log({ status: 404, code: 'no-route' });

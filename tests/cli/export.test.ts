@@ -3,7 +3,7 @@
  * the files a grader checks (bundle, seal receipt, signed checkpoint, turn
  * receipts), and those files verify with the exported verifier key alone.
  */
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,12 @@ describe('tally export (from outside)', () => {
     const sid = (JSON.parse(run(['open', '--name', 'export-day', '--json']).stdout) as { sessionId: string }).sessionId;
     expect(run(['frame', '--session', sid, '--ordinal', 'open', '--time', '2030-01-01T09:00:00Z']).code).toBe(0);
     expect(run(['turn', '--session', sid, '--auto', '--text', 'hold']).code).toBe(0);
+    // No key by surprise: without an engine key, export refuses (exit 3) and creates none.
+    const nokey = run(['export', '--session', sid, '--out', 'early', '--unsealed']);
+    expect(nokey.code, nokey.stderr).toBe(3);
+    expect(nokey.stderr).toContain('tally key new');
+    expect(existsSync(env.TALLY_KEY)).toBe(false);
+    expect(run(['key', 'new']).code).toBe(0);
     const unsealed = run(['export', '--session', sid, '--out', 'early']);
     expect(unsealed.code).toBe(1);
     expect(unsealed.stderr).toContain('the session is not sealed (phase awaiting-frame): seal it with tally finalize, or pass --unsealed');

@@ -1,23 +1,22 @@
 /**
- * README.md's grader block, run verbatim: the ```sh block after "A grader
+ * The grader's block (docs/GRADER.md), run verbatim: the ```sh block after "A grader
  * needs only files and that key" is executed by bash (`set -e`) in the
- * directory of a fresh demo day, with `tally` on the PATH as the built
- * binary. No engine key is in reach of the grader (TALLY_KEY points at a
+ * directory of a fresh demo day inside the clone, with no shim: `npx tally`
+ * resolves to this package as it does for a user after `npm ci`. No engine key is in reach of the grader (TALLY_KEY points at a
  * path that does not exist), so nothing in the block can sign as the engine.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TALLY, tally } from './helpers.js';
+import { tally } from './helpers.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../../docs/GRADER.md', import.meta.url), 'utf8');
 
 /** The sh block that follows `marker` in the README. */
 function blockAfter(marker: string): string {
   const at = readme.indexOf(marker);
-  expect(at, `README has "${marker}"`).toBeGreaterThan(-1);
+  expect(at, `docs/GRADER.md has "${marker}"`).toBeGreaterThan(-1);
   const m = /```sh\n([\s\S]*?)```/.exec(readme.slice(at));
   if (!m) throw new Error(`no sh block after "${marker}"`);
   return m[1]!;
@@ -25,20 +24,16 @@ function blockAfter(marker: string): string {
 
 describe("README's grader block", () => {
   it('runs verbatim against a demo day: every command exits 0, the receipt is of one turn and verifies pinned to receipt.note', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tally-readme-grader-'));
+    const dir = mkdtempSync(join(resolve(import.meta.dirname, '../..'), '.docs-shell-grader-'));
     const day = join(dir, 'day');
     const demo = tally(['demo', '--out', day, '--wakes', '4']);
     expect(demo.code, demo.stderr).toBe(0);
     for (const f of ['bundle.jsonl', 'receipt.note', 'engine.vkey']) expect(existsSync(join(day, f)), f).toBe(true);
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'tally'), `#!/bin/sh\nexec "${process.execPath}" "${TALLY}" "$@"\n`);
-    chmodSync(join(bin, 'tally'), 0o755);
     const block = blockAfter('A grader needs only files and that key');
-    expect(block).toContain('tally prove bundle.jsonl --entry 4 --checkpoint receipt.note');
+    expect(block).toContain('npx tally prove bundle.jsonl --entry 4 --checkpoint receipt.note');
     const r = spawnSync('bash', ['-e', '-c', block], {
       cwd: day,
-      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, TALLY_NO_PROGRESS: '1', TALLY_KEY: join(dir, 'no-engine-key-here') },
+      env: { ...process.env, TALLY_NO_PROGRESS: '1', TALLY_KEY: join(dir, 'no-engine-key-here') },
       encoding: 'utf8',
       timeout: 120_000,
     });
@@ -47,5 +42,6 @@ describe("README's grader block", () => {
     expect(r.stdout).toMatch(/valid: entry 4 of session [0-9a-f]{64} \(pinned checkpoint\)\nentry {8}turn 0 \(authored/);
     expect(r.stdout).toContain('valid: grade of session');
     expect(existsSync(join(dir, 'no-engine-key-here'))).toBe(false);
-  });
+    rmSync(dir, { recursive: true, force: true });
+  }, 240_000);
 });

@@ -53,21 +53,22 @@ describe.skipIf(fiuSkip !== undefined)('tally frame under a failing fsync (fiu-r
     }
   });
 
-  it('the engine key is never written half-way: with fsync failing no key file (and no temp file) appears, exit 3; then it is created whole', () => {
+  it('the engine key is never written half-way: with fsync failing `tally key new` leaves no key file (and no temp file), exit 3; then it is created whole, and never replaced', () => {
     const dir = tempDir('keyfiu');
     const key = join(dir, 'engine.key');
     for (let i = 0; i < 3; i++) {
-      const failed = tally(['checkpoint', '--print-key', '--key', key], 'enable name=posix/io/sync/*');
+      const failed = tally(['key', 'new', '--key', key], 'enable name=posix/io/sync/*');
       expect(failed.status).toBe(3);
       expect(failed.stderr).toMatch(/Cannot write the engine key file/);
       expect(failed.stderr).not.toMatch(/\n\s+at /);
       expect(readdirSync(dir)).toEqual([]);
     }
-    const ok = tally(['checkpoint', '--print-key', '--key', key]);
+    const ok = tally(['key', 'new', '--key', key]);
     expect(ok.status, ok.stderr).toBe(0);
     expect(readdirSync(dir)).toEqual(['engine.key']);
     const again = tally(['checkpoint', '--print-key', '--key', key]);
     expect(again.stdout).toBe(ok.stdout);
+    expect(tally(['key', 'new', '--key', key]).status).toBe(1);
     expect(readFileSync(key, 'utf8').endsWith('\n')).toBe(true);
   });
 });

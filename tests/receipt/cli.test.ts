@@ -24,8 +24,8 @@ beforeAll(async () => {
   const engine = createEngine({ store });
   sid = (await intentDay({ engine, name: 'cli-day' })).sid;
   await store.close();
-  // The engine key is created on first use; a mid-day checkpoint is signed before the seal.
-  const k = run(['checkpoint', '--print-key']);
+  // The engine key is created on purpose; a mid-day checkpoint is signed before the seal.
+  const k = run(['key', 'new']);
   expect(k.code).toBe(0);
   vkey = k.stdout.trim();
   expect(run(['checkpoint', '--db', db, '--size', '5', '--out', 'mid.cp']).code).toBe(0);
@@ -41,7 +41,7 @@ beforeAll(async () => {
 }, 60_000);
 
 describe('tally checkpoint', () => {
-  it('generates the engine key once, owner-only, and prints its C2SP verifier key', () => {
+  it('key new generates the engine key, owner-only, and prints its C2SP verifier key', () => {
     expect(vkey).toMatch(/^tally\.example\/desk\+[0-9a-f]{8}\+A[A-Za-z0-9+/]{43}$/);
     if (process.platform !== 'win32') expect(statSync(env.TALLY_KEY).mode & 0o777).toBe(0o600);
     const cp = readFileSync(join(dir, 'sealed.cp'), 'utf8');

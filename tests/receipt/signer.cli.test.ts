@@ -52,7 +52,7 @@ beforeAll(async () => {
   lines = await linesOf(engine, sid);
   await store.close();
   writeFileSync(join(dir, 'day.jsonl'), encodeBundle(lines));
-  const k = run(['checkpoint', '--print-key']);
+  const k = run(['key', 'new']);
   expect(k.code).toBe(0);
   vkey = k.stdout.trim();
   const sealed = run(['checkpoint', '--db', db, '--out', 'receipt.note']);

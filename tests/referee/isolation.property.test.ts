@@ -13,7 +13,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/index.js';
 import { KEY_ALPHA, KEY_BETA, KEY_STRANGER, alpha, beta, carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
-import { Desk, KEY_OTHER, judgedMandate, localJudge, refereeSpec } from './fixtures.js';
+import { Desk, KEY_OTHER, judgedMandate, localJudge, signSpecSync, unsignedSpec } from './fixtures.js';
 
 const SEED = 0x1d3a7;
 const stranger = privateKeyToAccount(KEY_STRANGER);
@@ -40,7 +40,7 @@ const step: fc.Arbitrary<Step> = fc.record({
 });
 
 const mandate = judgedMandate({ judge_rate: { max: 2, window_ms: 3_600_000 }, tx_cap: 50, quota: { cap: '100' } });
-const specOf = (d: 0 | 1) => ({ ...refereeSpec(DESKS[d].name, mandate), agents: DESKS[d].agents });
+const specOf = (d: 0 | 1) => signSpecSync({ ...unsignedSpec(DESKS[d].name, mandate), agents: DESKS[d].agents }); // the principal signs the spec with its agents
 
 async function body(desk: Desk, d: 0 | 1, s: Step): Promise<Uint8Array> {
   const u = openIntent({ agent_id: s.agent, nonce: `n${s.nonce}`, side: s.side, ttl: iso(frameTime(desk.ordinal) + 1_800_000) });

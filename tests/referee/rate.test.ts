@@ -10,7 +10,7 @@ import { createRefereeRuler, type Judge, type JudgeQuery } from '../../src/refer
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 import { KEY_ALPHA, KEY_BETA, alpha, beta, carry, enc, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { entriesOf, reseal } from '../receipt/fixtures.js';
-import { Desk, judgedMandate, localJudge, refereeSpec, ruling } from './fixtures.js';
+import { Desk, judgedMandate, localJudge, refereeSpec, ruling, signSpecSync, unsignedSpec } from './fixtures.js';
 
 let n = 1;
 async function propose(desk: Desk, agent: 'alpha' | 'beta' = 'alpha', over: Record<string, unknown> = {}) {
@@ -40,7 +40,8 @@ describe('judge rate limit across sessions', () => {
     const m = judgedMandate({ judge_rate: { max: 1, window_ms: 3_600_000 } });
     // Desk A: alpha is Anvil #0. Desk B: "alpha" is Anvil #1 (beta's wallet), and "b2" is Anvil #0 again.
     const a = await Desk.open(refereeSpec('wallet-a', m), { store, judge });
-    const b = await Desk.open({ ...refereeSpec('wallet-b', m), agents: { alpha: beta.address, b2: alpha.address } }, { store, judge });
+    // The principal signs the spec with its agents (the signature covers spec.agents).
+    const b = await Desk.open(signSpecSync({ ...unsignedSpec('wallet-b', m), agents: { alpha: beta.address, b2: alpha.address } }), { store, judge });
     expect(ruling(await a.answer(await propose(a))).verdict).toMatchObject({ source: 'judged' });
     // Same name, other wallet: not limited by A's call.
     const other = carry(await signed(openIntent({ agent_id: 'alpha', nonce: `w${n++}`, ttl: iso(frameTime(b.ordinal) + 1_800_000) }), KEY_BETA), 'ok');

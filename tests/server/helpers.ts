@@ -3,7 +3,7 @@
  * (the built binary, as a user runs it), tokens made with the real hashing,
  * and raw JSON-RPC over loopback HTTP.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,11 @@ import { hashToken } from '../../src/server/auth.js';
 export const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
 
 const dirs: string[] = [];
+
+/** Creates an engine key at `path` as a user does, on purpose (`tally key new`); returns its verifier key. */
+export function newEngineKey(path: string, name?: string): string {
+  return execFileSync(process.execPath, [TALLY, 'key', 'new', '--key', path, ...(name === undefined ? [] : ['--name', name])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+}
 
 /** A fresh temporary directory (removed by {@link cleanup}). */
 export function tempDir(tag: string): string {

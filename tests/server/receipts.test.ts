@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromHex } from '../../src/protocol/index.js';
 import { loadEngineKeyFile, openSessionCheckpoint, parseConsistencyProof, verifyCheckpointConsistency, verifyTurnReceipt } from '../../src/receipt/index.js';
-import { TOKENS, cleanup, get, ok, rpc, startServer, tempDir, type ServerProc } from './helpers.js';
+import { TOKENS, cleanup, get, newEngineKey, ok, rpc, startServer, tempDir, type ServerProc } from './helpers.js';
 
 const RT = TOKENS.runtime;
 let srv: ServerProc;
@@ -17,6 +17,7 @@ let keyFile: string;
 beforeAll(async () => {
   const dir = tempDir('receipts');
   keyFile = join(dir, 'engine.key');
+  newEngineKey(keyFile, 'wire.test');
   srv = await startServer({ dir, db: 'memory:', args: ['--key', keyFile, '--engine-name', 'wire.test'] });
 });
 afterAll(async () => {

@@ -13,7 +13,7 @@ import { entryHash, toHex } from '../../src/protocol/index.js';
 import { createNotary, loadEngineKeyFile, openSessionCheckpoint, parseTlogProof } from '../../src/receipt/index.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { entriesOf, intentDay, linesOf, reseal } from '../receipt/fixtures.js';
-import { TOKENS, cleanup, get, ok, rpc, startServer, tempDir, type ServerProc } from './helpers.js';
+import { TOKENS, cleanup, get, newEngineKey, ok, rpc, startServer, tempDir, type ServerProc } from './helpers.js';
 
 const RT = TOKENS.runtime;
 let srv: ServerProc;
@@ -23,6 +23,7 @@ let db: string;
 beforeAll(async () => {
   const dir = tempDir('signing-log');
   keyFile = join(dir, 'engine.key');
+  newEngineKey(keyFile, 'wire.test');
   db = join(dir, 'tally.db');
   srv = await startServer({ dir, db, args: ['--key', keyFile, '--engine-name', 'wire.test'] });
 });

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ALPHA, KEY_BETA, alpha, beta, carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
-import { KEY_JUDGE, judgedMandate } from '../referee/fixtures.js';
+import { KEY_JUDGE, judgedMandate, signSpecSync } from '../referee/fixtures.js';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from './helpers/pg.js';
 import { requireFreshDist, startWorker, type Worker } from './helpers/procs.js';
 
@@ -63,7 +63,7 @@ describe.skipIf(!pgReady)('judge calls bounded under concurrency (processes on o
       const own = await Promise.all(Array.from({ length: RACERS }, async (_, w) => new TextDecoder().decode(carry(await signed(openIntent({ agent_id: 'alpha', nonce: `race-${w}`, ttl }), KEY_ALPHA), 'ok'))));
       const shared = new TextDecoder().decode(carry(await signed(openIntent({ agent_id: 'beta', nonce: 'one-intent', ttl }), KEY_BETA), 'ok'));
       for (let w = 0; w < RACERS; w++) {
-        const spec = { name: `judge-race-${w}`, agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate };
+        const spec = signSpecSync({ name: `judge-race-${w}`, agents: { alpha: alpha.address, beta: beta.address }, intent: { maxTtlHorizonMs: 3_600_000 }, mandate }); // signed by its principal
         const rounds = [
           { ordinal: -1, time: frameTime(-1), text: own[w] },
           { ordinal: 0, time: frameTime(0), text: shared },

@@ -19,7 +19,8 @@ import { nonceKey } from '../../src/rules/spec.js';
 import { POSTGRES_MIGRATIONS, PostgresStore, SqliteStore, type TranscriptStore } from '../../src/store/index.js';
 import { POSTGRES_V1_SQL, POSTGRES_VERSION_TABLE_SQL } from '../../src/store/postgres/migrations.js';
 import { KEY_ALPHA, KEY_BETA, alpha, beta, carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
-import { Desk, judgeAccount, localJudge, ruling } from '../referee/fixtures.js';
+import { Desk, judgeAccount, localJudge, ruling, signSpecSync } from '../referee/fixtures.js';
+import type { SessionSpec } from '../../src/protocol/index.js';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from './helpers/pg.js';
 import { tempDir, removeTempDirs } from './helpers/tmp.js';
 
@@ -33,9 +34,10 @@ const fixture = JSON.parse(readFileSync(new URL('sqlite-v4-names.json', FIXTURE_
 const enc = new TextEncoder();
 
 /** The sealed day's mandate, as its genesis holds it (same window, same judge). */
-function specOf(name: string, agents: Record<string, string>): Record<string, unknown> {
+function specOf(name: string, agents: Record<string, string>): SessionSpec {
   const genesis = JSON.parse(fixture.sealed.bundle.split('\n')[0]!) as { spec: { mandate: Record<string, unknown>; intent: unknown } };
-  return { name, agents, intent: genesis.spec.intent, mandate: genesis.spec.mandate };
+  // A day opened after the upgrade: the fixture's mandate, as version 2 and signed by its principal (Anvil #3).
+  return signSpecSync({ name, agents, intent: genesis.spec.intent, mandate: { ...genesis.spec.mandate, version: 2 } } as SessionSpec);
 }
 
 async function propose(d: Desk, agent: string, nonce: string, key: `0x${string}`) {
@@ -51,7 +53,7 @@ async function checkMigrated(store: TranscriptStore): Promise<void> {
   expect(await store.nonceOwner(`judge-wallet 3600000 ${alpha.address.toLowerCase()}`, '525960/1')).toEqual(owner(old('judge-rate 3600000 alpha', '525960/1')));
 
   // The sealed day replays byte for byte from its bundle.
-  const r = await replay([enc.encode(fixture.sealed.bundle)], { ruler: (s) => createRefereeRuler({ store: s }) });
+  const r = await replay([enc.encode(fixture.sealed.bundle)], { ruler: (s) => createRefereeRuler({ store: s, legacyMandates: true }) }); // an auditor replays an old day: its unsigned version-1 mandate is accepted
   expect(r).toMatchObject({ ok: true });
   const lines: string[] = [];
   const { engine } = await Desk.attach(store, fixture.sealed.sid, 0);

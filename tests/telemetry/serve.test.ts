@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBase64 } from '../../src/protocol/index.js';
-import { TOKENS, cleanup, get, ok, rpc, startServer, tempDir, type ServerProc } from '../server/helpers.js';
+import { TOKENS, cleanup, get, newEngineKey, ok, rpc, startServer, tempDir, type ServerProc } from '../server/helpers.js';
 
 interface OtlpSpan { traceId: string; spanId: string; parentSpanId?: string; name: string; attributes?: { key: string; value: Record<string, unknown> }[] }
 interface OtlpTraces { resourceSpans: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] }
@@ -138,6 +138,7 @@ describe('GET /readyz when a check fails', () => {
   it('is 503 and names the failed check (the engine key file went away)', async () => {
     const dir = tempDir('ready');
     const key = join(dir, 'engine.key');
+    newEngineKey(key);
     const srv = await startServer({ dir, args: ['--key', key] });
     try {
       expect((await get(srv.url, undefined, '/readyz')).status).toBe(200);

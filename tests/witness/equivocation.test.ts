@@ -54,7 +54,7 @@ async function day(db: string, view: string): Promise<string> {
 beforeAll(async () => {
   sid = await day(join(dir, 'a.db'), 'A');
   expect(await day(join(dir, 'b.db'), 'B')).toBe(sid);
-  vkey = run(['checkpoint', '--print-key']).stdout.trim();
+  vkey = run(['key', 'new']).stdout.trim();
   for (const [db, out] of [['a.db', 'a.cp'], ['b.db', 'b.cp']] as const) expect(run(['checkpoint', '--db', db, '--out', out]).code).toBe(0);
   expect(run(['checkpoint', '--db', 'a.db', '--size', '3', '--out', 'a3.cp']).code).toBe(0);
   for (const n of ['w1', 'w2']) {

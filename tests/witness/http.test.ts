@@ -54,6 +54,21 @@ describe('POST /add-checkpoint', () => {
   });
 });
 
+describe('GET /healthz', () => {
+  it('answers 200 {"ok":true} and logs nothing, so a readiness probe leaves no 404 lines', async () => {
+    const lines: unknown[] = [];
+    const probed = createWitnessHttpServer(witness, { onRequest: (l) => lines.push(l) });
+    await new Promise<void>((r) => probed.listen(0, '127.0.0.1', () => r()));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(probed.address() as AddressInfo).port}/healthz`);
+      expect([res.status, await res.text()]).toEqual([200, '{"ok":true}\n']);
+      expect(lines).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => probed.close(() => r()));
+    }
+  });
+});
+
 describe('submitCheckpoint', () => {
   it('reads cosigned, conflict, refused and unreachable', async () => {
     const fresh = testLog('tally.example/acme', 'cd'.repeat(32), log.key);

@@ -24,7 +24,7 @@ describe('tally serve --witness-policy', () => {
     const store = new SqliteStore(db);
     const { sid } = await runDay({ engine: createEngine({ store }), finalize: false });
     await store.close();
-    const vkey = tally(['checkpoint', '--print-key'], { cwd: dir, env }).stdout.trim();
+    const vkey = tally(['key', 'new'], { cwd: dir, env }).stdout.trim();
     const wvkey = tally(['witness', 'keygen', '--name', 'w1.example', '--key', join(dir, 'w1.key')]).stdout.trim();
     const w = await startListening([TALLY, 'witness', 'serve', '--key', join(dir, 'w1.key'), '--db', join(dir, 'w1.db'), '--log-key', vkey]);
     const hex = Buffer.from(wvkey.split('+').slice(2).join('+'), 'base64').subarray(1).toString('hex');

@@ -5,7 +5,7 @@ import { TallyError } from '../../protocol/index.js';
 import { DEFAULT_ENGINE_NAME, DEFAULT_KEY_PATH, createNotary, loadEngineKey, resolveVerifierKeys, type EngineKey, type Notary, type ParsedVerifierKey } from '../../receipt/index.js';
 import type { WitnessedNotary } from '../../witness/index.js';
 import { defaultStoreLocation, openStore } from '../../store/index.js';
-import { CliError, EXIT, inputFile, ioProblem, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, inputFile, invocation, ioProblem, println, str, type Command, type CommandIO } from '../command.js';
 import { counted } from '../../demo/format.js';
 
 type Values = Record<string, unknown>;
@@ -35,16 +35,18 @@ export const KEY_HELP = `  --key <path>      engine key file (default: $TALLY_KE
 
 /**
  * The engine key for a command: `--key`/`--name`, else `$TALLY_KEY`/`$TALLY_ENGINE_NAME`.
- * With `create`, a missing key file is generated (owner-only). Key problems are I/O errors (exit 3).
+ * A missing key file is never generated here (`tally key new` creates one, on
+ * purpose): it is refused, like every key problem, as an I/O error (exit 3).
  */
-export async function engineKeyFor(values: Values, io: CommandIO, create: boolean): Promise<EngineKey> {
+export async function engineKeyFor(values: Values, io: CommandIO): Promise<EngineKey> {
   const path = str(values, 'key');
   const name = str(values, 'name');
   try {
-    return await loadEngineKey({ ...(path === undefined ? {} : { path }), ...(name === undefined ? {} : { name }), create, env: io.env, cwd: io.cwd });
+    return await loadEngineKey({ ...(path === undefined ? {} : { path }), ...(name === undefined ? {} : { name }), create: false, env: io.env, cwd: io.cwd });
   } catch (e) {
     if (!(e instanceof TallyError)) throw e;
-    const hint = e.code === 'TALLY_KEY_FILE_NOT_FOUND' ? ' (create it with: tally checkpoint --print-key)' : '';
+    const flag = path === undefined ? '' : ` --key ${path}`;
+    const hint = e.code === 'TALLY_KEY_FILE_NOT_FOUND' ? `: no engine key there, and none is made by surprise (create one on purpose with: ${invocation(io)} key new${flag})` : '';
     throw new CliError(`engine key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}${hint}`, EXIT.io, e.code);
   }
 }
@@ -113,8 +115,8 @@ export const checkpointCommand: Command = {
 Signs a C2SP tlog-checkpoint (origin <engine name>/<session id>, tree size,
 base64 RFC 6962 root) over the first <n> entries of a session with the engine's
 Ed25519 key, as a C2SP signed note. Without --size it covers every entry so
-far; after the seal that is the day's receipt. The engine key is generated on
-first use and stored with owner-only permissions. Every checkpoint is first
+far; after the seal that is the day's receipt. The engine key must exist
+('tally key new' creates it; a missing one is refused, exit 3). Every checkpoint is first
 recorded in the database's signing log; one that would put a second root at a
 signed size (TALLY_SIGN_EQUIVOCATION) or that the stored tree cannot prove
 consistent with an earlier signed one (TALLY_SIGN_INCONSISTENT) is refused
@@ -147,7 +149,7 @@ file, output file).`,
     const json = values['json'] === true;
     if (values['print-key'] === true) {
       for (const k of ['session', 'size', 'out', 'db']) if (values[k] !== undefined) throw new CliError(`--print-key takes no --${k}`);
-      const key = await engineKeyFor(values, io, true);
+      const key = await engineKeyFor(values, io);
       println(io.stdout, json ? JSON.stringify({ ok: true, name: key.name, verifierKey: key.verifierKey }) : key.verifierKey);
       return EXIT.ok;
     }
@@ -158,7 +160,7 @@ file, output file).`,
     const location = storeLocation(values, io);
     if (location === 'memory:') throw new CliError('--db memory: holds no session; name a SQLite file or a postgres:// URL');
     if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) throw new CliError(`no database at ${location}`, EXIT.io, 'TALLY_CLI_IO');
-    const key = await engineKeyFor(values, io, true);
+    const key = await engineKeyFor(values, io);
     const store = await openStore(location);
     try {
       let sessionId = session;

@@ -62,7 +62,7 @@ and code are printed), 2 usage error, 3 I/O error.`,
       const location = storeLocation(values, io);
       if (location === 'memory:') throw new CliError('--db memory: holds no session');
       if (!/^postgres(ql)?:\/\//i.test(location) && !existsSync(location)) throw new CliError(`no database at ${location}`, EXIT.io, 'TALLY_CLI_IO');
-      const key = await engineKeyFor(values, io, false);
+      const key = await engineKeyFor(values, io);
       const older = receipt.openSessionCheckpoint(readTextFile(args[0]!, io, 'the older checkpoint'), [key]);
       if (!older.ok) {
         println(io.stderr, `tally consistency: older checkpoint: ${older.stage}: ${older.code}: ${older.message}`);

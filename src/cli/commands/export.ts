@@ -53,7 +53,7 @@ Exit codes: 0 written, 1 refused (unknown session, not sealed), 2 usage error,
     if (outArg === undefined || outArg === '') throw new CliError('--out <dir> is required');
     const out = resolve(io.cwd, outArg);
     const json = values['json'] === true;
-    const key = await engineKeyFor(values, io, true);
+    const key = await engineKeyFor(values, io);
     return withEngine(values, io, true, async (engine) => {
       const d = await engine.describe(sessionId);
       if (!d.ok) return refused(io, 'export', json, d);

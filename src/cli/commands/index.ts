@@ -37,6 +37,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'finalize', summary: 'Seal a session and print its receipt (size, receipt root, head).', load: async () => (await import('./finalize.js')).finalizeCommand },
   { name: 'events', summary: "List a session's entries after a cursor (to follow or resume a day).", load: async () => (await import('./events.js')).eventsCommand },
   { name: 'describe', summary: "Show a session's phase, head, root, pending frame and counts (or list the sessions).", load: async () => (await import('./describe.js')).describeCommand },
+  { name: 'key', summary: 'Create the engine signing key (tally key new): the one explicit act that makes an engine identity.', load: async () => (await import('./key.js')).keyCommand },
   { name: 'intent', summary: "Sign an Intent with a key file (or a public test key), print its canonical payload and hash, verify its signature, or print a key's address.", load: async () => (await import('./intent.js')).intentCommand },
   { name: 'mandate', summary: "Sign a session spec's mandate as its principal (EIP-712 or EIP-191), verify it, or print its typed data for a wallet.", load: async () => (await import('./mandate.js')).mandateCommand },
   { name: 'codes', summary: 'List every ruling code, session diagnostic and stand-down class: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },

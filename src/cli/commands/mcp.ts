@@ -120,14 +120,15 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
       backend = remoteBackend(client);
       logger.info({ event: 'start', mode: 'remote', url: client.url }, 'tally mcp: remote');
     } else {
-      const [{ defaultStoreLocation, openStore }, { createEngine }, { WireService }, { createNotary, loadEngineKey }] = await Promise.all([
+      const [{ defaultStoreLocation, openStore }, { createEngine }, { WireService }, { createNotary }] = await Promise.all([
         import('../../store/index.js'),
         import('../../engine.js'),
         import('../../server/service.js'),
         import('../../receipt/index.js'),
       ]);
       const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
-      const notary = keyPath === undefined ? undefined : createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd }) });
+      const { engineKeyFor } = await import('./checkpoint.js');
+      const notary = keyPath === undefined ? undefined : createNotary({ key: await engineKeyFor({ key: keyPath }, io) });
       const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
       backend = localBackend(new WireService(createEngine({ store }), notary ? { notary } : {}));
       close = () => store.close();

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { slotIndex } from '../../protocol/index.js';
 import { bundleFileChunks, indexBundle, peekSessionCheckpoint, turnReceiptFromBundle } from '../../receipt/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
@@ -12,7 +13,7 @@ const NEEDS_CHECKPOINT =
 export const proveCommand: Command = {
   name: 'prove',
   summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).",
-  help: `Usage: tally prove <bundle.jsonl> --entry <n> --checkpoint <file> --key <vkey|file> [--out <file>] [--json]
+  help: `Usage: tally prove <bundle.jsonl> (--turn <ordinal> | --entry <n>) --checkpoint <file> --key <vkey|file> [--out <file>] [--json]
 
 Writes a single-turn receipt for entry <n> (0-based: line n+1 of the bundle):
 one C2SP tlog-proof (https://c2sp.org/tlog-proof) holding the entry's index,
@@ -29,23 +30,30 @@ never needs an engine key, and the engine signs checkpoints only of its own
 store.
 
 Options:
-  --entry <n>          the entry to prove (0 = genesis, the last = the seal)
+  --turn <ordinal>     the turn to prove, by the ordinal 'inspect' prints (-1 or
+                       open = the OPEN frame's answer, then 0, 1, …): entry 2k+4
+  --entry <n>          the entry to prove, by index (0 = genesis, the last = the seal)
   --checkpoint <file>  the engine's signed checkpoint to prove against (required)
   --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
                        of verifier keys, one per line (required)
   --out <file>         write the receipt to <file> (convention: *.tlog-proof)
                        instead of stdout
-  --json               print {ok, index, size, sessionId, receipt, out?} as JSON
+  --json               print {ok, index, turn?, size, sessionId, receipt, out?} as JSON
 
 Exit codes: 0 written, 1 the bundle is invalid or the checkpoint is not a
 verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
 --key), 3 I/O error (bundle, checkpoint, key or output file).`,
-  options: { entry: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
+  options: { entry: { type: 'string' }, turn: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("prove takes exactly one bundle path. Run 'tally prove --help'.");
-    const entry = countOption(values, 'entry', 0);
-    if (entry === undefined) throw new CliError('--entry <n> is required (0-based entry index)');
+    const turnArg = str(values, 'turn');
+    if (turnArg !== undefined && values['entry'] !== undefined) throw new CliError('give either --turn <ordinal> or --entry <n>, not both');
+    if (turnArg !== undefined && !/^(open|-1|0|[1-9][0-9]{0,14})$/.test(turnArg)) throw new CliError("--turn must be a turn ordinal: open (or -1), 0, 1, …");
+    const turn = turnArg === undefined ? undefined : turnArg === 'open' ? -1 : Number(turnArg);
+    // One numbering for a turn: its ordinal names the same entry in every valid chain (protocol/slots.ts).
+    const entry = turn === undefined ? countOption(values, 'entry', 0) : slotIndex('turn', turn);
+    if (entry === undefined) throw new CliError('--turn <ordinal> or --entry <n> (0-based entry index) is required');
     const cpPath = str(values, 'checkpoint');
     if (cpPath === undefined) throw new CliError(`--checkpoint <file> is required. ${NEEDS_CHECKPOINT}`);
     if (str(values, 'key') === undefined) throw new CliError(`--key <vkey> is required: a checkpoint is only as good as the key that signed it. ${NEEDS_CHECKPOINT}`);
@@ -75,9 +83,9 @@ verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
     }
     const out = str(values, 'out');
     const written = out === undefined ? undefined : writeTextFile(out, r.text, io, 'the receipt');
-    if (json) println(io.stdout, JSON.stringify({ ok: true, index: r.index, size: r.size, sessionId: ix.summary.sessionId, receipt: r.text, ...(written === undefined ? {} : { out: written }) }));
+    if (json) println(io.stdout, JSON.stringify({ ok: true, index: r.index, ...(turn === undefined ? {} : { turn }), size: r.size, sessionId: ix.summary.sessionId, receipt: r.text, ...(written === undefined ? {} : { out: written }) }));
     else if (written === undefined) io.stdout.write(r.text);
-    else println(io.stdout, `receipt for entry ${r.index} of ${r.size} (session ${ix.summary.sessionId}) written to ${written}`);
+    else println(io.stdout, `receipt for ${turn === undefined ? '' : `turn ${turn}, `}entry ${r.index} of ${r.size} (session ${ix.summary.sessionId}) written to ${written}`);
     return EXIT.ok;
   },
 };

@@ -7,6 +7,7 @@ import { CliError, EXIT, println, str, type Command, type CommandIO } from '../c
 import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
+import { watchLauncher } from '../launcher.js';
 
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
@@ -43,7 +44,8 @@ async function startServeTelemetry(otel: boolean, env: CommandIO['env'], logger:
   } catch (e) {
     if (!(e instanceof TallyError)) throw e;
     if (otel || e.code !== 'TALLY_TELEMETRY_MISSING') throw new CliError(e.details ? `${e.shortMessage} (${e.details})` : e.shortMessage, EXIT.usage, e.code);
-    logger.warn({ event: 'metrics-disabled', reason: e.shortMessage }, 'GET /metrics is disabled: the OpenTelemetry SDK packages are not installed');
+    const { sdkInstallLine } = await import('../../telemetry/sdk.js');
+    logger.warn({ event: 'metrics-disabled', reason: e.shortMessage, install: sdkInstallLine(false) }, 'GET /metrics is disabled: the OpenTelemetry SDK packages are not installed');
     return undefined;
   }
 }
@@ -100,8 +102,9 @@ Signing (optional):
   --key <file>           engine key: finalize returns a signed checkpoint, and
                          GET /sessions/<id>/{checkpoint,turn-receipt,consistency}
                          and /verifier-key are served (default: $TALLY_KEY when
-                         set; a missing file is created, owner-only)
-  --engine-name <name>   the key's name when it is created (default $TALLY_ENGINE_NAME or tally.local)
+                         set); it must exist ('tally key new' creates it):
+                         a missing file is refused, exit 3
+  --engine-name <name>   the name the key must carry (default $TALLY_ENGINE_NAME)
   --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
                          §12); every checkpoint the engine signs is submitted to
                          each witness line with a URL, and the checkpoints, turn
@@ -218,7 +221,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const metricsBind = bindOf(str(values, 'metrics-bind'));
     const otel = values['otel'] === true;
 
-    const [{ createLogger, flushLogSync }, { createWireServer }, { SessionTrees, createNotary, loadEngineKey }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
+    const [{ createLogger, flushLogSync }, { createWireServer }, { SessionTrees, createNotary }, { defaultStoreLocation, openStore }, { createEngine }] = await Promise.all([
       import('../../server/log.js'),
       import('../../server/http.js'),
       import('../../receipt/index.js'),
@@ -227,14 +230,18 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     ]);
     const logger = createLogger({ level, base: { service: 'tally-serve' } });
     const telemetry = await startServeTelemetry(otel, io.env, logger);
-    if (metricsBind && !telemetry) throw new CliError('--metrics-bind needs the OpenTelemetry SDK packages (see the warning above)', EXIT.usage);
+    if (metricsBind && !telemetry) {
+      const { sdkInstallLine } = await import('../../telemetry/sdk.js');
+      throw new CliError(`--metrics-bind needs the optional OpenTelemetry SDK packages; in your project run: ${sdkInstallLine(false)}`, EXIT.usage, 'TALLY_TELEMETRY_MISSING');
+    }
     const keyPath = str(values, 'key') ?? (io.env['TALLY_KEY'] || undefined);
     const trees = new SessionTrees();
     let notary: Notary | undefined;
     let witnessConflicts: (() => readonly import('../../witness/index.js').WitnessConflict[]) | undefined;
     if (keyPath !== undefined) {
       const name = str(values, 'engine-name');
-      notary = createNotary({ key: await loadEngineKey({ path: keyPath, env: io.env, cwd: io.cwd, ...(name === undefined ? {} : { name }) }), trees });
+      const { engineKeyFor } = await import('./checkpoint.js');
+      notary = createNotary({ key: await engineKeyFor({ key: keyPath, ...(name === undefined ? {} : { name }) }, io), trees });
     }
     const policyPath = str(values, 'witness-policy');
     if (policyPath !== undefined) {
@@ -252,6 +259,10 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       witnessConflicts = () => witnessed.conflicts();
       notary = witnessed;
     }
+    // A server that cannot listen creates and migrates nothing: the ports are tried before the store opens.
+    const { probeListen } = await import('../listen.js');
+    await probeListen(port, host);
+    if (metricsBind) await probeListen(metricsBind.port, metricsBind.host, ' for metrics');
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
     const tiles = await engineLogRoutes(values, io, store);
     const { checkReadiness, replicationCheck } = await import('../../server/ready.js');
@@ -291,6 +302,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
+    // Started by `npx tally serve &`, `kill $!` reaches only npm: stop with it (src/cli/launcher.ts).
+    const unwatch = watchLauncher(io.env, () => onSignal('SIGTERM'));
     let metricsServer: import('node:http').Server | undefined;
     try {
       let address;
@@ -317,6 +330,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
       await server.close(grace);
     } finally {
+      unwatch();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       metricsServer?.close();

@@ -78,7 +78,8 @@ origin, so a log cannot show two graders two histories both cosigned by it.
              from; an engine key named N covers the origins N/<64 hex session>
   serve      serve POST <prefix>/add-checkpoint (C2SP tlog-witness); prints
              "tally witness: listening on http://<host>:<port>" when ready and
-             one JSON line per request on stderr; SIGTERM/SIGINT stop it
+             one JSON line per request on stderr; GET <prefix>/healthz answers
+             {"ok":true} (unlogged, for readiness probes); SIGTERM/SIGINT stop it
 
 Options:
   --key <file>      witness key file (default ${DEFAULT_WITNESS_KEY}); the same

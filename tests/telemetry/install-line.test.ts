@@ -1,0 +1,23 @@
+/**
+ * The `npm install …` line `tally serve` names when the optional OpenTelemetry
+ * SDK packages are absent is the one that satisfies agent-tally's own peer
+ * dependency ranges (a drifted range would have a user install a version the
+ * package does not declare).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SDK_PEERS, sdkInstallLine } from '../../src/telemetry/sdk.js';
+
+const pkg = JSON.parse(readFileSync(join(resolve(import.meta.dirname, '../..'), 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> };
+
+describe('the SDK install line', () => {
+  it('names exactly the optional peer dependencies, with their ranges', () => {
+    expect(SDK_PEERS).toEqual(pkg.peerDependencies);
+  });
+
+  it('names the three /metrics packages, or all six for --otel, as one npm install', () => {
+    expect(sdkInstallLine(false)).toBe('npm install @opentelemetry/sdk-metrics@~2.12.0 @opentelemetry/exporter-prometheus@~0.223.0 @opentelemetry/resources@~2.12.0');
+    expect(sdkInstallLine(true).split(' ').slice(2).sort()).toEqual(Object.entries(pkg.peerDependencies).map(([k, v]) => `${k}@${v}`).sort());
+  });
+});
