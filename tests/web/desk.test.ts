@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/session/index.js';
 import { encodeBundle } from '../../src/codec/index.js';
-import { liveSession, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
+import { liveSession, newEngineKey, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
@@ -165,6 +165,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
   });
 
   it('is served by tally serve under a strict CSP and follows a live session', async () => {
+    newEngineKey(file('served.key'));
     const srv: ServerProc = await startServer({ db: 'memory:', args: ['--key', file('served.key')] });
     try {
       const res = await fetch(`${srv.url}/`);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveSession, rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
+import { liveSession, newEngineKey, rpc, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, SKIP_REASON, launch } from './browser.js';
 
 const TALLY = resolve(import.meta.dirname, '../../dist/cli/main.js');
@@ -22,6 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tally-web-follow-'));
 let srv: ServerProc;
 
 beforeAll(async () => {
+  newEngineKey(join(dir, 'served.key'));
   srv = await startServer({ db: 'memory:', args: ['--key', join(dir, 'served.key')] });
 }, 60_000);
 

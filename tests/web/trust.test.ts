@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '../../src/protocol/index.js';
 import { generateEngineKey } from '../../src/receipt/keys/index.js';
 import { addSignatureLines, cosignatureLine, cosignerKeyFrom } from '../../src/witness/index.js';
-import { liveSession, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
+import { liveSession, newEngineKey, startServer, TOKENS, type ServerProc } from '../server/helpers.js';
 import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
@@ -45,6 +45,7 @@ describe.skipIf(!CHROMIUM)('whose key the desk trusts (Chromium)', () => {
   beforeAll(async () => {
     dir = demoDayDir('tally-web-trust-');
     ctx = await launch();
+    newEngineKey(file('served.key'));
     srv = await startServer({ db: 'memory:', args: ['--key', file('served.key')] });
   }, 120_000);
 
