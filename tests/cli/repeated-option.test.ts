@@ -24,7 +24,7 @@ describe('repeated options', () => {
   });
 
   it('options meant to repeat still repeat', () => {
-    const r = tally(['serve', '--new-token', '--role', 'agent', '--agent', 'alpha', '--agent', 'beta']);
+    const r = tally(['serve', '--new-token', '--role', 'agent', '--agent', 'alpha', '--agent', 'beta', '--signer', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266']); // an agent token names its signer (WIRE.md §3)
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('"agents":["alpha","beta"]');
   });

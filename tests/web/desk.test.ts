@@ -165,7 +165,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
   });
 
   it('is served by tally serve under a strict CSP and follows a live session', async () => {
-    newEngineKey(file('served.key')); // serve --key reads an existing key (none is made by surprise)
+    newEngineKey(file('served.key'));
     const srv: ServerProc = await startServer({ db: 'memory:', args: ['--key', file('served.key')] });
     try {
       const res = await fetch(`${srv.url}/`);

@@ -22,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tally-web-follow-'));
 let srv: ServerProc;
 
 beforeAll(async () => {
-  newEngineKey(join(dir, 'served.key')); // serve --key reads an existing key (none is made by surprise)
+  newEngineKey(join(dir, 'served.key'));
   srv = await startServer({ db: 'memory:', args: ['--key', join(dir, 'served.key')] });
 }, 60_000);
 

@@ -45,7 +45,7 @@ describe.skipIf(!CHROMIUM)('whose key the desk trusts (Chromium)', () => {
   beforeAll(async () => {
     dir = demoDayDir('tally-web-trust-');
     ctx = await launch();
-    newEngineKey(file('served.key')); // serve --key reads an existing key (none is made by surprise)
+    newEngineKey(file('served.key'));
     srv = await startServer({ db: 'memory:', args: ['--key', file('served.key')] });
   }, 120_000);
 
@@ -192,8 +192,41 @@ describe.skipIf(!CHROMIUM)('whose key the desk trusts (Chromium)', () => {
     expect(await page.getAttribute('#banner', 'data-state')).toBe('failed-entry');
     expect(await page.textContent('#unverified')).toContain(`Entry ${cli.index} and every entry after it: not verified`);
     expect(await page.textContent('#chart-note')).toContain(`Entry ${cli.index} and every entry after it`);
-    const shown = await page.$$eval('#timeline li', (els) => els.map((e) => Number(e.getAttribute('data-i'))));
-    expect(Math.max(...shown)).toBeLessThan(cli.index);
+    // Every line is listed: entries before the bad one as verified, the bad one and all after it marked (icon and word).
+    const kept = lines.length - 1;
+    expect(await page.textContent('#pager')).toBe(`${kept} entries`);
+    expect(await page.textContent('#summary')).toMatch(new RegExp(`^${cli.index} entries .* · ${kept - cli.index} more lines not verified$`));
+    const row = async (i: number): Promise<{ cls: string; code: string; what: string }> => {
+      await page.evaluate(`location.hash = '#entry=${i}'`);
+      await page.locator('#detail h2', { hasText: new RegExp(`^Entry ${i}:`) }).waitFor();
+      return page.$eval(`#row-${i}`, (li) => ({ cls: li.className, code: li.querySelector('.code')?.textContent ?? '', what: li.querySelector('.what')?.textContent ?? '' }));
+    };
+    const before = await row(cli.index - 1);
+    expect(before.cls).not.toContain('unverified');
+    expect(before.code).not.toContain('not verified');
+    const bad = await row(cli.index);
+    expect(bad.cls).toContain('unverified');
+    expect(bad.code).toBe('⚠ not verified');
+    expect(bad.what).toMatch(/^claims: (turn|frame)/);
+    expect(await page.textContent('#detail')).toContain('the first entry that failed verification');
+    expect(await page.isVisible('#detail .unverified-mark')).toBe(true);
+    await page.click('#entry-bytes summary');
+    await expect.poll(() => page.textContent('#entry-text')).toBe(lines[21]);
+    const last = await row(kept - 1);
+    expect(last.cls).toContain('unverified');
+    expect(last.code).toBe('⚠ not verified');
+    expect(await page.textContent('#detail')).toContain(`after entry ${cli.index}, which failed verification`);
+    // Nothing drawn from them: the rulings chart counts only the turns before the bad entry, its x axis ends at the last verified frame.
+    const verified = lines.slice(0, 20).map((l) => JSON.parse(l) as { kind: string; time?: number });
+    expect(cli.index).toBe(20);
+    const rulings = await page.$eval('#charts figure[data-title^="Rulings"]', (f) => ({ legend: [...f.querySelectorAll('.u-legend .u-series .u-label')].map((e) => e.textContent ?? '').filter((t) => / \d+$/.test(t)), range: f.getAttribute('data-x-range') ?? '' }));
+    const counted = rulings.legend.reduce((n, l) => n + Number(/ (\d+)$/.exec(l)?.[1] ?? 'NaN'), 0);
+    expect(counted, rulings.legend.join('; ')).toBe(verified.filter((e) => e.kind === 'turn').length);
+    const lastTime = Math.max(...verified.filter((e) => e.kind === 'frame').map((e) => e.time!));
+    expect(Number(rulings.range.split(',')[1])).toBeLessThanOrEqual(lastTime / 1000 + 1800);
+    expect(await page.textContent('#chart-note')).toContain('nothing is drawn from them');
+    expect(await page.textContent('#legend')).toContain('⚠ not verified: a line from a failed entry on');
+    await page.screenshot({ path: join(ARTIFACTS, 'trust-failed-entry.png'), fullPage: true });
     await page.close();
     // A forged, self-consistent day against the signed checkpoint: listed, said to be unpinned, and replayed.
     writeFileSync(file('forged.jsonl'), resealedForgery(lines));

@@ -160,7 +160,7 @@ export function showRunning(name: string): void {
 export function unverifiedNote(v: Verdict | undefined): string | undefined {
   if (v === undefined) return undefined;
   const cut = v.state === 'failed-entry' ? v : v.state === 'failed-pin' ? v.chain : undefined;
-  if (cut !== undefined) return `✗ Entry ${cut.index} and every entry after it: not verified (${cut.code}). They are not listed and nothing is drawn from them; what is shown is entries 0–${cut.index - 1}, which verified.`;
+  if (cut !== undefined) return `✗ Entry ${cut.index} and every entry after it: not verified (${cut.code}). They are listed, each marked ⚠ not verified, and nothing is drawn from them: the charts show entries 0–${cut.index - 1}, which verified.`;
   if (v.state === 'failed-pin') return `✗ Not pinned: the checkpoint does not vouch for these entries (${v.code}). They are listed and drawn as the bundle has them, self-consistent only — a forger can recompute every hash.`;
   return undefined;
 }

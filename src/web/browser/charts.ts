@@ -12,7 +12,20 @@ import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
 import type { Row } from './rows.js';
 
-const PALETTE = ['#1b6ac9', '#c0392b', '#2e8b57', '#b8860b', '#8e44ad', '#d35400', '#16a085', '#7f8c8d', '#2c3e50', '#e84393'];
+/**
+ * Line colours per colour scheme, each at least 3:1 (WCAG 2.1 non-text
+ * contrast) against the chart's panel in that scheme (style.css --panel:
+ * #fff light, #1f2226 dark) and its page (--bg): 4.9:1 and up.
+ */
+export const PALETTES = {
+  light: ['#1b6ac9', '#c0392b', '#1e7b47', '#8a6100', '#8e44ad', '#b84700', '#0e7c68', '#5f6b6d', '#2c3e50', '#c2185b'],
+  dark: ['#6ea8fe', '#ff8a80', '#5fd68a', '#f2c14e', '#c89bf0', '#ffab66', '#4fd1b8', '#b0bcbf', '#e0e6ec', '#ff7eb9'],
+} as const;
+
+/** The palette of the scheme the page is shown in now. */
+function palette(): readonly string[] {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches ? PALETTES.dark : PALETTES.light;
+}
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
@@ -59,6 +72,7 @@ function chart(host: HTMLElement, title: string, data: uPlot.AlignedData, series
   // One frame (or all at one time): an hour around it, not uPlot's two-year default.
   const range: uPlot.Range.MinMax = last - first < 60 ? [first - 1800, last + 1800] : [first, last];
   const span = range[1]! - range[0]!;
+  const PALETTE = palette();
   const opts: uPlot.Options = {
     title,
     width,
@@ -91,6 +105,7 @@ function chart(host: HTMLElement, title: string, data: uPlot.AlignedData, series
           box.setAttribute('data-y-label-px', String(Math.max(0, ...ys.map((y) => u.ctx.measureText(y).width / devicePixelRatio))));
           box.setAttribute('data-y-axis-px', String(ax[1]?._size ?? 0));
           box.setAttribute('data-x-range', `${u.scales['x']!.min ?? ''},${u.scales['x']!.max ?? ''}`);
+          box.setAttribute('data-strokes', u.series.slice(1).map((s) => String(typeof s.stroke === 'function' ? s.stroke(u, 1) : s.stroke)).join('|'));
         },
       ],
     },

@@ -14,6 +14,8 @@ import { rowOf, type Row } from './rows.js';
 export interface Day {
   readonly tree: MerkleLevels;
   readonly offsets: number[];
+  /** A failed day: the byte offset of each line from the first bad entry on (listed unverified). */
+  readonly tail: number[];
   /** The bundle's bytes (a live day: the pieces fetched so far). */
   parts: Blob[];
   checkpoint: SessionCheckpoint | undefined;
@@ -30,7 +32,7 @@ export interface Day {
 
 /** A fresh day. */
 export function newDay(requireSealed: boolean): Day {
-  return { tree: new MerkleLevels(rfc6962Hasher(sha256)), offsets: [], parts: [], checkpoint: undefined, sealsMandate: false, requireSealed, sessionId: undefined, sealed: false, rows: [], nextOffset: 0, frameTime: undefined };
+  return { tree: new MerkleLevels(rfc6962Hasher(sha256)), offsets: [], tail: [], parts: [], checkpoint: undefined, sealsMandate: false, requireSealed, sessionId: undefined, sealed: false, rows: [], nextOffset: 0, frameTime: undefined };
 }
 
 /** Records one verified entry (the chain verifier's `onEntry`). */

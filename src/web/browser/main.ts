@@ -38,11 +38,15 @@ const timeline = new Timeline(byId('timeline'), byId('pager'), (r) => {
   if (location.hash !== `#entry=${r.i}`) history.replaceState(null, '', `#entry=${r.i}`);
 });
 
-/** Shows the day's parts (summary, charts, timeline) once a day is loaded; the idle help while none is. */
+/** Shows the day's parts (summary, charts, timeline) once a day is loaded, the "Open a day" box moved below them (verdict and its meaning first); the idle help while none is. */
 function shown(loaded: boolean): void {
   for (const id of ['summary', 'charts', 'work']) byId(id).hidden = !loaded;
   byId('idle-help').hidden = loaded;
+  byId(loaded ? 'work' : 'progress-box').after(byId('load'));
 }
+
+/** The rows the chain verifier checked (a failed day's later lines are listed, never charted). */
+const checked = (): Row[] => rows.filter((r) => r.kind !== 'unverified');
 
 function refresh(): void {
   shown(verdict !== undefined);
@@ -53,13 +57,14 @@ function refresh(): void {
   timeline.render(rows, readFilters());
   const turns = rows.filter((r) => r.kind === 'turn');
   const count = (o: string): number => turns.filter((r) => r.outcome === o).length;
-  put(byId('summary'), `${rows.length} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics`);
+  const ok = checked().length;
+  put(byId('summary'), `${ok} entries · ${rows.filter((r) => r.kind === 'frame').length} frames · ${turns.length} turns: ${count('admitted')} admitted, ${count('refused')} refused, ${count('stand-down')} stand-downs, ${count('note')} notes · ${rows.filter((r) => r.notices).length} with diagnostics${ok < rows.length ? ` · ${rows.length - ok} more lines not verified` : ''}`);
   const note = unverifiedNote(verdict);
   const unv = byId('unverified');
   unv.hidden = note === undefined;
   put(unv, note ?? '');
   byId('timeline-scroll').classList.toggle('unpinned-day', verdict?.state === 'failed-pin');
-  drawCharts(byId('charts'), rows, note);
+  drawCharts(byId('charts'), checked(), note);
 }
 
 function openFromHash(): void {
@@ -346,10 +351,13 @@ byId('load-server').addEventListener('click', () => void fromServer());
 window.addEventListener('hashchange', openFromHash);
 for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;
-window.addEventListener('resize', () => {
+const redraw = (): void => {
   window.clearTimeout(resizeTimer);
-  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), rows, unverifiedNote(verdict)), 150);
-});
+  resizeTimer = window.setTimeout(() => drawCharts(byId('charts'), checked(), unverifiedNote(verdict)), 150);
+};
+window.addEventListener('resize', redraw);
+// The line colours follow the colour scheme (each 3:1 against its chart panel).
+matchMedia('(prefers-color-scheme: dark)').addEventListener('change', redraw);
 const drop = byId('drop');
 drop.addEventListener('dragover', (ev) => {
   ev.preventDefault();

@@ -9,7 +9,8 @@ import { fromBase64, type Entry } from '../../protocol/index.js';
 /** One timeline row. Every string here is untrusted bundle text. */
 export interface Row {
   readonly i: number;
-  readonly kind: Entry['kind'];
+  /** `unverified`: a line of a failed day from its first bad entry on (listed, never trusted; `hash` is empty). */
+  readonly kind: Entry['kind'] | 'unverified';
   readonly hash: string;
   readonly bytes: number;
   ordinal?: number;
@@ -38,6 +39,8 @@ export interface Row {
   notices?: string[];
   /** Authored text (UTF-8 of the turn's bytes), cut at AUTHORED_PREVIEW characters: a row is a compact summary; the detail asks the worker for the whole entry. */
   authored?: string;
+  /** An unverified line: why (the first bad entry's index and code), and what the line claims to be, as text. */
+  unverified?: { readonly why: string; readonly claims: string };
   /** Set by replay in the page: how this entry diverged (kind: message). */
   diverged?: string;
   /** Set by replay in the page: the fields that differ (path, recorded, re-derived), as text. */

@@ -41,8 +41,22 @@ function fmtTime(ms: number | undefined): string {
 /** The word a verdict colour also carries (colour-blind safe): an icon before the code. */
 const MARK: Record<string, string> = { admitted: '✓ ', refused: '✗ ', 'stand-down': '⊘ ', note: '✎ ' };
 
+/** The mark of an unverified line: an icon and the words, not colour alone. */
+export const UNVERIFIED_MARK = '⚠ not verified';
+
 /** One line of the list. */
 function line(r: Row): HTMLLIElement {
+  if (r.unverified) {
+    return h(
+      'li',
+      { class: 'row unverified', tabindex: '-1', 'data-i': String(r.i), role: 'option', id: `row-${r.i}`, title: r.unverified.why },
+      h('span', { class: 'ix' }, `#${r.i}`),
+      h('span', { class: 'kind' }, '?'),
+      h('span', { class: 'time' }, ''),
+      h('span', { class: 'what' }, r.unverified.claims),
+      h('span', { class: 'code unverified-mark' }, UNVERIFIED_MARK),
+    );
+  }
   const what =
     r.kind === 'turn'
       ? [r.agent, r.action, r.market, r.size].filter((x) => x !== undefined).join(' ') || (r.standDown ? `stand-down (${r.standDown})` : 'turn')
@@ -70,6 +84,20 @@ function field(name: string, value: string | undefined): HTMLElement | undefined
 
 /** The detail panel of one entry. */
 export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boolean) => void) | undefined, askEntry: (i: number) => void, replay: ReplayState = 'pending'): void {
+  const bytes = (what: string): HTMLElement => {
+    const d = h('details', { id: 'entry-bytes' }, h('summary', {}, `the entry's exact line (${what})`), h('pre', { class: 'authored', id: 'entry-text', 'data-i': String(r.i) }, 'loading…'));
+    d.addEventListener('toggle', () => d.open && askEntry(r.i));
+    return d;
+  };
+  if (r.unverified) {
+    put(
+      host,
+      h('h2', {}, `Entry ${r.i}: `, h('span', { class: 'unverified-mark' }, UNVERIFIED_MARK)),
+      h('dl', {}, field('verification', r.unverified.why), field('the line', `${r.unverified.claims} (untrusted: nothing of it is checked)`), field('size (bytes)', String(r.bytes))),
+      bytes('as the bundle has it, as text'),
+    );
+    return;
+  }
   put(
     host,
     h('h2', {}, `Entry ${r.i}: ${r.kind}${r.ordinal !== undefined ? ` ${r.ordinal}` : ''}`),
@@ -100,11 +128,7 @@ export function renderDetail(host: HTMLElement, r: Row, receipt: ((download: boo
     frameSection(r),
     judgeSection(r, replay),
     r.authored !== undefined ? h('details', {}, h('summary', {}, 'authored bytes (text, the beginning)'), h('pre', { class: 'authored' }, r.authored)) : undefined,
-    (() => {
-      const d = h('details', { id: 'entry-bytes' }, h('summary', {}, "the entry's exact line (canonical JSON, as text)"), h('pre', { class: 'authored', id: 'entry-text', 'data-i': String(r.i) }, 'loading…'));
-      d.addEventListener('toggle', () => d.open && askEntry(r.i));
-      return d;
-    })(),
+    bytes('canonical JSON, as text'),
     h(
       'p',
       { class: 'actions' },

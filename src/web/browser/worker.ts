@@ -18,6 +18,7 @@ import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
+import { unverifiedRows } from './tail.js';
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -91,6 +92,12 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
         ? { state: 'pinned', root: r.receiptRoot, size: r.size, total: r.size, sessionId: r.sessionId, signedBy: [], coversAll: true, sealed: r.sealed, hand: msg.pin }
         : { state: 'unpinned', root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed, why };
   }
+  // A failed chain: the lines from the first bad entry on are listed, marked not verified (never trusted or charted).
+  const cut = verdict.state === 'failed-entry' ? verdict : verdict.state === 'failed-pin' ? verdict.chain : undefined;
+  if (cut !== undefined) {
+    const why = (i: number): string => (i === cut.index ? `the first entry that failed verification: ${cut.code}: ${cut.message}` : `after entry ${cut.index}, which failed verification (${cut.code}): nothing from there on is checked`);
+    for (const r of await unverifiedRows(msg.bundle, day.nextOffset, day.offsets.length, why, day.tail)) day.rows.push(r);
+  }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
   post({ type: 'progress', bytes, total, entries: day.offsets.length });
   post({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate });
@@ -143,11 +150,13 @@ const MAX_ENTRY_TEXT = 1 << 18;
 
 /** Posts entry `index`'s line as text (cut at 256 KiB; shown as text only). */
 async function entryText(index: number): Promise<void> {
-  const offsets = day.offsets;
-  if (index < 0 || index >= offsets.length) return;
+  // Verified lines, then a failed day's unverified ones: one run of line offsets.
+  const at = (i: number): number | undefined => (i < day.offsets.length ? day.offsets[i] : day.tail[i - day.offsets.length]);
+  const start = at(index);
+  if (index < 0 || start === undefined) return;
   const bundle = bundleOf(day);
-  const start = offsets[index]!;
-  const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
+  const next = at(index + 1);
+  const end = next !== undefined ? next - 1 : start + (await lineLength(bundle, start));
   const bytes = new Uint8Array(await bundle.slice(start, Math.min(end, start + MAX_ENTRY_TEXT)).arrayBuffer());
   post({ type: 'entry', index, text: new TextDecoder().decode(bytes) + (end - start > MAX_ENTRY_TEXT ? '…' : '') });
 }
