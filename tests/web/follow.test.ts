@@ -123,4 +123,49 @@ describe.skipIf(!CHROMIUM)('following a live day in Chromium', () => {
     expect(errors, errors.join('\n')).toEqual([]);
     await page.close();
   });
+
+  it('a live day that fails lists the bad entry and every later line fetched, marked not verified, and stops', async () => {
+    const { sid, step } = await liveSession(srv.url, 'followed failing day');
+    await step();
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // A hostile engine: from the second poll on, the first line it serves has one hex digit changed (still JSON).
+    let polls = 0;
+    let served = '';
+    await page.route(/\/bundle\?from=/, async (route) => {
+      const res = await route.fetch();
+      let body = await res.text();
+      if (polls++ === 1 && body.length > 0) body = body.replace(/[0-9a-f]{64}/, (hex) => (hex[0] === 'a' ? 'b' : 'a') + hex.slice(1));
+      served += body;
+      await route.fulfill({ response: res, body });
+    });
+    await page.goto(`${srv.url}/`);
+    await page.fill('#srv-session', sid);
+    await page.fill('#srv-token', TOKENS.auditor);
+    await page.click('#load-server');
+    await page.locator('#summary', { hasText: /^3 entries/ }).waitFor();
+    await step();
+    await step();
+    await step();
+    await page.locator('#srv-status', { hasText: 'stopped: the day failed verification' }).waitFor({ state: 'attached', timeout: 30_000 });
+    expect(await page.getAttribute('#banner', 'data-state')).toBe('failed-entry');
+    const lines = served.split('\n').slice(0, -1);
+    expect(lines.length).toBeGreaterThan(4);
+    // Entry 3 (the first line of the tampered poll) fails; it and every later line fetched are listed, not verified.
+    expect(await page.textContent('#summary')).toMatch(new RegExp(`^3 entries .* · ${lines.length - 3} more lines not verified$`));
+    expect(await page.textContent('#pager')).toBe(`${lines.length} entries`);
+    expect(await page.textContent('#unverified')).toContain('Entry 3 and every entry after it: not verified');
+    for (const i of [3, lines.length - 1]) {
+      await page.evaluate(`location.hash = '#entry=${i}'`);
+      await page.locator('#detail h2', { hasText: new RegExp(`^Entry ${i}:`) }).waitFor();
+      expect(await page.$eval(`#row-${i}`, (li) => li.querySelector('.code')?.textContent ?? '')).toBe('⚠ not verified');
+      expect(await page.textContent('#detail')).toContain(i === 3 ? 'the first entry that failed verification' : 'after entry 3, which failed verification');
+      await page.click('#entry-bytes summary');
+      await expect.poll(() => page.textContent('#entry-text')).toBe(lines[i]);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'follow-failed.png'), fullPage: true });
+    expect(errors, errors.join('\n')).toEqual([]);
+    await page.close();
+  });
 });

@@ -15,6 +15,7 @@ import { sha256 } from './crypto.js';
 import { collect, newDay, type Day } from './day.js';
 import type { Verdict } from './messages.js';
 import { openPin, type PinFailure } from './pin.js';
+import { unverifiedRows, whyUnverified } from './tail.js';
 
 /** A push-fed byte stream: `verifyChunks` reads it as long as the day is live. */
 export class Feed implements AsyncIterable<Uint8Array> {
@@ -49,6 +50,7 @@ export class Follower {
   readonly day: Day = newDay(false);
   private readonly feed = new Feed();
   private pushed = 0;
+  private pushedBytes = 0;
   private processed = 0;
   private waiters: (() => void)[] = [];
   private pin: { cp: NonNullable<Day['checkpoint']> } | PinFailure | undefined;
@@ -58,7 +60,7 @@ export class Follower {
 
   constructor() {
     this.done = (async () => {
-      this.result = await verifyChunks(sha256, this.feed, {
+      const result = await verifyChunks(sha256, this.feed, {
         requireSealed: false,
         onEntry: (e, line) => collect(this.day, e, line),
         onChunk: () => {
@@ -67,6 +69,9 @@ export class Follower {
           this.wakeWaiters();
         },
       });
+      // A failed chain: every line fetched from the first bad entry on is listed, marked not verified (as a file's would be).
+      if (!result.ok) await this.listUnverified(new Blob(this.day.parts), this.day.nextOffset, whyUnverified(result));
+      this.result = result;
       this.processed = this.pushed;
       this.wakeWaiters();
     })();
@@ -78,10 +83,23 @@ export class Follower {
     for (const f of w) f();
   }
 
-  /** Appends fetched bytes and waits until they are verified (or the chain failed). */
+  private async listUnverified(blob: Blob, start: number, why: (i: number) => string): Promise<void> {
+    for (const r of await unverifiedRows(blob, start, this.day.offsets.length + this.day.tail.length, why, this.day.tail)) this.day.rows.push(r);
+  }
+
+  /** Appends fetched bytes and waits until they are verified (or the chain failed: then they are listed, not verified). */
   async append(bytes: Uint8Array): Promise<void> {
-    if (this.result !== undefined) return;
+    const r = this.result;
+    if (r !== undefined && !r.ok) {
+      // Bytes fetched in the same poll after the failure: listed, not verified, after the lines before them.
+      this.day.parts.push(new Blob([bytes as BlobPart]));
+      await this.listUnverified(new Blob(this.day.parts), this.pushedBytes, whyUnverified(r));
+      this.pushedBytes += bytes.length;
+      return;
+    }
+    if (r !== undefined) return;
     this.day.parts.push(new Blob([bytes as BlobPart]));
+    this.pushedBytes += bytes.length;
     this.pushed++;
     this.feed.push(bytes);
     while (this.processed < this.pushed && this.result === undefined) await new Promise<void>((r) => this.waiters.push(r));

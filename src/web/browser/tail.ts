@@ -7,6 +7,11 @@
  */
 import type { Row } from './rows.js';
 
+/** Why line `i` of a day whose entry `cut.index` failed is not verified (one wording for file, fetch and live days). */
+export function whyUnverified(cut: { readonly index: number; readonly code: string; readonly message: string }): (i: number) => string {
+  return (i) => (i === cut.index ? `the first entry that failed verification: ${cut.code}: ${cut.message}` : `after entry ${cut.index}, which failed verification (${cut.code}): nothing from there on is checked`);
+}
+
 /** Lines longer than this are listed but not read for their claims. */
 const MAX_CLAIM_BYTES = 1 << 20;
 

@@ -18,7 +18,7 @@ import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
-import { unverifiedRows } from './tail.js';
+import { unverifiedRows, whyUnverified } from './tail.js';
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -95,8 +95,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   // A failed chain: the lines from the first bad entry on are listed, marked not verified (never trusted or charted).
   const cut = verdict.state === 'failed-entry' ? verdict : verdict.state === 'failed-pin' ? verdict.chain : undefined;
   if (cut !== undefined) {
-    const why = (i: number): string => (i === cut.index ? `the first entry that failed verification: ${cut.code}: ${cut.message}` : `after entry ${cut.index}, which failed verification (${cut.code}): nothing from there on is checked`);
-    for (const r of await unverifiedRows(msg.bundle, day.nextOffset, day.offsets.length, why, day.tail)) day.rows.push(r);
+    for (const r of await unverifiedRows(msg.bundle, day.nextOffset, day.offsets.length, whyUnverified(cut), day.tail)) day.rows.push(r);
   }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
   post({ type: 'progress', bytes, total, entries: day.offsets.length });
