@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON } from './browser.js';
+import { CHROMIUM, demoDayDir, launch, loadFiles, PAGE, SKIP_REASON } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
@@ -44,18 +44,8 @@ describe.skipIf(!CHROMIUM)('accessibility of the desk', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function load(bundle: string, pinned: boolean, wait = 'body[data-ready=true]'): Promise<Page> {
-    const page = await ctx.newPage();
-    await page.goto(`file://${PAGE}`);
-    await page.setInputFiles('#in-bundle', bundle);
-    if (pinned) {
-      await page.setInputFiles('#in-checkpoint', file('receipt.note'));
-      await page.setInputFiles('#in-key', file('engine.vkey'));
-    }
-    await page.click('#load-files');
-    await page.waitForSelector(wait, { timeout: 60_000 });
-    return page;
-  }
+  const load = (bundle: string, pinned: boolean, wait = 'body[data-ready=true]'): Promise<Page> => loadFiles(ctx, { bundle, dir, pinned, wait });
+
 
   async function serious(page: Page): Promise<string[]> {
     await page.addScriptTag({ path: AXE });

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /** Path of the system Chromium, when installed. */
 export const CHROMIUM = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined;
@@ -60,4 +60,29 @@ export async function launch(options: { readonly bypassCSP?: boolean; readonly l
     ...(options.colorScheme === undefined ? {} : { colorScheme: options.colorScheme }),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/**
+ * Opens the page from file and loads a day from files, as a grader does:
+ * the bundle, and when `pinned` the demo folder's `receipt.note` and
+ * `engine.vkey`; waits for `wait` (by default until replay has spoken).
+ * `errors` collects the page's errors and console errors, when given.
+ */
+export async function loadFiles(ctx: BrowserContext, o: { readonly bundle: string; readonly dir?: string; readonly pinned?: boolean; readonly wait?: string; readonly errors?: string[] }): Promise<Page> {
+  const page = await ctx.newPage();
+  const errors = o.errors;
+  if (errors !== undefined) {
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  }
+  await page.goto(`file://${PAGE}`);
+  await page.setInputFiles('#in-bundle', o.bundle);
+  if (o.pinned === true) {
+    if (o.dir === undefined) throw new Error('loadFiles: a pinned load needs the demo folder (dir)');
+    await page.setInputFiles('#in-checkpoint', join(o.dir, 'receipt.note'));
+    await page.setInputFiles('#in-key', join(o.dir, 'engine.vkey'));
+  }
+  await page.click('#load-files');
+  await page.waitForSelector(o.wait ?? 'body[data-replayed]', { timeout: 60_000 });
+  return page;
 }

@@ -10,7 +10,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, loadFiles, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -43,18 +43,8 @@ describe.skipIf(!CHROMIUM)('the desk explains the evidence (Chromium)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function load(bundle: string, pinned: boolean): Promise<Page> {
-    const page = await ctx.newPage();
-    await page.goto(`file://${PAGE}`);
-    await page.setInputFiles('#in-bundle', bundle);
-    if (pinned) {
-      await page.setInputFiles('#in-checkpoint', file('receipt.note'));
-      await page.setInputFiles('#in-key', file('engine.vkey'));
-    }
-    await page.click('#load-files');
-    await page.waitForSelector('body[data-replayed]', { timeout: 60_000 });
-    return page;
-  }
+  const load = (bundle: string, pinned: boolean): Promise<Page> => loadFiles(ctx, { bundle, dir, pinned });
+
 
   it('shows a forged ruling as a field-level diff, and "entry N" brings its detail into view', async () => {
     writeFileSync(file('forged.jsonl'), resealedForgery(lines));
@@ -130,6 +120,8 @@ describe.skipIf(!CHROMIUM)('the desk explains the evidence (Chromium)', () => {
     await page.goto(`file://${out}#entry=60`);
     await page.waitForSelector('body[data-ready=true]');
     await page.locator('#detail h2', { hasText: /^Entry 60:/ }).waitFor();
+    // Replay's report grows above the detail after load; the page keeps the deep-linked detail in view through it.
+    await page.waitForSelector('body[data-replayed]', { timeout: 60_000 });
     expect(await inView(page, '#detail h2')).toBe(true);
     // A filter that hides the open entry: the detail no longer shows it.
     const code = entries[60]!.kind === 'turn' ? 'replayed_nonce' : 'admitted';

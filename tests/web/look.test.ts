@@ -14,7 +14,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/session/index.js';
-import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, loadFiles, PAGE, SKIP_REASON } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -80,18 +80,8 @@ describe.skipIf(!CHROMIUM)('how the desk reads (Chromium)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function load(ctx: BrowserContext, bundle: string, pinned: boolean): Promise<Page> {
-    const page = await ctx.newPage();
-    await page.goto(`file://${PAGE}`);
-    await page.setInputFiles('#in-bundle', bundle);
-    if (pinned) {
-      await page.setInputFiles('#in-checkpoint', file('receipt.note'));
-      await page.setInputFiles('#in-key', file('engine.vkey'));
-    }
-    await page.click('#load-files');
-    await page.waitForSelector('body[data-replayed]', { timeout: 60_000 });
-    return page;
-  }
+  const load = (ctx: BrowserContext, bundle: string, pinned: boolean): Promise<Page> => loadFiles(ctx, { bundle, dir, pinned });
+
 
   it('draws charts in UTC with ISO labels, whatever the locale and time zone, and no y label clipped', async () => {
     const seen: string[][] = [];

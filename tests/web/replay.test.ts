@@ -9,7 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, CHROMIUM, demoDayDir, launch, PAGE, SKIP_REASON, tally } from './browser.js';
+import { ARTIFACTS, CHROMIUM, demoDayDir, launch, loadFiles, SKIP_REASON, tally } from './browser.js';
 import { resealedForgery } from './forge.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -30,21 +30,12 @@ describe.skipIf(!CHROMIUM)('replay in the page', () => {
   });
 
   async function replayed(bundle: string, pinned: boolean): Promise<Page> {
-    const page = await ctx.newPage();
     const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    await page.goto(`file://${PAGE}`);
-    await page.setInputFiles('#in-bundle', bundle);
-    if (pinned) {
-      await page.setInputFiles('#in-checkpoint', file('receipt.note'));
-      await page.setInputFiles('#in-key', file('engine.vkey'));
-    }
-    await page.click('#load-files');
-    await page.waitForSelector('body[data-replayed]', { timeout: 60_000 });
+    const page = await loadFiles(ctx, { bundle, dir, pinned, errors });
     expect(errors, errors.join('\n')).toEqual([]);
     return page;
   }
+
 
   it('re-derives every ruling of the demo day, as tally replay does', async () => {
     const cli = JSON.parse(tally(['replay', file('bundle.jsonl'), '--json']).stdout) as { ok: boolean; turns: number; rulings: number; ruler: string };
