@@ -36,6 +36,11 @@ export const AP2_CODES = [
   'kb-claims', // iat/aud/nonce missing or wrong, or the closed mandate fields malformed
   'closed-vct', // closed vct not mandate.payment.1 / mandate.checkout.1 (or not matching the open type)
   'closed-transaction-id', // payment transaction_id is not the checkout_hash of its checkout
+  // ---- a session under an open mandate (src/mandates/ruler.ts)
+  'ap2-spec', // the session spec's ap2 member is not {mandate, issuer, audience}
+  'turn-malformed', // an authored turn that is not canonical JSON {checkout_jwt, open_checkout, payment}
+  'kb-replayed', // this KB-JWT nonce was already admitted under the mandate (in any session)
+  'constraint-violated', // the payment breaks a constraint given the mandate's history
 ] as const;
 
 /** One of {@link AP2_CODES}. */

@@ -10,3 +10,4 @@ export * from './buckets.js';
 export * from './sdjwt.js';
 export * from './open.js';
 export * from './closed.js';
+export * from './ruler.js';
