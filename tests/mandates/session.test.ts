@@ -9,7 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
+import { replay } from '../../src/receipt/index.js';
 import { openStore, type TranscriptStore } from '../../src/store/index.js';
 import { createAp2Ruler } from '../../src/mandates/index.js';
 import { AUDIENCE, openPaymentMandate, paymentTurn, world, type World } from './fixtures.js';
@@ -33,14 +35,22 @@ async function day(e: ReturnType<typeof createEngine>, w: World, mandate: string
   const o = await e.open({ name, ap2: { mandate, issuer: w.user.publicKey, audience: AUDIENCE } } as never);
   if (!o.ok) throw new Error(o.message);
   let ordinal = -1;
-  return async (body: Uint8Array, time: number) => {
+  return Object.assign(async (body: Uint8Array, time: number) => {
     const f = await e.frame({ sessionId: o.sessionId, ordinal, time });
     if (!f.ok) throw new Error(f.message);
     ordinal++;
     const t = await e.turn({ sessionId: o.sessionId, ordinal: f.ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: body } });
     if (!t.ok) throw new Error(t.message);
     return (t.ruling as { ap2: Record<string, unknown> }).ap2;
-  };
+  }, { sessionId: o.sessionId });
+}
+
+async function bundleOf(e: ReturnType<typeof createEngine>, sid: string): Promise<Uint8Array> {
+  const fin = await e.finalize(sid, { note: 'done' });
+  if (!fin.ok) throw new Error(fin.message);
+  const lines: Uint8Array[] = [];
+  for await (const l of e.exportEntries(sid)) lines.push(l);
+  return encodeBundle(lines);
 }
 
 describe('a day under an AP2 open payment mandate', () => {
@@ -55,6 +65,24 @@ describe('a day under an AP2 open payment mandate', () => {
     expect(await a(await buy(2_500, 'n3', T0 + 2000), T0 + 2000)).toMatchObject({ admitted: false, code: 'constraint-violated', violations: ['payment.budget'], spent_before: 8_000 });
     expect(await a(await buy(2_000, 'n4', T0 + 3000), T0 + 3000)).toMatchObject({ admitted: true, use: 2, spent_before: 8_000 });
     expect(await b(await buy(1, 'n5', T0 + 4000), T0 + 4000)).toMatchObject({ admitted: false, violations: ['payment.budget'], spent_before: 10_000 });
+    await store.close();
+  });
+
+  it('replays each day to the same rulings from its bundle alone, listing the other session\'s uses as external facts', async () => {
+    const { store, w, mandate, engine } = await setup();
+    const a = await day(engine, w, mandate, 'desk-a');
+    const b = await day(engine, w, mandate, 'desk-b');
+    const buy = (amount: number, nonce: string) => paymentTurn(w, mandate, { amount, nonce, iat: T0 / 1000 });
+    await a(await buy(6_000, 'r1'), T0);
+    await b(await buy(3_000, 'r2'), T0);
+    expect(await b(await buy(2_000, 'r3'), T0)).toMatchObject({ admitted: false, violations: ['payment.budget'] });
+    await a(await buy(1_000, 'r4'), T0);
+    const rb = await replay([await bundleOf(engine, b.sessionId)], { ruler: (s) => createAp2Ruler({ store: s }) });
+    expect(rb.ok, JSON.stringify(rb).slice(0, 2000)).toBe(true);
+    if (rb.ok) expect(rb.externalFacts.map((f) => [f.kind, f.nonce])).toEqual([['ap2-use', 'use:0']]);
+    const ra = await replay([await bundleOf(engine, a.sessionId)], { ruler: (s) => createAp2Ruler({ store: s }) });
+    expect(ra.ok, JSON.stringify(ra).slice(0, 2000)).toBe(true);
+    if (ra.ok) expect(ra.externalFacts.map((f) => f.nonce)).toEqual(['use:1']);
     await store.close();
   });
 
