@@ -1,26 +1,40 @@
-#!/usr/bin/env node
-// Generates docs/vectors/ap2.json: AP2 v0.2 open mandates (RFC 9901 SD-JWT,
-// ES256) and closed payment mandates (KB-JWT), valid and each kind of invalid,
-// with the code Tally's verifier must answer (tests/mandates/vectors.test.ts).
-// Built only with registry libraries (@sd-jwt/core, @sd-jwt/crypto-nodejs,
-// jose) — never with Tally's own verifier — so the two are independent.
-// Keys are generated here, fresh each run; ECDSA signatures are randomised,
-// so a run writes new bytes: the test checks the committed file, not a regeneration.
-//   node scripts/gen-ap2-vectors.mjs [out.json]
-import { writeFileSync } from 'node:fs';
+// AP2 v0.2 section of the conformance corpus (docs/vectors/ap2.json, PROTOCOL.md §16):
+// open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates
+// (KB-JWT), valid and each kind of invalid, with the code Tally's verifier must
+// answer (tests/mandates/vectors.test.ts). Built only with registry libraries
+// (@sd-jwt/core for issuance and presentation, @noble/curves for P-256) —
+// never with Tally's own verifier — so the two are independent.
+// Deterministic, like the rest of the corpus: keys are P-256 scalars derived
+// from fixed labels (test keys, never use them), signatures are RFC 6979
+// deterministic ECDSA, salts a counter's SHA-256; @sd-jwt/core sorts `_sd`.
 import { createHash } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
-import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
-import { CompactSign } from 'jose';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { p256 } from '@noble/curves/p256.js';
 
-const out = process.argv[2] ?? new URL('../docs/vectors/ap2.json', import.meta.url).pathname;
+const sha = (s) => createHash('sha256').update(s).digest();
 const b64sha = (s) => createHash('sha256').update(s, 'ascii').digest('base64url');
-const pair = async () => {
-  // WebCrypto exports carry key_ops/ext; an AP2 cnf is the bare RFC 7517 EC key.
-  const { publicKey: p, privateKey: k } = await ES256.generateKeyPair();
-  return { publicKey: { kty: p.kty, crv: p.crv, x: p.x, y: p.y }, privateKey: { kty: k.kty, crv: k.crv, x: k.x, y: k.y, d: k.d } };
-};
-const keys = { user: await pair(), agent: await pair(), other: await pair(), merchant: await pair() };
+const b64 = (b) => Buffer.from(b).toString('base64url');
+
+/** A P-256 key from a label: d = SHA-256(label) (below the order for these labels; checked). */
+function labelKey(label) {
+  const d = sha(`tally ap2 vectors ${label}`);
+  if (BigInt('0x' + d.toString('hex')) >= p256.CURVE.n) throw new Error(`label ${label} gives no scalar`);
+  const pub = p256.getPublicKey(d, false);
+  const x = b64(pub.slice(1, 33)), y = b64(pub.slice(33, 65));
+  return { publicKey: { kty: 'EC', crv: 'P-256', x, y }, privateKey: { kty: 'EC', crv: 'P-256', x, y, d: b64(d) }, d };
+}
+/** ES256 over ASCII text: RFC 6979 deterministic, r‖s base64url. */
+const signerOf = (k) => async (data) => b64(p256.sign(sha(Buffer.from(data, 'ascii')), k.d, { lowS: false }).toCompactRawBytes());
+function jws(k, header, payload) {
+  const input = `${b64(Buffer.from(JSON.stringify(header)))}.${b64(Buffer.from(JSON.stringify(payload)))}`;
+  return `${input}.${b64(p256.sign(sha(Buffer.from(input, 'ascii')), k.d, { lowS: false }).toCompactRawBytes())}`;
+}
+
+export async function ap2Vectors() {
+let saltCounter = 0;
+const generateSalt = () => b64(sha(`salt ${saltCounter++}`).subarray(0, 16));
+const keys = { user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other'), merchant: labelKey('merchant') };
 
 const NOW = 1_893_456_000; // 2030-01-01T00:00:00Z
 const IAT = NOW - 3_600;
@@ -47,8 +61,8 @@ function payload(over = {}, constraintsOver) {
 
 async function instance(signKey = keys.user, hashAlg = 'sha-256') {
   return new SDJwtInstance({
-    signer: await ES256.getSigner(signKey.privateKey), signAlg: 'ES256',
-    kbSigner: await ES256.getSigner(keys.agent.privateKey), kbSignAlg: 'ES256',
+    signer: signerOf(signKey), signAlg: 'ES256',
+    kbSigner: signerOf(keys.agent), kbSignAlg: 'ES256',
     hasher: (d, alg) => digest(d, alg ?? hashAlg), hashAlg, saltGenerator: generateSalt,
   });
 }
@@ -98,8 +112,7 @@ add('budget-fraction-jpy', await issue(payload({}, [...base, { type: 'payment.bu
 add('budget-unknown-currency', await issue(payload({}, [...base, { type: 'payment.budget', currency: 'XXY', max: 10 }])), 'currency-unknown');
 
 // ---- closed payment mandates over valid-payment
-const checkoutJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify({ merchant, line_items: [{ id: 'sku-1', quantity: 1 }] })))
-  .setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await (await import('jose')).importJWK(keys.merchant.privateKey, 'ES256'));
+const checkoutJwt = jws(keys.merchant, { alg: 'ES256', typ: 'JWT' }, { merchant, line_items: [{ id: 'sku-1', quantity: 1 }] });
 const checkoutHash = b64sha(checkoutJwt);
 const AUD = 'https://credentials-provider.example';
 const closedPayload = (over = {}) => ({
@@ -108,7 +121,7 @@ const closedPayload = (over = {}) => ({
 });
 async function present(kbPayload, kbKey = keys.agent) {
   const inst = await instance();
-  inst.config({ kbSigner: await ES256.getSigner(kbKey.privateKey) });
+  inst.config({ kbSigner: signerOf(kbKey) });
   const all = { constraints: Object.fromEntries(payload().constraints.map((_, i) => [i, true])) };
   return inst.present(valid, all, { kb: { payload: kbPayload } });
 }
@@ -129,10 +142,9 @@ addC('wrong-closed-vct', await present(closedPayload({ vct: 'mandate.payment.2' 
   addC('sd-hash-after-dropping-a-disclosure', [parts[0], ...parts.slice(2)].join('~'), 'kb-sd-hash');
 }
 
-writeFileSync(out, JSON.stringify({
-  version: 'tally/ap2-vectors/1',
-  note: 'AP2 v0.2 open payment mandates and closed payment mandates. Keys generated by scripts/gen-ap2-vectors.mjs (test keys: never use them). Merchant example fields from google-agentic-commerce/AP2 docs (Apache-2.0). Times are Unix seconds.',
+return {
+  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0).',
   keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
   open, closed,
-}, null, 2) + '\n');
-console.log(`wrote ${open.length} open and ${closed.length} closed vectors to ${out}`);
+};
+}
