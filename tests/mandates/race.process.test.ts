@@ -8,7 +8,9 @@
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from '../store/helpers/pg.js';
 import { requireFreshDist } from '../store/helpers/procs.js';
@@ -17,7 +19,11 @@ import { AUDIENCE, openPaymentMandate, paymentTurn, world } from './fixtures.js'
 warnIfSkipped('mandates/race.process.test.ts');
 const WORKER = resolve(import.meta.dirname, 'workers/spender.mjs');
 const schemas: string[] = [];
-afterAll(async () => { for (const s of schemas) await dropSchema(s); });
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const s of schemas) await dropSchema(s);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 interface Ruling { admitted?: boolean; use?: number; amount?: number; code?: string; violations?: string[]; ready?: boolean; done?: boolean }
 
@@ -40,13 +46,8 @@ function spender(cfg: object): Promise<{ go: () => void; rulings: Promise<Ruling
   return Promise.race([isReady.then(() => ({ go: () => p.stdin.end('go\n'), rulings: done })), done.then(() => { throw new Error(`spender finished before go: ${err}`); })]);
 }
 
-describe.skipIf(!pgReady)('AP2 budget race across processes (PostgreSQL)', () => {
-  it('never spends over the budget and admits exactly the purchases that fit', async () => {
-    requireFreshDist();
-    const schema = freshSchemaName('ap2race');
-    schemas.push(schema);
-    const location = `${PG_URL!}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`;
-    const T = 1_893_456_000; // 2030-01-01T00:00:00Z
+async function race(location: string): Promise<void> {
+  const T = 1_893_456_000; // 2030-01-01T00:00:00Z
     const w = await world();
     const BUDGET = 100; // USD: 10000 minor units
     const PRICE = 1_500; // 6 fit (9000), a 7th would make 10500
@@ -73,5 +74,20 @@ describe.skipIf(!pgReady)('AP2 budget race across processes (PostgreSQL)', () =>
     expect(admitted.map((r) => r.use).sort((a, b) => a! - b!)).toEqual(Array.from({ length: fit }, (_, i) => i));
     expect(admitted.reduce((s, r) => s + r.amount!, 0)).toBeLessThanOrEqual(BUDGET * 100);
     for (const r of all.filter((x) => x.admitted !== true)) expect(r).toMatchObject({ code: 'constraint-violated', violations: ['payment.budget'] });
+}
+
+describe('AP2 budget race across processes', () => {
+  it.skipIf(!pgReady)('on one PostgreSQL schema: never over the budget, exactly the purchases that fit admitted', async () => {
+    requireFreshDist();
+    const schema = freshSchemaName('ap2race');
+    schemas.push(schema);
+    await race(`${PG_URL!}${PG_URL!.includes('?') ? '&' : '?'}schema=${schema}`);
+  }, 120_000);
+
+  it('on one SQLite file: the same', async () => {
+    requireFreshDist();
+    const dir = mkdtempSync(join(tmpdir(), 'tally-ap2-race-'));
+    dirs.push(dir);
+    await race(`sqlite:${join(dir, 'race.db')}`);
   }, 120_000);
 });

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { JsonWebKey } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JWK } from 'jose';
 import { evaluatePayment, verifyClosedMandate, verifyOpenMandate, type OpenMandate } from '../../src/mandates/index.js';
@@ -68,5 +69,19 @@ describe('AP2 closed payment mandate vectors', () => {
       const violations = evaluatePayment(open.constraints, r.value.request, v.history ?? { spent: 0, uses: 0 }, v.now);
       expect(violations.map((x) => x.constraint)).toEqual(v.violations);
     }
+  });
+});
+
+const FUZZ_SEED = 0xa9f2;
+describe(`mutations of a valid open mandate are refused (seed ${FUZZ_SEED.toString(16)})`, () => {
+  it('any one character replaced — in the JWT, a disclosure or a separator — is refused, never accepted', async () => {
+    const v = V.open.find((o) => o.name === 'valid-payment')!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~.='.split('');
+    await fc.assert(fc.asyncProperty(fc.nat({ max: v.presentation.length - 1 }), fc.constantFrom(...alphabet), async (i, c) => {
+      fc.pre(v.presentation[i] !== c);
+      const mutated = v.presentation.slice(0, i) + c + v.presentation.slice(i + 1);
+      const r = await verifyOpenMandate(mutated, { issuerKey: pub('user'), now: v.now });
+      expect(r.ok).toBe(false);
+    }), { seed: FUZZ_SEED, numRuns: 300 });
   });
 });
