@@ -5,7 +5,7 @@
  * budget is spent across sessions of one store (history derived from the
  * store's reservations, not supplied by the agent).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { createEngine } from '../../src/engine.js';
 import { replay } from '../../src/receipt/index.js';
 import { openStore, type TranscriptStore } from '../../src/store/index.js';
 import { createAp2Ruler } from '../../src/mandates/index.js';
+import { inProcess } from '../cli/in-process.js';
 import { AUDIENCE, openPaymentMandate, paymentTurn, world, type World } from './fixtures.js';
 
 const dirs: string[] = [];
@@ -83,6 +84,17 @@ describe('a day under an AP2 open payment mandate', () => {
     const ra = await replay([await bundleOf(engine, a.sessionId)], { ruler: (s) => createAp2Ruler({ store: s }) });
     expect(ra.ok, JSON.stringify(ra).slice(0, 2000)).toBe(true);
     if (ra.ok) expect(ra.externalFacts.map((f) => f.nonce)).toEqual(['use:1']);
+
+    // tally replay picks the AP2 ruler from the genesis spec, agrees, and names the external use.
+    const file = join(dirs[dirs.length - 1]!, 'desk-b.bundle');
+    writeFileSync(file, await bundleOf(engine, b.sessionId));
+    const cli = await inProcess(['replay', file]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toMatch(/all 2 rulings re-derived/);
+    expect(cli.stdout).toMatch(/^ruler +ap2$/m);
+    expect(cli.stdout).toMatch(/external +entry \d+: ap2-use "use:0" of "ap2:[A-Za-z0-9_-]+" reserved in session [0-9a-f]{64} entry \d+ \(trusted, not verified\)/);
+    // With the intent ruler the same day does not re-derive.
+    expect((await inProcess(['replay', file, '--ruler', 'intent'])).code).toBe(1);
     await store.close();
   });
 
