@@ -23,3 +23,5 @@ export { CLOSED_VCT, verifyClosedMandate } from './closed.js';
 export type { ClosedMandate, ClosedOptions } from './closed.js';
 export { AP2_SPEC_KEY, createAp2Ruler, readAp2Spec } from './ruler.js';
 export type { Ap2Spec, Ap2RulerOptions } from './ruler.js';
+export { findAp2Transaction, checkAp2Evidence } from './evidence.js';
+export type { Ap2Evidence, Ap2EvidenceCheck } from './evidence.js';

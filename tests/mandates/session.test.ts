@@ -13,7 +13,7 @@ import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
 import { replay } from '../../src/receipt/index.js';
 import { openStore, type TranscriptStore } from '../../src/store/index.js';
-import { createAp2Ruler } from '../../src/mandates/index.js';
+import { checkAp2Evidence, createAp2Ruler, findAp2Transaction } from '../../src/mandates/index.js';
 import { inProcess } from '../cli/in-process.js';
 import { AUDIENCE, openPaymentMandate, paymentTurn, world, type World } from './fixtures.js';
 
@@ -95,6 +95,30 @@ describe('a day under an AP2 open payment mandate', () => {
     expect(cli.stdout).toMatch(/external +entry \d+: ap2-use "use:0" of "ap2:[A-Za-z0-9_-]+" reserved in session [0-9a-f]{64} entry \d+ \(trusted, not verified\)/);
     // With the intent ruler the same day does not re-derive.
     expect((await inProcess(['replay', file, '--ruler', 'intent'])).code).toBe(1);
+    await store.close();
+  });
+
+  it('retrieves a transaction by its transaction_id across sessions, and the pack re-verifies offline; edited packs do not', async () => {
+    const { store, w, mandate, engine } = await setup();
+    const a = await day(engine, w, mandate, 'desk-a');
+    const b = await day(engine, w, mandate, 'desk-b');
+    const first = await a(await paymentTurn(w, mandate, { amount: 1_000, nonce: 'e1', iat: T0 / 1000 }), T0);
+    const ruled = await b(await paymentTurn(w, mandate, { amount: 2_000, nonce: 'e2', iat: T0 / 1000 }), T0 + 5000);
+    const packs = await findAp2Transaction(store, ruled['transaction_id'] as string);
+    expect(packs.map((p) => [p.sessionId, p.index])).toEqual([[b.sessionId, 2]]);
+    const pack = packs[0]!;
+    const c = await checkAp2Evidence(pack);
+    expect(c.ok && c.value).toMatchObject({ admitted: true, amount: 2_000, currency: 'USD' });
+    expect(await findAp2Transaction(store, 'no-such-transaction')).toEqual([]);
+    // Another session's frame, a flipped byte in the turn, another transaction id: refused.
+    const other = (await findAp2Transaction(store, first['transaction_id'] as string))[0]!;
+    expect(other.sessionId).toBe(a.sessionId);
+    expect((await checkAp2Evidence({ ...pack, frame: other.frame })).ok).toBe(false);
+    const text = new TextDecoder().decode(pack.turn);
+    const i = text.indexOf('"bytes":"') + 20;
+    const flipped = new TextEncoder().encode(text.slice(0, i) + (text[i] === 'A' ? 'B' : 'A') + text.slice(i + 1));
+    expect((await checkAp2Evidence({ ...pack, turn: flipped })).ok).toBe(false);
+    expect((await checkAp2Evidence({ ...pack, transactionId: other.transactionId })).ok).toBe(false);
     await store.close();
   });
 
