@@ -25,6 +25,8 @@ const RANK: Record<string, number> = {
   receipt: 4,
   referee: 4,
   // The engine log: above the receipt layer it signs with, below the witnesses that cosign it.
+  // AP2 / Verifiable Intent mandates (SD-JWT credentials): above referee and store, below the engine log and server.
+  mandates: 4.1,
   log: 4.2,
   witness: 4.5,
   server: 5,

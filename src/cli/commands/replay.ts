@@ -4,6 +4,10 @@ import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
 import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
+import { AP2_SPEC_KEY, createAp2Ruler } from '../../mandates/index.js';
+
+/** `--ruler` values: the referee's choices, and ap2 (a session under an AP2 open payment mandate). */
+const RULERS = [...REPLAY_RULERS, 'ap2'] as const;
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
@@ -11,22 +15,26 @@ import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
 
 /** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
-async function hasMandate(path: string): Promise<boolean> {
+/** Which authority the genesis spec seals: a referee mandate, an AP2 open mandate (spec.ap2, PROTOCOL.md §16), or neither. */
+async function sealedAuthority(path: string): Promise<'mandate' | 'ap2' | undefined> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
     for await (const { line } of splitLines(stream)) {
       // The one strict parser on the raw line: a duplicate "mandate" key is not read last-wins.
       const r = parseStrictJson(line);
-      if (!r.ok) return false; // Not JSON in the one encoding: replay reports the chain error.
+      if (!r.ok) return undefined; // Not JSON in the one encoding: replay reports the chain error.
       const v = r.value as { spec?: unknown } | null;
-      return typeof v === 'object' && v !== null && specSealsMandate(v.spec);
+      if (typeof v !== 'object' || v === null) return undefined;
+      if (specSealsMandate(v.spec)) return 'mandate';
+      const spec = v.spec as Record<string, unknown> | null;
+      return typeof spec === 'object' && spec !== null && spec[AP2_SPEC_KEY] !== undefined ? 'ap2' : undefined;
     }
   } catch {
     // Not JSON: replay reports the chain error.
   } finally {
     stream.destroy();
   }
-  return false;
+  return undefined;
 }
 
 export const replayCommand: Command = {
@@ -56,8 +64,10 @@ not verified; replay that session to check it).
 Options:
   --ruler <r>       the ruler the day was recorded with: intent (the intent
                     contract), referee (mandates, tickets, verdicts; recorded
-                    judge evidence is re-verified, never re-asked), none, or
-                    auto (default: referee when the spec seals a mandate, else intent)
+                    judge evidence is re-verified, never re-asked), ap2 (an AP2
+                    open payment mandate, PROTOCOL.md §16), none, or auto (default:
+                    referee when the spec seals a mandate, ap2 when it carries
+                    spec.ap2, else intent)
   --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
                     'tally verify --key --checkpoint' (signed by --key, names the
@@ -85,7 +95,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("replay takes exactly one bundle path. Run 'tally replay --help'.");
     const ruler = str(values, 'ruler') ?? 'auto';
-    if (!(REPLAY_RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${REPLAY_RULERS.join(', ')}`);
+    if (!(RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${RULERS.join(', ')}`);
     const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
     for (const [opt, field] of [
       ['root', 'receiptRoot'],
@@ -112,7 +122,9 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       replayPin.sessionId = c.result.summary.sessionId;
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }
-    const chosen = replayRuler(ruler as ReplayRulerChoice, ruler === 'auto' && (await hasMandate(file)));
+    const authority = ruler === 'auto' ? await sealedAuthority(file) : undefined;
+    const chosen: { readonly name: string; readonly ruler: NonNullable<ReplayOptions['ruler']> | null } =
+      ruler === 'ap2' || authority === 'ap2' ? { name: 'ap2', ruler: (store) => createAp2Ruler({ store }) } : replayRuler(ruler as ReplayRulerChoice, authority === 'mandate');
     const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
     const progress = progressReporter(io, 'replaying');
     const r = await replayFile(file, {

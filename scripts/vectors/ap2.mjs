@@ -1,0 +1,150 @@
+// AP2 v0.2 section of the conformance corpus (docs/vectors/ap2.json, PROTOCOL.md §16):
+// open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates
+// (KB-JWT), valid and each kind of invalid, with the code Tally's verifier must
+// answer (tests/mandates/vectors.test.ts). Built only with registry libraries
+// (@sd-jwt/core for issuance and presentation, @noble/curves for P-256) —
+// never with Tally's own verifier — so the two are independent.
+// Deterministic, like the rest of the corpus: keys are P-256 scalars derived
+// from fixed labels (test keys, never use them), signatures are RFC 6979
+// deterministic ECDSA, salts a counter's SHA-256; @sd-jwt/core sorts `_sd`.
+import { createHash } from 'node:crypto';
+import { SDJwtInstance } from '@sd-jwt/core';
+import { digest } from '@sd-jwt/crypto-nodejs';
+import { p256 } from '@noble/curves/p256.js';
+
+const sha = (s) => createHash('sha256').update(s).digest();
+const b64sha = (s) => createHash('sha256').update(s, 'ascii').digest('base64url');
+const b64 = (b) => Buffer.from(b).toString('base64url');
+
+/** A P-256 key from a label: d = SHA-256(label) (below the order for these labels; checked). */
+function labelKey(label) {
+  const d = sha(`tally ap2 vectors ${label}`);
+  if (BigInt('0x' + d.toString('hex')) >= p256.CURVE.n) throw new Error(`label ${label} gives no scalar`);
+  const pub = p256.getPublicKey(d, false);
+  const x = b64(pub.slice(1, 33)), y = b64(pub.slice(33, 65));
+  return { publicKey: { kty: 'EC', crv: 'P-256', x, y }, privateKey: { kty: 'EC', crv: 'P-256', x, y, d: b64(d) }, d };
+}
+/** ES256 over ASCII text: RFC 6979 deterministic, r‖s base64url. */
+const signerOf = (k) => async (data) => b64(p256.sign(sha(Buffer.from(data, 'ascii')), k.d, { lowS: false }).toCompactRawBytes());
+function jws(k, header, payload) {
+  const input = `${b64(Buffer.from(JSON.stringify(header)))}.${b64(Buffer.from(JSON.stringify(payload)))}`;
+  return `${input}.${b64(p256.sign(sha(Buffer.from(input, 'ascii')), k.d, { lowS: false }).toCompactRawBytes())}`;
+}
+
+export async function ap2Vectors() {
+let saltCounter = 0;
+const generateSalt = () => b64(sha(`salt ${saltCounter++}`).subarray(0, 16));
+const keys = { user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other'), merchant: labelKey('merchant') };
+
+const NOW = 1_893_456_000; // 2030-01-01T00:00:00Z
+const IAT = NOW - 3_600;
+const EXP = NOW + 30 * 86_400;
+// Merchant fields follow AP2's docs/ap2/agent_authorization.md example (Apache-2.0, google-agentic-commerce/AP2).
+const merchant = { id: 'merchant_1', name: 'Generic Merchant', website: 'https://demo-merchant.example' };
+const openCheckoutHash = b64sha('open-checkout-mandate-placeholder');
+
+function payload(over = {}, constraintsOver) {
+  return {
+    vct: 'mandate.payment.open.1', iat: IAT, exp: EXP,
+    cnf: { jwk: keys.agent.publicKey },
+    constraints: constraintsOver ?? [
+      { type: 'payment.reference', conditional_transaction_id: openCheckoutHash },
+      { type: 'payment.allowed_payees', allowed: [merchant] },
+      { type: 'payment.amount_range', currency: 'USD', max: 20_000 },
+      { type: 'payment.budget', currency: 'USD', max: 500.5 },
+      { type: 'payment.agent_recurrence', frequency: 'ON_DEMAND', max_occurrences: 5 },
+      { type: 'payment.execution_date', not_before: '2030-01-01', not_after: '2030-12-31' },
+    ],
+    ...over,
+  };
+}
+
+async function instance(signKey = keys.user, hashAlg = 'sha-256') {
+  return new SDJwtInstance({
+    signer: signerOf(signKey), signAlg: 'ES256',
+    kbSigner: signerOf(keys.agent), kbSignAlg: 'ES256',
+    hasher: (d, alg) => digest(d, alg ?? hashAlg), hashAlg, saltGenerator: generateSalt,
+  });
+}
+const frame = (p) => ({ constraints: { _sd: p.constraints.map((_, i) => i) } });
+async function issue(p, signKey, hashAlg) {
+  return (await instance(signKey, hashAlg)).issue(p, frame(p), { header: { typ: 'dc+sd-jwt' } });
+}
+
+const open = [];
+const add = (name, presentation, expect, extra = {}) => open.push({ name, presentation, now: NOW, issuer: 'user', expect, ...extra });
+
+const valid = await issue(payload());
+add('valid-payment', valid, 'ok', { agent: 'agent' });
+add('valid-jpy-budget', await issue(payload({}, [
+  { type: 'payment.reference', conditional_transaction_id: openCheckoutHash },
+  { type: 'payment.budget', currency: 'JPY', max: 30000 },
+])), 'ok');
+{
+  // One disclosure swapped for one with the same claim and a fresh salt: its digest is in no _sd.
+  const [jwt, ...ds] = valid.split('~');
+  const d = JSON.parse(Buffer.from(ds[1], 'base64url').toString());
+  const forged = Buffer.from(JSON.stringify([generateSalt(16), d[1]])).toString('base64url');
+  add('bad-disclosure-digest', [jwt, ds[0], forged, ...ds.slice(2)].join('~'), 'sdjwt-disclosure-digest');
+  add('disclosure-twice', [jwt, ds[0], ...ds.slice(0, -1)].join('~') + '~', 'sdjwt-duplicate-digest');
+  add('padded-base64url', [jwt + '=', ...ds].join('~'), 'sdjwt-encoding');
+  const [h, p, s] = jwt.split('.');
+  const flipped = s.slice(0, 10) + (s[10] === 'A' ? 'B' : 'A') + s.slice(11);
+  add('bad-signature', [`${h}.${p}.${flipped}`, ...ds].join('~'), 'sdjwt-signature');
+}
+add('wrong-issuer', await issue(payload(), keys.other), 'sdjwt-signature');
+add('sd-alg-sha384', await issue(payload(), keys.user, 'sha-384'), 'sdjwt-sd-alg');
+add('wrong-vct-version', await issue(payload({ vct: 'mandate.payment.open.2' })), 'mandate-vct');
+add('vct-without-version', await issue(payload({ vct: 'mandate.payment.open' })), 'mandate-vct');
+add('expired', valid, 'mandate-expired', { now: EXP });
+add('not-yet-valid', valid, 'mandate-not-yet-valid', { now: IAT - 1 });
+add('no-exp', await issue(payload({ exp: undefined })), 'mandate-time-missing');
+add('cnf-mismatch', valid, 'mandate-cnf-mismatch', { agent: 'other' });
+add('cnf-private-key', await issue(payload({ cnf: { jwk: keys.agent.privateKey } })), 'mandate-cnf');
+const base = payload().constraints.slice(0, 1);
+add('unknown-constraint', await issue(payload({}, [...base, { type: 'payment.velocity', max_per_hour: 3 }])), 'constraint-unknown');
+add('checkout-constraint-in-payment', await issue(payload({}, [...base, { type: 'checkout.allowed_merchants', allowed: [merchant] }])), 'constraint-unknown');
+add('unsupported-constraint', await issue(payload({}, [...base, { type: 'payment.allowed_pisps', allowed: [] }])), 'constraint-unsupported');
+add('unknown-member', await issue(payload({}, [...base, { type: 'payment.amount_range', currency: 'USD', max: 100, per: 'day' }])), 'constraint-malformed');
+add('no-payment-reference', await issue(payload({}, [{ type: 'payment.amount_range', currency: 'USD', max: 100 }])), 'constraint-missing');
+add('budget-three-decimals-usd', await issue(payload({}, [...base, { type: 'payment.budget', currency: 'USD', max: 10.005 }])), 'budget-inexact');
+add('budget-fraction-jpy', await issue(payload({}, [...base, { type: 'payment.budget', currency: 'JPY', max: 100.5 }])), 'budget-inexact');
+add('budget-unknown-currency', await issue(payload({}, [...base, { type: 'payment.budget', currency: 'XXY', max: 10 }])), 'currency-unknown');
+
+// ---- closed payment mandates over valid-payment
+const checkoutJwt = jws(keys.merchant, { alg: 'ES256', typ: 'JWT' }, { merchant, line_items: [{ id: 'sku-1', quantity: 1 }] });
+const checkoutHash = b64sha(checkoutJwt);
+const AUD = 'https://credentials-provider.example';
+const closedPayload = (over = {}) => ({
+  iat: NOW, aud: AUD, nonce: 'n-1', vct: 'mandate.payment.1', transaction_id: checkoutHash, payee: merchant,
+  payment_amount: { amount: 15_000, currency: 'USD' }, payment_instrument: { id: 'card-1', type: 'card' }, ...over,
+});
+async function present(kbPayload, kbKey = keys.agent) {
+  const inst = await instance();
+  inst.config({ kbSigner: signerOf(kbKey) });
+  const all = { constraints: Object.fromEntries(payload().constraints.map((_, i) => [i, true])) };
+  return inst.present(valid, all, { kb: { payload: kbPayload } });
+}
+const closed = [];
+const addC = (name, presentation, expect, extra = {}) => closed.push({ name, open: 'valid-payment', presentation, now: NOW, aud: AUD, nonce: 'n-1', checkoutHashes: [checkoutHash], openCheckoutHash, expect, ...extra });
+addC('valid-payment-15000', await present(closedPayload()), 'ok', { violations: [] });
+addC('over-amount-range', await present(closedPayload({ payment_amount: { amount: 25_000, currency: 'USD' } })), 'ok', { violations: ['payment.amount_range'] });
+addC('budget-exhausted-by-another-session', await present(closedPayload()), 'ok', { history: { spent: 40_000, uses: 2 }, violations: ['payment.budget'] });
+addC('max-occurrences-reached', await present(closedPayload()), 'ok', { history: { spent: 0, uses: 5 }, violations: ['payment.agent_recurrence'] });
+addC('payee-not-allowed', await present(closedPayload({ payee: { id: 'merchant_2', name: 'Other' } })), 'ok', { violations: ['payment.allowed_payees'] });
+addC('kb-by-other-key', await present(closedPayload(), keys.other), 'kb-signature');
+addC('wrong-aud', await present(closedPayload({ aud: 'https://elsewhere.example' })), 'kb-claims');
+addC('transaction-id-not-a-checkout', await present(closedPayload({ transaction_id: b64sha('nothing') })), 'closed-transaction-id');
+addC('wrong-closed-vct', await present(closedPayload({ vct: 'mandate.payment.2' })), 'closed-vct');
+{
+  const p = await present(closedPayload());
+  const parts = p.split('~');
+  addC('sd-hash-after-dropping-a-disclosure', [parts[0], ...parts.slice(2)].join('~'), 'kb-sd-hash');
+}
+
+return {
+  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0).',
+  keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
+  open, closed,
+};
+}

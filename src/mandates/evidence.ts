@@ -1,0 +1,97 @@
+/**
+ * Retrieval by AP2 `transaction_id` (AP2: "an automated method to retrieve
+ * the Checkout Mandate … using the Payment Mandate transaction_id as the key"):
+ * every turn of every session of a store whose AP2 ruling names the id, with
+ * the genesis (the open mandate, verbatim), the frame the turn answered and
+ * the turn itself as their exact entry bytes, and an offline check that
+ * re-verifies the pack from those bytes alone.
+ */
+import { createHash } from 'node:crypto';
+import { fromBase64, parseEntry, type CanonicalObject } from '../protocol/index.js';
+import type { TranscriptStore } from '../store/index.js';
+import { refuse, type MandateResult } from './codes.js';
+import { verifyClosedMandate } from './closed.js';
+import { b64sha256, verifyOpenMandate } from './open.js';
+import { readAp2Spec } from './ruler.js';
+
+/** One transaction's evidence: exact entry bytes, and where they sit. */
+export interface Ap2Evidence {
+  readonly transactionId: string;
+  readonly sessionId: string;
+  /** Index of the turn in its session. */
+  readonly index: number;
+  readonly genesis: Uint8Array;
+  readonly frame: Uint8Array;
+  readonly turn: Uint8Array;
+}
+
+const leaf = (b: Uint8Array): string => createHash('sha256').update(Buffer.concat([Buffer.from([0]), b])).digest('hex');
+const entryOf = (b: Uint8Array) => {
+  const r = parseEntry(JSON.parse(new TextDecoder().decode(b)));
+  return r.ok ? r.entry : undefined;
+};
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Every turn in the store whose AP2 ruling names `transactionId` (admitted or refused), oldest session first. */
+export async function findAp2Transaction(store: TranscriptStore, transactionId: string): Promise<Ap2Evidence[]> {
+  const out: Ap2Evidence[] = [];
+  for (const sessionId of await store.listSessions()) {
+    const head = await store.loadHead(sessionId);
+    if (!head) continue;
+    const [g] = await store.readRange(sessionId, 0, 1);
+    const ge = g ? entryOf(g.bytes) : undefined;
+    if (!g || ge?.kind !== 'genesis' || ge.spec['ap2'] === undefined) continue;
+    for (let from = 1; from < head.size; from += 256) {
+      const rows = await store.readRange(sessionId, from - 1, Math.min(head.size, from + 256));
+      for (let i = 1; i < rows.length; i++) {
+        const e = entryOf(rows[i]!.bytes);
+        const a = e?.kind === 'turn' ? e.ruling?.['ap2'] : undefined;
+        if (isObject(a) && a['transaction_id'] === transactionId) {
+          out.push({ transactionId, sessionId, index: rows[i]!.index, genesis: g.bytes, frame: rows[i - 1]!.bytes, turn: rows[i]!.bytes });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** What an evidence pack shows once re-verified. */
+export interface Ap2EvidenceCheck {
+  readonly admitted: boolean;
+  /** The recorded ruling, as written in the turn. */
+  readonly ruling: CanonicalObject;
+  /** The closed payment mandate's amount and currency. */
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/**
+ * Re-verifies a pack offline: the genesis hashes to the session id, the frame
+ * and turn belong to it and chain (turn.parent = hash of the frame, same
+ * ordinal), the open mandate verifies at the frame's time, the closed payment
+ * mandate verifies against it with `transaction_id` = SHA-256 of the turn's
+ * checkout JWT = the id asked for. The budget history is not re-derived here
+ * (it spans sessions: replay the days for that).
+ */
+export async function checkAp2Evidence(e: Ap2Evidence): Promise<MandateResult<Ap2EvidenceCheck>> {
+  const bad = (m: string) => refuse('kb-claims', `evidence: ${m}`);
+  const g = entryOf(e.genesis), f = entryOf(e.frame), t = entryOf(e.turn);
+  if (g?.kind !== 'genesis' || leaf(e.genesis) !== e.sessionId) return bad('the genesis does not hash to the session id');
+  if (f?.kind !== 'frame' || t?.kind !== 'turn' || f.session !== e.sessionId || t.session !== e.sessionId) return bad('the frame and turn are not of this session');
+  if (t.parent !== leaf(e.frame) || t.ordinal !== f.ordinal || t.body.kind !== 'authored') return bad('the turn does not answer this frame with an authored body');
+  const spec = readAp2Spec(g.spec);
+  if (!spec.ok) return spec;
+  const now = Math.floor(f.time / 1000);
+  const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
+  if (!open.ok) return open;
+  const bytes = fromBase64(t.body.bytes);
+  const body = bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>) : undefined;
+  if (!isObject(body) || typeof body['checkout_jwt'] !== 'string' || typeof body['payment'] !== 'string' || typeof body['open_checkout'] !== 'string') return bad('the turn body is not an AP2 purchase');
+  if (b64sha256(body['checkout_jwt']) !== e.transactionId) return refuse('closed-transaction-id', 'evidence: the checkout JWT does not hash to the transaction id');
+  const closed = await verifyClosedMandate(body['payment'], open.value, { now, aud: spec.value.audience, checkoutHashes: new Set([e.transactionId]), openCheckoutHash: b64sha256(body['open_checkout']) });
+  if (!closed.ok) return closed;
+  if (closed.value.kind !== 'payment' || closed.value.transactionId !== e.transactionId) return refuse('closed-transaction-id', 'evidence: the payment mandate names another transaction');
+  const ruling = t.ruling ?? {};
+  const a = ruling['ap2'];
+  return { ok: true, value: { admitted: isObject(a) && a['admitted'] === true, ruling, amount: closed.value.request.amount, currency: closed.value.request.currency } };
+}

@@ -1,0 +1,27 @@
+/**
+ * AP2 v0.2 mandates (RFC 9901 SD-JWT credentials) as the authority of a day:
+ * open mandates verified offline, closed mandates (KB-JWT) against them,
+ * constraints evaluated against a history derived from the store, and the
+ * ruler of a session under an open payment mandate. See PROTOCOL.md §16.
+ *
+ * @example
+ * const r = await verifyOpenMandate(presentation, { issuerKey: userJwk, now: 1_893_456_000 });
+ * if (!r.ok) console.log(r.code); // 'mandate-expired', 'constraint-unknown', …
+ */
+export { AP2_CODES, refuse } from './codes.js';
+export type { Ap2Code, Ap2Refusal, MandateResult } from './codes.js';
+export { parseConstraints, evaluatePayment, evaluateCheckout, utcDate } from './constraints.js';
+export type { Constraint, Merchant, LineItemRequirement, PaymentRequest, CheckoutRequest, MandateHistory, Violation } from './constraints.js';
+export { currencyExponent, minorUnits } from './currency.js';
+export { FREQUENCIES, bucketOf } from './buckets.js';
+export type { Frequency } from './buckets.js';
+export { canonicalB64url, disclosureDigest, exactNumbers, splitCompact, verifySdJwt } from './sdjwt.js';
+export type { VerifiedSdJwt } from './sdjwt.js';
+export { OPEN_VCT, b64sha256, publicP256, verifyOpenMandate } from './open.js';
+export type { OpenMandate, OpenMandateOptions } from './open.js';
+export { CLOSED_VCT, verifyClosedMandate } from './closed.js';
+export type { ClosedMandate, ClosedOptions } from './closed.js';
+export { AP2_SPEC_KEY, createAp2Ruler, readAp2Spec } from './ruler.js';
+export type { Ap2Spec, Ap2RulerOptions } from './ruler.js';
+export { findAp2Transaction, checkAp2Evidence } from './evidence.js';
+export type { Ap2Evidence, Ap2EvidenceCheck } from './evidence.js';
