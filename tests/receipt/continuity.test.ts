@@ -61,7 +61,8 @@ describe('judgeContinuity', () => {
       { requiredKeys: ['current', 'events'] },
     );
     fc.assert(
-      fc.property(state, (s) => {
+      fc.property(state, (drawn) => {
+        const s: ContinuityState = { current: drawn.current, events: drawn.events, ...(drawn.last ? { last: drawn.last } : {}), ...(drawn.mine ? { mine: drawn.mine } : {}) };
         const v = judgeContinuity(s);
         if (s.mine?.held === false) return !v.ok;
         const last = s.last?.position;

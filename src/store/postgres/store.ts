@@ -40,6 +40,7 @@ import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './a
 import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, isUniqueViolation, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
 import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
 import { Lane } from './lane.js';
+import { hostListClient, parseHostList } from './hosts.js';
 import { continuitySql, eventValues, readContinuity, type ContinuitySql } from './continuity.js';
 import { migrate } from './migrate.js';
 import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
@@ -117,12 +118,15 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
     if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) throw new RangeError(`schema must match ${SCHEMA_NAME}, got ${JSON.stringify(schema)}`);
     const poolSize = options.poolSize ?? 10;
     if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new RangeError(`poolSize must be a positive integer, got ${poolSize}`);
-    const pool = new pg.Pool({ connectionString: options.url, max: poolSize });
+    // A multi-host location (`h1:5432,h2:5432`, `target_session_attrs`) is followed by the store itself (./hosts.ts).
+    const hosts = parseHostList(options.url);
+    const pool = new pg.Pool({ connectionString: hosts ? hosts.urlFor(hosts.hosts[0]!) : options.url, max: poolSize, ...(hosts ? { Client: hostListClient(hosts) } : {}) });
     // An idle client that loses its connection emits 'error' on the pool; without a
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
     const group = { maxBatch: options.groupCommit?.maxBatch ?? 16, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
-    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group, poolSize);
+    const shown = hosts ? `${hosts.hosts.map((h) => `${h.host}:${h.port}`).join(',')}${new URL(hosts.urlFor(hosts.hosts[0]!)).pathname}` : redact(options.url);
+    const store = new PostgresStore(pool, schema, `postgres:${shown}#${schema}`, group, poolSize);
     try {
       await migrate(pool, schema, store.name);
     } catch (cause) {
