@@ -19,6 +19,7 @@ import { SqliteStore, type ContinuityEvent, type ContinuityState, type SignedChe
 import { intentDay } from './fixtures.js';
 import { tempDir } from '../store/helpers/tmp.js';
 import { tally } from '../cli/helpers.js';
+import { newEngineKey, startServer } from '../server/helpers.js';
 
 const key = generateEngineKey('tally.example/desk');
 const dir = tempDir('continuity');
@@ -103,6 +104,17 @@ describe('a SQLite store copied to another file (a restored backup)', () => {
       } finally {
         await copy.close();
       }
+    }
+
+    // A signing server started on the copy says so at start, at error level.
+    const served = join(dir, 'served.key');
+    newEngineKey(served, 'tally.example/desk');
+    const srv = await startServer({ db: b, args: ['--key', served], dir });
+    try {
+      await srv.untilStderr((e) => e.includes('"event":"continuity"'));
+      expect(JSON.parse(srv.stderr().split('\n').find((l) => l.includes('"event":"continuity"'))!)).toMatchObject({ level: 50, code: 'TALLY_SIGN_TIMELINE_CHANGED', reason: expect.stringContaining('the store moved from system') });
+    } finally {
+      await srv.stop();
     }
 
     // The operator's check shows the store holds what was signed; without --confirm nothing is written.
