@@ -149,6 +149,7 @@ async function drive(c: PatroniCluster, synchronous: boolean): Promise<void> {
     // Either nothing was lost and signing went on, or the engine refused to sign across the lost position.
     expect(lost === 0 ? refusals : timelineRefusals.length).toEqual(lost === 0 ? [] : refusals.length);
     if (lost > 0) expect(refusals.length).toBeGreaterThan(0);
+    for (const r of timelineRefusals) expect(r).toMatch(/^500 .*"retryable":false/);
   }
   // Never two roots for one size.
   const roots = new Map<number, Set<string>>();
