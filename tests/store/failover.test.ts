@@ -94,7 +94,6 @@ describe.skipIf(clusterSkipReason !== undefined)('a PostgreSQL failover (primary
     expect(state.current.timeline).toBe(2);
     expect(state.last?.position?.timeline).toBe(1);
     expect(state.events).toMatchObject([{ kind: 'refused', position: { timeline: 2 }, lost: { origin: `${key.name}/${b}` } }]);
-    await store.close();
 
     // A restarted engine has no memory of the lost row: the recorded refusal holds it back.
     const restarted = await PostgresStore.open({ url, schema });
@@ -120,8 +119,11 @@ describe.skipIf(clusterSkipReason !== undefined)('a PostgreSQL failover (primary
       // The lost day's signed checkpoint is back in the signing log: its size can never be signed with another root.
       expect(await after.latestCheckpoint(`${key.name}/${b}`)).toMatchObject({ size: bSigned.ok ? bSigned.size : 0, root: bSigned.ok ? bSigned.root : '' });
       expect((await after.continuityState()).events.map((e) => e.kind)).toEqual(['refused', 'acknowledged']);
+      // The engine that stayed up (its own last row now back in the log) signs on too.
+      expect((await issue(notary, store, a, 5)).ok).toBe(true);
     } finally {
       await after.close();
+      await store.close();
     }
     done(c);
   }, 170_000);

@@ -65,7 +65,7 @@ refused), 2 usage, 3 I/O.`,
         for (const c of report.checks) println(io.stdout, `${c.state.padEnd(14)} ${c.origin} size ${c.size} (${c.by}; the store holds ${c.storeSize})`);
         println(io.stdout, report.lost.length === 0 ? `held           everything (${report.checks.length} checked)` : `LOST           ${report.lost.length} of ${report.checks.length} checked`);
         if (ack) {
-          for (const c of ack.restored) println(io.stdout, `restored       ${c.origin} size ${c.size} into the signing log: it stays refused`);
+          for (const c of ack.restored) println(io.stdout, `restored       ${c.origin} size ${c.size} into the signing log${c.state === 'held' ? '' : ': it stays refused'}`);
           for (const c of ack.equivocated) println(io.stdout, `EQUIVOCATED    ${c.origin} size ${c.size}: another root is already signed there`);
           println(io.stdout, `acknowledged   ${describePosition(current)}`);
         } else {

@@ -3,10 +3,11 @@
  * acknowledge-failover`): check the store against everything the engine key
  * signed and witnesses acknowledged, show what was lost, and — only when
  * asked — record the acknowledgement that lets signing go on
- * (./continuity.ts). A signed checkpoint the store lost (known from a
- * recorded refusal) is written back into the signing log first, so that size
- * of that origin can never be signed with another root: its session stays
- * refused (`TALLY_SIGN_INCONSISTENT`), every other one signs again.
+ * (./continuity.ts). Every signed checkpoint a recorded refusal names is
+ * written back into the signing log first: one whose entries the store lost
+ * can then never be signed with another root (its session stays refused,
+ * `TALLY_SIGN_INCONSISTENT`), one it still holds is again the row its signer
+ * remembers; every other session signs again.
  */
 import { TallyError, toHex } from '../../protocol/index.js';
 import { hasContinuity, hasEngineLog, type ContinuityState, type ContinuityStore, type CosignatureStore, type SigningLogStore, type TranscriptStore } from '../../store/types.js';
@@ -84,7 +85,7 @@ export async function checkFailover(store: TranscriptStore, witnesses: readonly 
 
 /** What {@link acknowledgeFailover} wrote. */
 export interface AcknowledgeResult {
-  /** Lost signed checkpoints written back into the signing log. */
+  /** Signed checkpoints named by a refusal, written back into the signing log (or already there again: a duplicate). */
   readonly restored: readonly HeldCheck[];
   /** Lost signed checkpoints that could not be written back: another root is already signed at that size (an equivocation happened). */
   readonly equivocated: readonly HeldCheck[];
@@ -99,7 +100,9 @@ export async function acknowledgeFailover(store: TranscriptStore, report: Failov
   const s = store as FailoverStore;
   const restored: HeldCheck[] = [];
   const equivocated: HeldCheck[] = [];
-  for (const c of report.lost) {
+  // Every signed checkpoint a refusal named goes back into the signing log, held or not: a held one is then the row its
+  // signer still remembers (so that signer signs on), a lost one bars its size from another root.
+  for (const c of report.checks) {
     if (c.by !== 'refusal' || c.root === undefined) continue;
     for (let attempt = 0; ; attempt++) {
       const latest = await s.latestCheckpoint(c.origin);
