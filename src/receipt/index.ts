@@ -66,6 +66,8 @@ export type {
 } from './session/notary.js';
 export { SessionTrees, receiptHasher } from './session/trees.js';
 export { SigningLog, SigningRefusedError, SIGN_REFUSAL_CODES } from './signing/log.js';
+export { ContinuityRefusedError, TIMELINE_CHANGED_CODE, judgeContinuity } from './signing/continuity.js';
+export type { ContinuityVerdict, ContinuityProof } from './signing/continuity.js';
 export type { SignRefusalCode, SigningLogOptions, SigningLogResult, SigningLogRefusal, CheckpointToSign, ConsistencySource } from './signing/log.js';
 export { PackedMerkleTree, ChunkNeededError } from './session/packed-tree.js';
 export type { PackedMerkleTreeOptions } from './session/packed-tree.js';

@@ -4,7 +4,7 @@
  * share through `WireService`.
  */
 import { TallyError, isMember } from '../protocol/index.js';
-import { SIGN_REFUSAL_CODES, type NotaryRejection } from '../receipt/index.js';
+import { SIGN_REFUSAL_CODES, TIMELINE_CHANGED_CODE, type NotaryRejection } from '../receipt/index.js';
 import { ContentionError } from '../session/index.js';
 import { WITNESS_CONFLICT_CODE } from '../witness/conflict.js';
 import type { WireFailure } from './vocabulary.js';
@@ -20,7 +20,8 @@ const TRANSIENT_STORE_CODES = ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STOR
  * marked `retryable: false` when a retry gets the same answer: the store is
  * corrupt (`TALLY_STORE_CORRUPT`), the signing log refuses
  * (`TALLY_SIGN_EQUIVOCATION`, `TALLY_SIGN_INCONSISTENT`), a witness holds a
- * history the store lost (`TALLY_SIGN_WITNESS_CONFLICT`), or the store keeps
+ * history the store lost (`TALLY_SIGN_WITNESS_CONFLICT`), the store failed
+ * over and cannot be shown to hold what was signed (`TALLY_SIGN_TIMELINE_CHANGED`), or the store keeps
  * no signing log (`TALLY_SIGN_NO_LOG`).
  */
 export function failureOfException(e: unknown): WireFailure {
@@ -39,6 +40,10 @@ export function failureOfException(e: unknown): WireFailure {
   // It refuses the same however often it is asked, like a corrupt store (not retryable).
   if (e instanceof TallyError && isMember(SIGN_REFUSAL_CODES, e.code)) {
     return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store no longer holds the history it signed`, retryable: false };
+  }
+  // The store failed over or was replaced and cannot be shown to hold what the key signed: the same until an operator acknowledges.
+  if (e instanceof TallyError && e.code === TIMELINE_CHANGED_CODE) {
+    return { type: 'internal', message: `the engine refuses to sign (${e.code}): its store is on another database or timeline than the history it signed; an operator must acknowledge it`, retryable: false };
   }
   // A witness cosigned a history the store no longer holds (rolled back, failed over): the same until an operator acts.
   if (e instanceof TallyError && e.code === WITNESS_CONFLICT_CODE) {

@@ -18,8 +18,12 @@ export type {
   StoreHealth,
   ReplicationStatus,
   EngineLogStore,
+  StorePosition,
+  ContinuityEvent,
+  ContinuityState,
+  ContinuityStore,
 } from './types.js';
-export { hasEngineLog } from './types.js';
+export { hasEngineLog, hasContinuity } from './types.js';
 export { SqliteStore } from './sqlite/store.js';
 export { ScratchStore } from './scratch.js';
 export type { ScratchStoreOptions } from './scratch.js';

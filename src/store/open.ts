@@ -81,6 +81,12 @@ export async function openStore(location: string = defaultStoreLocation(), optio
  * splitSchema('postgres://h/db?schema=w1'); // { url: 'postgres://h/db', schema: 'w1' }
  */
 export function splitSchema(location: string): { url: string; schema: string | undefined } {
+  // A multi-host location (h1:5432,h2:5432) is no WHATWG URL: parse it with one stand-in host, then put the list back.
+  const many = /^(postgres(?:ql)?:\/\/(?:[^@/?#]*@)?)([^/?#]*,[^/?#]*)(.*)$/i.exec(location);
+  if (many) {
+    const inner = splitSchema(`${many[1]}tally-host-list${many[3]}`);
+    return { url: inner.url.replace('tally-host-list', many[2]!), schema: inner.schema };
+  }
   let u: URL;
   try {
     u = new URL(location);

@@ -44,6 +44,19 @@ export function toSigned(r: SignedRow): SignedCheckpointRecord {
   return { origin: r.origin, size: Number(r.size), root: r.root, signedAt: Number(r.signed_at) };
 }
 
+/** A signing-log row with its position columns (SQLite migration 7, PostgreSQL migration 11). */
+export interface PositionedRow extends SignedRow {
+  readonly db_system: string | null;
+  readonly db_timeline: number | string | null;
+  readonly db_lsn: string | number | null;
+}
+
+/** A stamped row as a record (with `position` when it has one). */
+export function toPositioned(r: PositionedRow): SignedCheckpointRecord {
+  const base = toSigned(r);
+  return r.db_system === null || r.db_timeline === null || r.db_lsn === null ? base : { ...base, position: { system: r.db_system, timeline: Number(r.db_timeline), lsn: String(r.db_lsn) } };
+}
+
 /** Refuses a malformed record before it reaches a database (misuse, not a result). */
 export function checkSignedRecord(r: SignedCheckpointRecord, misuse: (message: string) => Error): void {
   if (typeof r !== 'object' || r === null) throw misuse('recordCheckpoint needs a record.');

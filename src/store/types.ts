@@ -110,6 +110,84 @@ export interface SignedCheckpointRecord {
   readonly root: string;
   /** When it was first recorded, epoch milliseconds. */
   readonly signedAt: number;
+  /**
+   * Where the database was in its own history when the row was written
+   * (stamped by the store inside the recording transaction; absent on rows
+   * written before SQLite migration 7 / PostgreSQL migration 11, and on
+   * stores that keep no history position).
+   */
+  readonly position?: StorePosition;
+}
+
+/**
+ * A database's identity and position in its own history: what a failover, a
+ * restored backup or another database changes.
+ */
+export interface StorePosition {
+  /**
+   * Which database: PostgreSQL's system identifier (decimal, from
+   * `pg_control_system()`, kept by streaming standbys and `pg_basebackup`,
+   * new for every `initdb`); for SQLite `sqlite:<store id>:<device>:<inode>`
+   * (a random id made by migration 7, and the file that holds it: a restored
+   * or moved copy is another file).
+   */
+  readonly system: string;
+  /** PostgreSQL's timeline (a promotion or point-in-time recovery starts a new one); SQLite: 1. */
+  readonly timeline: number;
+  /** PostgreSQL's WAL insert position (`X/Y`) as the row was written; SQLite: the row's sequence number. */
+  readonly lsn: string;
+}
+
+/** An event of the store's continuity record (append-only). */
+export interface ContinuityEvent {
+  /**
+   * `refused`: a signer found the store on a history that lost what it had
+   * signed (signing stays refused on this system and timeline);
+   * `acknowledged`: an operator checked the store and let signing go on here.
+   */
+  readonly kind: 'refused' | 'acknowledged';
+  /** The store's position when the event was recorded. */
+  readonly position: StorePosition;
+  /** Epoch milliseconds. */
+  readonly at: number;
+  /** What was found (and, for an acknowledgement, the operator's reason). */
+  readonly detail: string;
+  /** For `refused`: the signed checkpoint the store no longer holds. */
+  readonly lost?: { readonly origin: string; readonly size: number; readonly root: string };
+}
+
+/** What a signer checks before each signature ({@link ContinuityStore.continuityState}). */
+export interface ContinuityState {
+  /** Where the store is now. */
+  readonly current: StorePosition;
+  /** The signing log's last row (the latest written, any origin), if any. */
+  readonly last?: SignedCheckpointRecord;
+  /** The last row this store object wrote, and whether the store still holds it (same origin, size and root). */
+  readonly mine?: { readonly record: SignedCheckpointRecord; readonly held: boolean };
+  /** Every continuity event, oldest first. */
+  readonly events: readonly ContinuityEvent[];
+}
+
+/**
+ * A store that knows its database's identity and history position
+ * ({@link StorePosition}) and stamps every signing-log row with it.
+ *
+ * - `recordCheckpoint` MUST stamp a written row with the position inside the
+ *   recording transaction, and answer it in `record.position`.
+ * - `continuityState` MUST read `current`, `last`, `mine` and `events` from
+ *   the database it would record on (one statement or transaction).
+ * - Events MUST NOT be changed or deleted.
+ */
+export interface ContinuityStore {
+  continuityState(): Promise<ContinuityState>;
+  recordContinuityEvent(event: ContinuityEvent): Promise<void>;
+  /** The latest signing-log row of every origin. */
+  signingLogHeads(): Promise<SignedCheckpointRecord[]>;
+}
+
+/** Whether `store` keeps a continuity record. */
+export function hasContinuity(store: object): store is ContinuityStore {
+  return typeof (store as Partial<ContinuityStore>).continuityState === 'function' && typeof (store as Partial<ContinuityStore>).recordContinuityEvent === 'function';
 }
 
 /** The record a signer compared against: `undefined` when the origin had none. */

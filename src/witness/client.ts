@@ -5,6 +5,12 @@ import { TLOG_SIZE_CONTENT_TYPE } from './http.js';
 export type SubmitResult =
   | { readonly kind: 'cosigned'; readonly lines: readonly string[] }
   | { readonly kind: 'conflict'; readonly size: number }
+  /**
+   * A 409 with no size body (not `text/x.tlog.size`): the witness says the
+   * submission conflicts with what it cosigned without saying its size. Some
+   * witnesses answer a second root at the size they hold this way.
+   */
+  | { readonly kind: 'conflict-unsized'; readonly message: string }
   | { readonly kind: 'refused'; readonly status: number; readonly message: string }
   | { readonly kind: 'unreachable'; readonly message: string };
 
@@ -18,8 +24,12 @@ export interface SubmitOptions {
  * POSTs an `add-checkpoint` body to a witness (`url` is the submission
  * prefix; `/add-checkpoint` is appended) and classifies the answer: a 200
  * must be signature lines only, a 409 exactly `<decimal>\n` with content type
- * `text/x.tlog.size`; anything else is `refused` (with the status) and a
- * network error or timeout `unreachable`. Never throws.
+ * `text/x.tlog.size` (a `conflict` with that size), a 409 of another content
+ * type a `conflict-unsized` (C2SP tlog-witness: 409 means the old size is not
+ * what the witness cosigned; a witness that omits the size still says that);
+ * a 409 that claims `text/x.tlog.size` but breaks it, and anything else, is
+ * `refused` (with the status), and a network error or timeout `unreachable`.
+ * Never throws.
  *
  * @example
  * const r = await submitCheckpoint('http://127.0.0.1:8080', body);
@@ -47,7 +57,8 @@ export async function submitCheckpoint(url: string, body: string, options: Submi
     const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
     const m = /^(0|[1-9][0-9]{0,15})\n$/.exec(text);
     if (type === TLOG_SIZE_CONTENT_TYPE && m && Number.isSafeInteger(Number(m[1]))) return { kind: 'conflict', size: Number(m[1]) };
-    return { kind: 'refused', status: 409, message: 'malformed 409 answer' };
+    if (type === TLOG_SIZE_CONTENT_TYPE) return { kind: 'refused', status: 409, message: 'malformed 409 answer: text/x.tlog.size that is not one decimal line' };
+    return { kind: 'conflict-unsized', message: text.slice(0, 200).trim() };
   }
   return { kind: 'refused', status: res.status, message: text.slice(0, 200).trim() };
 }

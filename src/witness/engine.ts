@@ -159,6 +159,14 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
       if (r.kind === 'refused' && r.status === 422) {
         return { outcome: conflict(name, cp.origin, 'bad-consistency-proof', old, await storeSize(engine, cp.sessionId), `the witness refused the proof from its size ${old} to ${cp.size}: ${r.message}`), lines: [] };
       }
+      // 409 without a size (a witness that does not send text/x.tlog.size): at the size it is known to hold, as large as
+      // the checkpoint, it can only mean another root there — the same conflict as a sized 409 naming that size.
+      if (r.kind === 'conflict-unsized') {
+        if (old === cp.size && old > 0) {
+          return { outcome: conflict(name, cp.origin, 'root-mismatch', old, await storeSize(engine, cp.sessionId), `the witness answered 409 (no size) to size ${old} with root ${cp.root}: it cosigned another root there`), lines: [] };
+        }
+        return { outcome: { witness: name, status: 'conflict', message: `the witness answered 409 without its size (from old size ${old})${r.message === '' ? '' : `: ${r.message}`}` }, lines: [] };
+      }
       if (r.kind !== 'conflict') break;
       // 409 naming the size we sent, as large as the checkpoint: the witness cosigned that size with another root.
       if (r.size === old && old === cp.size) {
@@ -170,7 +178,7 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
       await learn(r.size);
       old = r.size;
     }
-    if (r === undefined || r.kind === 'conflict') return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${r?.kind === 'conflict' ? r.size : '?'}` }, lines: [] };
+    if (r === undefined || r.kind === 'conflict' || r.kind === 'conflict-unsized') return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${r?.kind === 'conflict' ? r.size : '?'}` }, lines: [] };
     if (r.kind === 'unreachable') return { outcome: { witness: name, status: 'unreachable', message: r.message }, lines: [] };
     if (r.kind === 'refused') return { outcome: { witness: name, status: 'refused', message: `HTTP ${r.status}: ${r.message}` }, lines: [] };
     const mine = r.lines.filter((l) => l.startsWith(`\u2014 ${name} `));

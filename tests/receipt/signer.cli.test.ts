@@ -41,6 +41,14 @@ function tamperedCopy(name: string, forged: readonly Uint8Array[], from: number)
   const update = raw.prepare('UPDATE entries SET hash = ?, bytes = ? WHERE session_id = ? AND idx = ?');
   for (let i = from; i < forged.length; i++) update.run(toHex(entryHash(sha256, forged[i]!)), Buffer.from(forged[i]!), sid, i);
   raw.close();
+  // A copy is another file than the one the key signed from: refused before any per-origin rule
+  // (TALLY_SIGN_TIMELINE_CHANGED) until an operator acknowledges it; the check shows the rewritten root.
+  const moved = run(['checkpoint', '--db', file]);
+  expect([moved.code, moved.stdout]).toEqual([1, '']);
+  expect(moved.stderr).toContain('[TALLY_SIGN_TIMELINE_CHANGED]');
+  const ack = run(['operator', 'acknowledge-failover', '--db', file, '--confirm']);
+  expect(ack.code, ack.stderr).toBe(1); // 1: the store lost something (the signed seal's root)
+  expect(ack.stdout).toMatch(/other-root +tally\.example\/desk\/[0-9a-f]{64} size 14/);
   return file;
 }
 

@@ -138,6 +138,11 @@ describe('failureOfException', () => {
       message: 'the engine refuses to sign (TALLY_SIGN_WITNESS_CONFLICT): a witness cosigned a history its store no longer holds',
       retryable: false,
     });
+    expect(failureOfException(new TallyError('TALLY_SIGN_TIMELINE_CHANGED', 'x'))).toEqual({
+      type: 'internal',
+      message: 'the engine refuses to sign (TALLY_SIGN_TIMELINE_CHANGED): its store is on another database or timeline than the history it signed; an operator must acknowledge it',
+      retryable: false,
+    });
     expect(failureOfException(new TallyError('TALLY_SIGN_NO_LOG', 'x'))).toEqual({ type: 'internal', message: 'the engine cannot sign (TALLY_SIGN_NO_LOG): its store keeps no signing log', retryable: false });
     for (const code of ['TALLY_STORE_IO', 'TALLY_STORE_BUSY', 'TALLY_STORE_CLOSED', 'TALLY_SIGN_CONTENDED', 'TALLY_STORE_MIGRATION', 'TALLY_SIGN_MISUSE']) {
       const f = failureOfException(new TallyError(code, 'x'));

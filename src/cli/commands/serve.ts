@@ -271,6 +271,13 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     const replication = await replicationCheck(store, allowAsyncReplication);
     if (replication.state === 'failed') logger.warn({ event: 'replication', check: 'replication', reason: replication.reason }, 'standbys exist but none is synchronous');
     else if (replication.detail !== undefined) logger.info({ event: 'replication', detail: replication.detail }, 'replication');
+    // A signing server on a store that moved (failover, restored copy) without proof says so at start; every signature then refuses.
+    const { hasContinuity } = await import('../../store/index.js');
+    if (notary !== undefined && hasContinuity(store)) {
+      const { judgeContinuity } = await import('../../receipt/index.js');
+      const verdict = await store.continuityState().then(judgeContinuity, () => undefined);
+      if (verdict !== undefined && !verdict.ok) logger.error({ event: 'continuity', code: 'TALLY_SIGN_TIMELINE_CHANGED', reason: verdict.message }, 'the engine refuses to sign on this store until an operator acknowledges it');
+    }
     // The grader's desk at GET / (src/web): absent only when the package was not built.
     const { loadAuditPage } = await import('../../web/index.js');
     let page: { html: string; csp: string } | undefined;

@@ -18,9 +18,10 @@
  * largest is consistent with every one.
  */
 import { TallyError, engineLogLeafBytes, fromHex, toHex, verifyConsistency } from '../../protocol/index.js';
-import type { ExpectedLatest, SignedCheckpointRecord, SigningLogStore } from '../../store/types.js';
+import { hasContinuity, type ExpectedLatest, type SignedCheckpointRecord, type SigningLogStore } from '../../store/types.js';
 import { describeValue } from '../bytes.js';
 import { receiptHasher } from '../session/trees.js';
+import { ContinuityRefusedError, describePosition, judgeContinuity, samePlace } from './continuity.js';
 
 /** The stable codes of a refused signature. */
 export const SIGN_REFUSAL_CODES = ['TALLY_SIGN_EQUIVOCATION', 'TALLY_SIGN_INCONSISTENT'] as const;
@@ -128,6 +129,16 @@ export class SigningLog {
     }
     const root = toHex(checkpoint.root);
     const asked = { origin, size, root };
+    // Continuity first (./continuity.ts): on a store that failed over or was replaced, nothing is signed until it is proven to hold what was.
+    const store = this.#store;
+    const state = hasContinuity(store) ? await store.continuityState() : undefined;
+    if (state !== undefined) {
+      const verdict = judgeContinuity(state);
+      if (!verdict.ok) {
+        if (verdict.record !== undefined && hasContinuity(store)) await store.recordContinuityEvent({ ...verdict.record, at: this.#now() });
+        throw new ContinuityRefusedError(verdict.message, state.current);
+      }
+    }
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
       const latest = await this.#store.latestCheckpoint(origin);
       if (latest && latest.size !== size) {
@@ -137,7 +148,14 @@ export class SigningLog {
       const expected: ExpectedLatest = latest && { size: latest.size, root: latest.root };
       const leaf = checkpoint.session && engineLogLeafBytes({ kind: 'checkpoint', origin, size, root, seal: checkpoint.session.seal });
       const out = await this.#store.recordCheckpoint({ origin, size, root, signedAt: this.#now() }, expected, leaf);
-      if (out.ok) return out;
+      if (out.ok) {
+        // The store moved between the check and the record (a failover in between): the row is harmless unsigned; sign nothing.
+        const at = out.record.position;
+        if (state !== undefined && !out.duplicate && at !== undefined && !samePlace(at, state.current)) {
+          throw new ContinuityRefusedError(`the store moved from ${describePosition(state.current)} to ${describePosition(at)} while the checkpoint was recorded`, at);
+        }
+        return out;
+      }
       if (out.reason === 'equivocation') {
         return refusal('TALLY_SIGN_EQUIVOCATION', `the engine already signed another root for ${origin} at size ${size}`, asked, out.record);
       }

@@ -10,6 +10,7 @@
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
 import { POSTGRES_V10_SQL } from './engine-log.js';
+import { POSTGRES_V11_SQL } from './continuity.js';
 
 /** One numbered migration. */
 export interface PostgresMigration {
@@ -330,6 +331,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 8, name: 'history refuses truncate', sql: POSTGRES_V8_SQL },
   { version: 9, name: 'reservations keyed by signer', sql: POSTGRES_V9_SQL },
   { version: 10, name: 'engine log', sql: POSTGRES_V10_SQL },
+  { version: 11, name: 'signing-log positions and continuity', sql: POSTGRES_V11_SQL },
 ];
 
 /** The schema version this code writes. */

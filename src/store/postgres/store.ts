@@ -26,17 +26,22 @@ import type {
   CosignatureRecord,
   CosignatureStore,
   EngineLogStore,
+  ContinuityEvent,
+  ContinuityState,
+  ContinuityStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
 import { REPLICATION_SQL, replicationStatus } from './replication.js';
 import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
 import { appendLeaf, engineLogSql, type EngineLogSql } from './engine-log.js';
-import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toSigned, type EntryRow, type OwnerRow, type SignedRow } from '../rows.js';
+import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toPositioned, toSigned, type EntryRow, type OwnerRow, type PositionedRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
 import { appendStatements, appendValues, classifyValues, frontierNode, isAppendCode, isLostRace, isUniqueViolation, type AppendCode, type AppendStatements, type HeadRow } from './append-sql.js';
 import { ioError, redact, retrying, retryingCall, transaction } from './sql.js';
 import { Lane } from './lane.js';
+import { hostListClient, parseHostList } from './hosts.js';
+import { continuitySql, eventValues, readContinuity, type ContinuitySql } from './continuity.js';
 import { migrate } from './migrate.js';
 import { POSTGRES_SCHEMA_VERSION } from './migrations.js';
 
@@ -79,7 +84,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * // …
  * await store.close(); // ends the pool
  */
-export class PostgresStore implements TranscriptStore, CosignatureStore, EngineLogStore {
+export class PostgresStore implements TranscriptStore, CosignatureStore, EngineLogStore, ContinuityStore {
   readonly name: string;
   /** The schema holding the tables. */
   readonly schema: string;
@@ -89,6 +94,9 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
   private readonly lane: Lane;
   private readonly sql: AppendStatements;
   private readonly logSql: EngineLogSql;
+  private readonly contSql: ContinuitySql;
+  /** The last signing-log row this store object wrote (the signer's own evidence across a failover). */
+  private mine: SignedCheckpointRecord | undefined;
   private closed = false;
 
   private constructor(pool: pg.Pool, schema: string, name: string, group: GroupCommitOptions, poolSize: number) {
@@ -100,6 +108,7 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
     this.t = { sessions: `${s}.sessions`, entries: `${s}.entries`, nonces: `${s}.nonces`, signed: `${s}.signed_checkpoints`, version: `${s}.tally_schema` };
     this.sql = appendStatements(s);
     this.logSql = engineLogSql(s);
+    this.contSql = continuitySql(s);
     this.group = new GroupCommit({ runBatch: (b) => this.runBatch(b), settle: (r, c) => this.settle(r, c), runOne: (r) => this.runOne(r) }, group);
   }
 
@@ -109,12 +118,15 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
     if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) throw new RangeError(`schema must match ${SCHEMA_NAME}, got ${JSON.stringify(schema)}`);
     const poolSize = options.poolSize ?? 10;
     if (!Number.isSafeInteger(poolSize) || poolSize < 1) throw new RangeError(`poolSize must be a positive integer, got ${poolSize}`);
-    const pool = new pg.Pool({ connectionString: options.url, max: poolSize });
+    // A multi-host location (`h1:5432,h2:5432`, `target_session_attrs`) is followed by the store itself (./hosts.ts).
+    const hosts = parseHostList(options.url);
+    const pool = new pg.Pool({ connectionString: hosts ? hosts.urlFor(hosts.hosts[0]!) : options.url, max: poolSize, ...(hosts ? { Client: hostListClient(hosts) } : {}) });
     // An idle client that loses its connection emits 'error' on the pool; without a
     // listener that would crash the process. The next query reports the problem.
     pool.on('error', () => {});
     const group = { maxBatch: options.groupCommit?.maxBatch ?? 16, maxInFlight: Math.min(poolSize, options.groupCommit?.maxInFlight ?? 4) };
-    const store = new PostgresStore(pool, schema, `postgres:${redact(options.url)}#${schema}`, group, poolSize);
+    const shown = hosts ? `${hosts.hosts.map((h) => `${h.host}:${h.port}`).join(',')}${new URL(hosts.urlFor(hosts.hosts[0]!)).pathname}` : redact(options.url);
+    const store = new PostgresStore(pool, schema, `postgres:${shown}#${schema}`, group, poolSize);
     try {
       await migrate(pool, schema, store.name);
     } catch (cause) {
@@ -349,10 +361,38 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
       const l = await c.query<SignedRow>(`SELECT ${cols} FROM ${this.t.signed} WHERE origin = $1 ORDER BY size DESC LIMIT 1`, [record.origin]);
       const latest = l.rows[0] ? toSigned(l.rows[0]) : undefined;
       if (!isExpectedLatest(latest, expected)) return { commit: false, value: { ok: false, reason: 'latest-moved', latest } };
-      await c.query(`INSERT INTO ${this.t.signed} (${cols}) VALUES ($1, $2, $3, $4)`, [record.origin, record.size, record.root, record.signedAt]);
+      // Stamped with the database's identity, timeline and WAL position (./continuity.ts).
+      const ins = await c.query<Pick<PositionedRow, 'db_system' | 'db_timeline' | 'db_lsn'>>(this.contSql.insertSigned, [record.origin, record.size, record.root, record.signedAt]);
       if (logLeaf) await appendLeaf(c, this.logSql, logLeaf);
-      return { commit: true, value: { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } } };
+      const written = toPositioned({ origin: record.origin, size: record.size, root: record.root, signed_at: record.signedAt, db_system: null, db_timeline: null, db_lsn: null, ...ins.rows[0] });
+      return { commit: true, value: { ok: true, duplicate: false, record: written } };
+    }).then((out) => {
+      if (out.ok && !out.duplicate) this.mine = out.record;
+      return out;
     });
+  }
+
+  /** {@inheritDoc ContinuityStore.continuityState} */
+  async continuityState(): Promise<ContinuityState> {
+    this.live();
+    try {
+      return await readContinuity(this.pool, this.contSql, this.mine, this.name);
+    } catch (cause) {
+      if (cause instanceof TallyError) throw cause;
+      throw ioError(this.name, 'read the store position', cause);
+    }
+  }
+
+  /** {@inheritDoc ContinuityStore.recordContinuityEvent} */
+  async recordContinuityEvent(event: ContinuityEvent): Promise<void> {
+    this.live();
+    await this.query('record a continuity event', this.contSql.insertEvent, eventValues(event));
+  }
+
+  /** {@inheritDoc ContinuityStore.signingLogHeads} */
+  async signingLogHeads(): Promise<SignedCheckpointRecord[]> {
+    this.live();
+    return (await this.query<PositionedRow>('read the signing log', this.contSql.heads, [])).map(toPositioned);
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {

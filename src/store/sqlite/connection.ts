@@ -12,6 +12,7 @@ import type { SessionPhase } from '../../protocol/index.js';
 import type { AppendOutcome, AppendRequest, CosignatureRecord, NonceClaim, ReserveOutcome, SessionHead, StoredEntry } from '../types.js';
 import { toOwner, type EntryRow, type OwnerRow } from '../rows.js';
 import { SqliteSigningLog } from './signing-log.js';
+import { SqliteContinuity } from './continuity.js';
 import { EngineLogStatements } from './engine-log.js';
 import { fileIdentity, type FileIdentity } from './recovery.js';
 import { SQLITE_MIGRATIONS, SQLITE_SCHEMA_VERSION, SQLITE_VERSION_TABLE_SQL } from './migrations.js';
@@ -60,6 +61,7 @@ export class SqliteConnection {
   readonly identity: FileIdentity;
   readonly q: Statements;
   readonly signing: SqliteSigningLog;
+  readonly continuity: SqliteContinuity;
   readonly engineLog: EngineLogStatements;
   /** Creates a session with its genesis entry (and its engine-log leaf) in one IMMEDIATE transaction. */
   readonly createTx: (genesis: StoredEntry, head: SessionHead, logLeaf: Uint8Array | undefined) => 'created' | 'exists';
@@ -112,7 +114,8 @@ export class SqliteConnection {
       witnessSize: db.prepare('SELECT max(size) AS size FROM witness_sizes WHERE witness = ? AND origin = ?'),
       schemaVersion: db.prepare('SELECT MAX(version) AS v FROM tally_schema'),
     };
-    this.signing = new SqliteSigningLog(db, settings.synchronous);
+    this.continuity = new SqliteContinuity(db, path, this.identity);
+    this.signing = new SqliteSigningLog(db, settings.synchronous, this.continuity);
     this.engineLog = new EngineLogStatements(db);
     this.createTx = db.transaction((genesis: StoredEntry, head: SessionHead, logLeaf: Uint8Array | undefined) => {
       const r = this.q.insertSession.run(head.sessionId, head.size, head.head, JSON.stringify(head.frontier), head.phase);

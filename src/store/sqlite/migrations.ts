@@ -1,3 +1,5 @@
+import { SQLITE_V7_SQL } from './continuity.js';
+
 /**
  * The numbered schema migrations of the SQLite store. A migration, once
  * released, is NEVER edited: its SQL is kept verbatim so a database written by
@@ -184,6 +186,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 4, name: 'witness cosignatures', sql: SQLITE_V4_SQL },
   { version: 5, name: 'reservations keyed by signer', sql: SQLITE_V5_SQL },
   { version: 6, name: 'engine log', sql: SQLITE_V6_SQL },
+  { version: 7, name: 'signing-log positions and continuity', sql: SQLITE_V7_SQL },
 ];
 
 /** The schema version this code writes. */

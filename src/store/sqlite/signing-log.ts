@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { isExpectedLatest, toSigned, type SignedRow } from '../rows.js';
 import type { ExpectedLatest, RecordCheckpointOutcome, SignedCheckpointRecord } from '../types.js';
 import { EngineLogStatements } from './engine-log.js';
+import type { SqliteContinuity } from './continuity.js';
 
 const COLS = 'origin, size, root, signed_at';
 
@@ -18,18 +19,18 @@ export class SqliteSigningLog {
   readonly #at: Database.Statement<[string, number], SignedRow>;
   readonly #latest: Database.Statement<[string], SignedRow>;
   readonly #all: Database.Statement<[string], SignedRow>;
-  readonly #insert: Database.Statement<[string, number, string, number]>;
+  readonly #insert: Database.Statement<[string, number, string, number, number, string, number, string]>;
   readonly #leaf: EngineLogStatements;
   readonly #recordTx: (record: SignedCheckpointRecord, expected: ExpectedLatest, logLeaf: Uint8Array | undefined) => RecordCheckpointOutcome;
 
   /** Prepares the statements on `db` (already migrated), whose `PRAGMA synchronous` is `synchronous`. */
-  constructor(db: Database.Database, synchronous: 'FULL' | 'NORMAL') {
+  constructor(db: Database.Database, synchronous: 'FULL' | 'NORMAL', continuity: SqliteContinuity) {
     this.#db = db;
     this.#synchronous = synchronous;
     this.#at = db.prepare(`SELECT ${COLS} FROM signed_checkpoints WHERE origin = ? AND size = ?`);
     this.#latest = db.prepare(`SELECT ${COLS} FROM signed_checkpoints WHERE origin = ? ORDER BY size DESC LIMIT 1`);
     this.#all = db.prepare(`SELECT ${COLS} FROM signed_checkpoints WHERE origin = ? ORDER BY size`);
-    this.#insert = db.prepare(`INSERT INTO signed_checkpoints (${COLS}) VALUES (?, ?, ?, ?)`);
+    this.#insert = db.prepare(`INSERT INTO signed_checkpoints (${COLS}, seq, db_system, db_timeline, db_lsn) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
     this.#leaf = new EngineLogStatements(db);
     // Compare-and-record under the write lock (BEGIN IMMEDIATE): another process
     // recording for the same origin waits, then sees this row.
@@ -41,9 +42,11 @@ export class SqliteSigningLog {
       }
       const latest = this.latest(record.origin);
       if (!isExpectedLatest(latest, expected)) return { ok: false, reason: 'latest-moved', latest };
-      this.#insert.run(record.origin, record.size, record.root, record.signedAt);
+      // Stamped with the file's identity and the row's sequence number (./continuity.ts).
+      const { seq, ...position } = continuity.nextPosition();
+      this.#insert.run(record.origin, record.size, record.root, record.signedAt, seq, position.system, position.timeline, position.lsn);
       if (logLeaf) this.#leaf.append(logLeaf);
-      return { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt } };
+      return { ok: true, duplicate: false, record: { origin: record.origin, size: record.size, root: record.root, signedAt: record.signedAt, position } };
     }).immediate;
   }
 

@@ -26,6 +26,9 @@ import type {
   SessionHead,
   StoreHealth,
   SignedCheckpointRecord,
+  ContinuityEvent,
+  ContinuityState,
+  ContinuityStore,
   CosignatureRecord,
   CosignatureStore,
   EngineLogStore,
@@ -106,7 +109,7 @@ interface Queued {
  * // …
  * await store.close();
  */
-export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLogStore {
+export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLogStore, ContinuityStore {
   readonly name: string;
   /** The database file. */
   readonly path: string;
@@ -117,6 +120,8 @@ export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLog
   private closed = false;
   private appends = 0;
   private commits = 0;
+  /** The last signing-log row this store object wrote (the signer's own evidence across a replaced file). */
+  private mine: SignedCheckpointRecord | undefined;
 
   /** Opens (creating if needed) and migrates the database at `path`. Throws `TallyError` on I/O or a too-new schema. */
   constructor(path: string, options: SqliteStoreOptions = {}) {
@@ -234,7 +239,27 @@ export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLog
     this.live();
     checkSignedRecord(record, (m) => new TallyError('TALLY_STORE_MISUSE', m));
     checkLogLeaf(logLeaf);
-    return this.guard.write('record a signed checkpoint', (c) => c.signing.record(record, expected, logLeaf));
+    const out = this.guard.write('record a signed checkpoint', (c) => c.signing.record(record, expected, logLeaf));
+    if (out.ok && !out.duplicate) this.mine = out.record;
+    return out;
+  }
+
+  /** {@inheritDoc ContinuityStore.continuityState} */
+  async continuityState(): Promise<ContinuityState> {
+    this.live();
+    return this.guard.io('read the store position', (c) => c.continuity.state(this.mine));
+  }
+
+  /** {@inheritDoc ContinuityStore.recordContinuityEvent} */
+  async recordContinuityEvent(event: ContinuityEvent): Promise<void> {
+    this.live();
+    this.guard.write('record a continuity event', (c) => c.continuity.record(event));
+  }
+
+  /** {@inheritDoc ContinuityStore.signingLogHeads} */
+  async signingLogHeads(): Promise<SignedCheckpointRecord[]> {
+    this.live();
+    return this.guard.io('read the signing log', (c) => c.continuity.heads());
   }
 
   async engineLogSize(): Promise<number> {

@@ -36,11 +36,15 @@ export interface PgNode {
   readonly dir: string;
   readonly url: string;
   stop(mode?: 'fast' | 'immediate'): void;
+  /** Starts it again (after `stop`). */
+  start(): void;
+  /** Promotes a standby (waits until it takes writes). */
+  promote(): void;
   /** Runs SQL on this node (as the superuser). */
   sql(text: string): Promise<pg.QueryResult>;
 }
 
-function node(port: number, dir: string): PgNode {
+function node(port: number, dir: string, root: string): PgNode {
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     port,
@@ -48,6 +52,12 @@ function node(port: number, dir: string): PgNode {
     url,
     stop(mode = 'fast') {
       if (existsSync(join(dir, 'postmaster.pid'))) asPostgres(join(PG_BIN!, 'pg_ctl'), ['-D', dir, '-m', mode, '-w', 'stop']);
+    },
+    start() {
+      start(dir, port, root);
+    },
+    promote() {
+      asPostgres(join(PG_BIN!, 'pg_ctl'), ['-D', dir, '-w', '-t', '60', 'promote']);
     },
     async sql(text) {
       const c = new pg.Client({ connectionString: url });
@@ -99,13 +109,13 @@ export async function startCluster(standbys = 1): Promise<PgCluster> {
     const pdir = join(root, 'primary');
     asPostgres(join(PG_BIN!, 'initdb'), ['-D', pdir, '-U', 'postgres', '--auth=trust', '--no-sync']);
     start(pdir, port, root);
-    const primary = node(port, pdir);
+    const primary = node(port, pdir, root);
     nodes.push(primary);
     for (let i = 1; i <= standbys; i++) {
       const sdir = join(root, `standby${i}`);
       asPostgres('pg_basebackup', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-D', sdir, '-R', '-X', 'stream', '-c', 'fast', '-d', `postgres://postgres@127.0.0.1:${port}/postgres?application_name=standby${i}`]);
       start(sdir, port + i, root);
-      nodes.push(node(port + i, sdir));
+      nodes.push(node(port + i, sdir, root));
     }
     for (let t = 0; ; t++) {
       const r = await primary.sql(`SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'`);
