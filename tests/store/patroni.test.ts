@@ -21,6 +21,8 @@ import { TOKENS, get, newEngineKey, rpc, startServer, tempDir, type ServerProc }
 import { freshSchemaName } from './helpers/pg.js';
 import { patroniSkipReason, startPatroni, type PatroniCluster } from './helpers/patroni.js';
 
+// CI installs Patroni and etcd and sets TALLY_REQUIRE_PATRONI: there a missing part fails the suite instead of skipping it.
+if (patroniSkipReason !== undefined && process.env['TALLY_REQUIRE_PATRONI'] === '1') throw new Error(`TALLY_REQUIRE_PATRONI=1 but the Patroni test cannot run: ${patroniSkipReason}`);
 if (patroniSkipReason !== undefined) console.warn(`[patroni.test.ts] SKIPPED: ${patroniSkipReason}`);
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
