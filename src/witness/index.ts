@@ -38,7 +38,7 @@ export type { ParsePolicyResult } from './policy/parse.js';
 export { checkWitnessPolicy } from './policy/check.js';
 export type { CheckWitnessPolicyResult } from './policy/check.js';
 export type { WitnessPolicy, PolicyWitness, QuorumRule } from './policy/types.js';
-export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint } from './policy/verify.js';
+export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint, verifyWitnessedLogBinding } from './policy/verify.js';
 export type { WitnessStageFailure } from './policy/verify.js';
 
 // Monitoring.
