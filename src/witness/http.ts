@@ -28,6 +28,7 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 function answer(res: ServerResponse, r: AddCheckpointResult): void {
   if (r.ok) return send(res, 200, 'text/plain; charset=utf-8', r.lines);
   if (r.status === 409) return send(res, 409, TLOG_SIZE_CONTENT_TYPE, `${r.size}\n`);
+  if (r.status === 429) res.setHeader('retry-after', String(r.retryAfter));
   send(res, r.status, 'text/plain; charset=utf-8', `${r.code}: ${r.message}\n`);
 }
 

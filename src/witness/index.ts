@@ -45,6 +45,10 @@ export type { WitnessStageFailure } from './policy/verify.js';
 export { monitorCheckpoints } from './monitor.js';
 export type { MonitorOptions, MonitorResult, MonitorRound, MonitorSource, Equivocation } from './monitor.js';
 
+// Witnesses cosign the engine log.
+export { LogCosigner } from './log-cosign.js';
+export type { LogCosignerOptions, LogCosignRound, RateBudget } from './log-cosign.js';
+
 // The engine asks witnesses.
 export { createWitnessedNotary } from './engine.js';
 export type { WitnessedNotary, WitnessedNotaryOptions, WitnessedSealResult, EngineWitness, WitnessOutcome, CosignReport } from './engine.js';

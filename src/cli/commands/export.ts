@@ -5,7 +5,7 @@ import { counted } from '../../demo/format.js';
 import type { Engine } from '../../session/index.js';
 import { TallyError } from '../../protocol/index.js';
 import type { EngineKey } from '../../receipt/index.js';
-import type { TranscriptStore } from '../../store/index.js';
+import type { CosignatureStore, TranscriptStore } from '../../store/index.js';
 import { CliError, EXIT, ioProblem, println, str, type Command, type CommandIO } from '../command.js';
 import { KEY_HELP, engineKeyFor, writeTextFile } from './checkpoint.js';
 import { LOG_PROOF_FILE, LOG_VKEY_FILE } from './log-binding.js';
@@ -37,9 +37,11 @@ Writes what a grader needs into <dir> (created if missing):
   turns/<n>.tlog-proof  with --turn-receipts: a single-turn receipt for every turn
                       entry n, proved against receipt.note ('tally verify-proof')
   log-proof.tlog-proof  with --log-key: the log binding, a C2SP tlog-proof that
-                      receipt.note's checkpoint is a leaf of the engine log, in a
-                      log checkpoint signed now (docs/PROTOCOL.md §15.5;
-                      'tally verify --log-key log.vkey' requires it)
+                      receipt.note's checkpoint is a leaf of the engine log, in the
+                      latest log checkpoint with the witnesses' cosignatures the
+                      store kept for it, or one signed now if that does not hold
+                      it yet (docs/PROTOCOL.md §15.5; 'tally verify --log-key
+                      log.vkey' requires it)
   log.vkey            with --log-key: the engine log's verifier key
 The session must be sealed unless --unsealed (then receipt.json holds the
 current size, root and head, and "sealed": false).
@@ -149,12 +151,23 @@ async function exportLogKey(values: Record<string, unknown>, io: CommandIO): Pro
   }
 }
 
-/** The log binding of the exported checkpoint, in a log checkpoint signed now (§15.5). */
+/**
+ * The log binding of the exported checkpoint (§15.5): in the latest log
+ * checkpoint when it already holds the leaf — with the witnesses'
+ * cosignatures the store kept for it (§15.6) — else in one signed now.
+ */
 async function exportLogBinding(store: TranscriptStore, key: EngineKey, cp: { readonly origin: string; readonly size: number; readonly root: string }): Promise<string> {
-  const [{ EngineLog, logBinding }, { hasEngineLog }] = await Promise.all([import('../../log/index.js'), import('../../store/index.js')]);
+  const [{ EngineLog, findCheckpointLeaf, logBinding }, { hasEngineLog }] = await Promise.all([import('../../log/index.js'), import('../../store/index.js')]);
   if (!hasEngineLog(store)) throw new CliError(`--log-key: the store ${store.name} keeps no engine log`, EXIT.usage);
   try {
-    return await logBinding(new EngineLog({ store, key }), cp);
+    const log = new EngineLog({ store, key });
+    await log.sync();
+    const latest = await log.latest();
+    if (latest === undefined || findCheckpointLeaf(log, cp, latest.size) < 0) return await logBinding(log, cp);
+    const st = store as Partial<CosignatureStore>;
+    const lines = typeof st.cosignatures === 'function' ? (await st.cosignatures(latest.origin, latest.size)).filter((c) => c.root === latest.root).map((c) => c.line) : [];
+    const { addSignatureLines } = await import('../../witness/index.js');
+    return await logBinding(log, cp, lines.length === 0 ? latest : { ...latest, signedCheckpoint: addSignatureLines(latest.signedCheckpoint, lines) });
   } catch (e) {
     if (e instanceof TallyError && (e.code.startsWith('TALLY_LOG_') || e.code.startsWith('TALLY_SIGN_'))) throw new CliError(`the log binding: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.invalid, e.code);
     throw e;
