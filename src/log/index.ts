@@ -7,3 +7,5 @@ export { loadLogKey, defaultLogOrigin, DEFAULT_LOG_KEY_PATH, LOG_KEY_ENV_VAR, LO
 export type { LoadLogKeyOptions } from './key.js';
 export { verifyLogBinding, logBinding, findCheckpointLeaf, LOG_BINDING_CODES } from './binding.js';
 export type { BoundCheckpoint, LogBindingCode, VerifyLogBindingOptions, VerifyLogBindingResult } from './binding.js';
+export { monitorEngineLog } from './monitor.js';
+export type { LogSource, LogMonitorOptions, LogMonitorResult, LogMonitorRound, LogMonitorFailure, LogEvent, HeldLogCheckpoint } from './monitor.js';
