@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { verifyConsistency } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { splitSessionOrigin } from '../receipt/bytes.js';
@@ -7,7 +8,7 @@ import type { ParsedVerifierKey } from '../receipt/note/types.js';
 import { parseVerifierKey } from '../receipt/note/verifierKey.js';
 import { parseConsistencyProof } from '../receipt/proof/consistency.js';
 import { receiptHasher } from '../receipt/session/trees.js';
-import { cosignatureLine } from './cosignature/cosign.js';
+import { addSignatureLines, cosignatureLine } from './cosignature/cosign.js';
 import type { CosignerKey } from './cosignature/key.js';
 import { sameRoot, type WitnessRecord, type WitnessStore } from './state/types.js';
 
@@ -92,6 +93,14 @@ export interface Witness {
   trustLogKey(vkey: string): Promise<void>;
   /** Handles one C2SP tlog-witness `add-checkpoint` body. Never throws for body content. */
   addCheckpoint(body: string): Promise<AddCheckpointResult>;
+  /**
+   * C2SP tlog-witness monitor retrieval: the latest checkpoint cosigned for
+   * the origin whose SHA-256 is `originHash` (64 lowercase hex), as the log
+   * signed it plus this witness's cosignature, or `undefined`. Origins are
+   * found among the trusted keys' names and the origins cosigned by this
+   * process (the store keeps no index by hash).
+   */
+  checkpointFor(originHash: string): Promise<string | undefined>;
 }
 
 /**
@@ -137,6 +146,9 @@ export function createWitness(options: WitnessOptions): Witness {
   if (rate !== undefined && (!Number.isSafeInteger(rate.checkpoints) || rate.checkpoints < 1 || !Number.isSafeInteger(rate.windowSeconds) || rate.windowSeconds < 1)) {
     throw new RangeError(`originRate must be positive integers, got ${JSON.stringify(rate)}`);
   }
+  /** SHA-256 hex of each origin this process cosigned or trusts by name → the origin. */
+  const byHash = new Map<string, string>();
+  const hashOf = (origin: string): string => createHash('sha256').update(origin, 'utf8').digest('hex');
   /** Per origin, the times (POSIX seconds) of its cosignings in the current window, oldest first. */
   const spent = new Map<string, number[]>();
   /** Seconds until `origin` may be cosigned again, or 0. Forgets times that left the window. */
@@ -166,6 +178,16 @@ export function createWitness(options: WitnessOptions): Witness {
       const p = parseVerifierKey(vkey);
       if (!p.ok) throw new TallyError('TALLY_WITNESS_LOG_KEY_INVALID', 'Not an Ed25519 log verifier key (name+keyid+base64).', { details: p.message });
       await store.addLogKey(p.verifier.verifierKey);
+    },
+
+    async checkpointFor(originHash: string): Promise<string | undefined> {
+      if (typeof originHash !== 'string' || !/^[0-9a-f]{64}$/.test(originHash)) return undefined;
+      for (const k of await trusted()) if (!byHash.has(hashOf(k.name))) byHash.set(hashOf(k.name), k.name);
+      const origin = byHash.get(originHash);
+      const rec = origin === undefined ? undefined : await store.latest(origin);
+      if (rec === undefined) return undefined;
+      const text = rec.signedCheckpoint.slice(0, rec.signedCheckpoint.indexOf('\n\n') + 1);
+      return addSignatureLines(rec.signedCheckpoint, [cosignatureLine(text, key, rec.time)]);
     },
 
     async addCheckpoint(body: string): Promise<AddCheckpointResult> {
@@ -210,6 +232,7 @@ export function createWitness(options: WitnessOptions): Witness {
         return conflict('old-size-mismatch', now2?.size ?? 0, `the cosigned state of ${origin} changed while this request was checked`);
       }
       if (rate !== undefined) spent.set(origin, [...(spent.get(origin) ?? []), time]);
+      byHash.set(hashOf(origin), origin);
       if (options.afterPersist) await options.afterPersist(origin, record);
       return { ok: true, status: 200, lines, origin, size, time };
     },

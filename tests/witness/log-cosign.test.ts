@@ -11,6 +11,7 @@
  * with no session origin submitted, and `tally export` / `tally verify
  * --log-key --policy` holding the day to the witnessed log.
  */
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,15 @@ describe('LogCosigner against a real witness', () => {
       const again = new LogCosigner({ log, witnesses: [{ url: w.url, verifier: wKey.verifier }], store });
       expect(await again.cosigned(r1!.checkpoint)).toBe(r1!.checkpoint.signedCheckpoint);
 
+      // C2SP tlog-witness monitor retrieval: the latest cosigned log checkpoint by the SHA-256 of its origin.
+      const byHash = await fetch(`${w.url}/${createHash('sha256').update(logKey.name).digest('hex')}/checkpoint`);
+      const served = await byHash.text();
+      expect(byHash.status).toBe(200);
+      expect(served.startsWith(`${logKey.name}\n${r1!.checkpoint.size}\n`)).toBe(true);
+      expect(checkWitnessPolicy(served, [verifierOf(logKey.verifierKey)], policy)).toMatchObject({ ok: true, signed: ['w1.example'] });
+      expect((await fetch(`${w.url}/${'00'.repeat(32)}/checkpoint`)).status).toBe(404);
+      expect((await fetch(`${w.url}/${createHash('sha256').update(logKey.name).digest('hex').toUpperCase()}/checkpoint`)).status).toBe(404);
+      expect((await fetch(`${w.url}/${createHash('sha256').update(logKey.name).digest('hex')}/checkpoint`, { method: 'POST', body: 'x' })).status).toBe(405);
       // A session origin is not the key's name: this witness refuses it (404), as litewitness does.
       const sessionBody = `old 0\n\n${sealed.signedCheckpoint}`;
       expect(await submitCheckpoint(w.url, sessionBody)).toMatchObject({ kind: 'refused', status: 404 });
