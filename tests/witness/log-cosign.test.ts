@@ -23,7 +23,7 @@ import { createNotary, generateEngineKey, loadEngineKeyFile, parseVerifierKey } 
 import { SqliteStore } from '../../src/store/index.js';
 import { LogCosigner, MemoryWitnessStore, checkWitnessPolicy, cosignerKeyFrom, createWitness, createWitnessHttpServer, parseWitnessPolicy, submitCheckpoint, type Witness } from '../../src/witness/index.js';
 import { TALLY, tally } from '../cli/helpers.js';
-import { startServer, TOKENS } from '../server/helpers.js';
+import { authDoc, startServer, TOKENS } from '../server/helpers.js';
 import { drive } from '../log/day.js';
 import { startListening } from './serve.js';
 
@@ -178,6 +178,15 @@ describe('LogCosigner against a real witness', () => {
 });
 
 describe('tally serve --log-key --witness-policy with tally witness serve --origin-is-key-name', () => {
+  it('usage: --witness-sessions needs --log-key; a policy without --key needs --log-key', () => {
+    writeFileSync(join(dir, 'auth.json'), JSON.stringify(authDoc()));
+    writeFileSync(join(dir, 'usage-policy'), `witness w9.example ${'ab'.repeat(32)} http://127.0.0.1:1\nquorum w9.example\n`);
+    const sessions = tally(['serve', '--db', join(dir, 'usage.db'), '--witness-sessions', '--auth', join(dir, 'auth.json')], { cwd: dir });
+    expect([sessions.code, sessions.stderr]).toEqual([2, expect.stringContaining('--witness-sessions needs --log-key')]);
+    const noKey = tally(['serve', '--db', join(dir, 'usage.db'), '--witness-policy', join(dir, 'usage-policy'), '--auth', join(dir, 'auth.json')], { cwd: dir });
+    expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining('or --log-key: witnesses then cosign the engine log')]);
+  });
+
   it('the served log checkpoint is cosigned, no session origin reaches the witness, and the exported day verifies against the witnessed log', async () => {
     const env = { TALLY_KEY: join(dir, 'engine.key'), TALLY_ENGINE_NAME: 'tally.example/desk' };
     const vkey = tally(['key', 'new'], { cwd: dir, env }).stdout.trim();

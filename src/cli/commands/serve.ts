@@ -8,7 +8,7 @@ import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-optio
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
 import { watchLauncher } from '../launcher.js';
-import { SERVE_LOG_HELP, SERVE_LOG_OPTIONS, engineLogRoutes, startLogCosigning, witnessSessions, type LogCosigning } from './serve-log.js';
+import { SERVE_LOG_HELP, SERVE_LOG_OPTIONS, engineLogRoutes, logKeyPath, startLogCosigning, witnessSessions, type LogCosigning } from './serve-log.js';
 
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
@@ -106,7 +106,7 @@ Signing (optional):
                          set); it must exist ('tally key new' creates it):
                          a missing file is refused, exit 3
   --engine-name <name>   the name the key must carry (default $TALLY_ENGINE_NAME)
-  --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
+  --witness-policy <f>   with --key (or --log-key): a witness policy (Sigsum format, docs/PROTOCOL.md
                          §12); every checkpoint the engine signs is submitted to
                          each witness line with a URL, and the checkpoints, turn
                          receipts and consistency proofs served carry the
@@ -236,7 +236,8 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     let logWitnesses: import('../../witness/index.js').EngineWitness[] = [];
     const sessionsWitnessed = witnessSessions(values, io);
     if (policyPath !== undefined) {
-      if (notary === undefined) throw new CliError('--witness-policy needs --key: witnesses cosign the checkpoints the engine key signs');
+      // With the engine log on, witnesses cosign the log (its own key); session checkpoints (the engine key's) only with --witness-sessions.
+      if (notary === undefined && sessionsWitnessed) throw new CliError(`--witness-policy needs --key${logKeyPath(values, io) === undefined ? ' (or --log-key: witnesses then cosign the engine log)' : ' with --witness-sessions'}: witnesses cosign the checkpoints the engine key signs`);
       const { readTextFile } = await import('./checkpoint.js');
       const { parseWitnessPolicy, createWitnessedNotary } = await import('../../witness/index.js');
       const parsed = parseWitnessPolicy(readTextFile(policyPath, io, 'the witness policy'));
@@ -247,7 +248,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       // Every witness answer saying the store lost what it cosigned: an error line each, and /readyz fails from then on.
       const onConflict = (c: import('../../witness/index.js').WitnessConflict): void =>
         logger.error({ event: 'witness-conflict', witness: c.witness, origin: c.origin, reason: c.reason, witnessSize: c.witnessSize, storeSize: c.storeSize, detail: c.message }, 'a witness holds a history the store lost: signing refused for this session');
-      if (sessionsWitnessed) {
+      if (sessionsWitnessed && notary !== undefined) {
         const witnessed = createWitnessedNotary({ notary, witnesses, policy: parsed.policy, onConflict });
         witnessConflicts = () => witnessed.conflicts();
         notary = witnessed;
