@@ -6,6 +6,8 @@
 // root. Called by scripts/gen-vectors.mjs; deterministic.
 import { createHash } from 'node:crypto';
 import { sha256 } from '../../dist/codec/index.js';
+import { formatCheckpoint, formatTlogProof, parsePrivateKey, parseTlogProof, signNote } from '../../dist/receipt/index.js';
+import { verifyLogBinding } from '../../dist/log/index.js';
 import { MerkleLevels, engineLogLeafBytes, entryBundle, entryHash, parseEngineLogLeaf, parseTilePath, rfc6962Hasher, tileHashes, tilePath, tilesForSize, toHex } from '../../dist/protocol/index.js';
 
 const hex = (b) => Buffer.from(b).toString('hex');
@@ -67,10 +69,78 @@ export function engineLogVectors() {
     return { path: tilePath(ref), length: bytes.length, sha256: sha(bytes) };
   });
   return {
+    bindings: bindingVectors(),
     description:
-      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), and every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root.',
+      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root; and log bindings (§15.5): a session checkpoint\'s tlog-proof into a signed log checkpoint, verified with bindings.logKey (RFC 8032 TEST 2 seed, named as the log origin), accepted or refused with the TALLY_LOG_* code, the refusals made by mutating the accepted one.',
     leaves: { accept: leaves, refuse },
     paths: { accept: pathsAccept, refuse: pathsRefuse },
     log: { size, root: toHex(tree.root(size)), tiles },
   };
+}
+
+/** RFC 8032 §7.1 TEST 2 and TEST 1 seeds (public test keys) as PKCS#8 PEM. */
+const TEST2 = '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb';
+const TEST1 = '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60';
+const keyOf = (name, seedHex) => parsePrivateKey(`-----BEGIN PRIVATE KEY-----\n${Buffer.from('302e020100300506032b657004220420' + seedHex, 'hex').toString('base64')}\n-----END PRIVATE KEY-----\n`, name);
+
+/**
+ * Log bindings (§15.5). One log `tally.example/desk/log` of 6 leaves: session
+ * A opened, its checkpoints of sizes 3 and 9 (the seal), session B opened,
+ * its checkpoint of size 2, a third open leaf. The binding of A's seal is
+ * leaf 2 in the checkpoint of all 6; every refusal mutates it.
+ */
+function bindingVectors() {
+  const origin = 'tally.example/desk/log';
+  const logKey = keyOf(origin, TEST2);
+  const SA = sha('binding session a');
+  const SB = sha('binding session b');
+  const seal = { origin: `tally.example/desk/${SA}`, size: 9, root: sha('root a 9') };
+  const leaves = [
+    { kind: 'open', session: SA, spec: sha('spec a') },
+    { kind: 'checkpoint', origin: seal.origin, size: 3, root: sha('root a 3'), seal: false },
+    { kind: 'checkpoint', ...seal, seal: true },
+    { kind: 'open', session: SB, spec: sha('spec b') },
+    { kind: 'checkpoint', origin: `tally.example/desk/${SB}`, size: 2, root: sha('root b 2'), seal: false },
+    { kind: 'open', session: sha('binding session c'), spec: sha('spec c') },
+  ].map(engineLogLeafBytes);
+  const tree = new MerkleLevels(rfc6962Hasher(sha256));
+  for (const l of leaves) tree.append(entryHash(sha256, l));
+  const n = leaves.length;
+  const signed = (key, cpOrigin = origin, size = n) => signNote(formatCheckpoint({ origin: cpOrigin, size, root: tree.root(size) }), [key]);
+  const proofOf = (index, size, over = {}) => formatTlogProof({ index, proof: tree.inclusionProof(index, size), signedCheckpoint: signed(logKey, origin, size), extraData: leaves[index], ...over });
+  const good = proofOf(2, n);
+  const p = parseTlogProof(good);
+  if (!p.ok) throw new Error('binding vector');
+  const tp = p.tlogProof;
+  const flip = (h) => h.map((b, i) => (i === 0 ? b ^ 1 : b));
+  const want = { checkpoint: seal, seal: true };
+  const cases = [
+    ['the seal of session A, leaf 2 of 6', good, want],
+    ['the seal in a smaller log checkpoint (size 3)', proofOf(2, 3), want],
+    ['an earlier checkpoint of A (size 3), seal not asked', proofOf(1, n), { checkpoint: { ...seal, size: 3, root: sha('root a 3') } }],
+    ['garbage prepended', `x${good}`, want],
+    ['no extra line', formatTlogProof({ index: 2, proof: tp.proof, signedCheckpoint: tp.signedCheckpoint }), want],
+    ['signed by another key under the log name', formatTlogProof({ ...tp, signedCheckpoint: signed(keyOf(origin, TEST1)) }), want],
+    ['signed by the log key under a name that is not the origin', formatTlogProof({ ...tp, signedCheckpoint: signed(keyOf('tally.example/desk', TEST2)) }), { ...want, logKeyName: 'tally.example/desk' }],
+    ['extra is the open leaf of A', formatTlogProof({ ...tp, extraData: leaves[0] }), want],
+    ['extra is not a leaf (one byte changed)', formatTlogProof({ ...tp, extraData: leaves[2].map((b, i) => (i === 30 ? b ^ 0x20 : b)) }), want],
+    ['another checkpoint of the same day (leaf 1, size 3)', proofOf(1, n), want],
+    ["another day's checkpoint (leaf 4)", proofOf(4, n), want],
+    ['the seal leaf, where a non-seal checkpoint is expected', good, { ...want, seal: false }],
+    ['index + 1', formatTlogProof({ ...tp, index: 3 }), want],
+    ['index - 1', formatTlogProof({ ...tp, index: 1 }), want],
+    ['one bit flipped in the first proof hash', formatTlogProof({ ...tp, proof: [flip(tp.proof[0]), ...tp.proof.slice(1)] }), want],
+    ['one bit flipped in the last proof hash', formatTlogProof({ ...tp, proof: [...tp.proof.slice(0, -1), flip(tp.proof.at(-1))] }), want],
+    ['a proof hash removed', formatTlogProof({ ...tp, proof: tp.proof.slice(1) }), want],
+    ['a proof hash inserted', formatTlogProof({ ...tp, proof: [tp.proof[0], ...tp.proof] }), want],
+    ['the log checkpoint of size 6 claims size 12', formatTlogProof({ ...tp, signedCheckpoint: signNote(formatCheckpoint({ origin, size: 12, root: tree.root(n) }), [logKey]) }), want],
+  ].map(([name, text, w]) => {
+    const pinned = w.logKeyName === undefined ? logKey.verifierKey : keyOf(w.logKeyName, TEST2).verifierKey;
+    const r = verifyLogBinding(text, { logVerifiers: [pinned], checkpoint: w.checkpoint, ...(w.seal === undefined ? {} : { seal: w.seal }) });
+    const expect = r.ok ? { ok: true, index: r.index, logSize: r.log.size } : { ok: false, code: r.code };
+    return { name, text, checkpoint: w.checkpoint, ...(w.seal === undefined ? {} : { seal: w.seal }), ...(w.logKeyName === undefined ? {} : { logKey: pinned }), expect };
+  });
+  const codes = new Set(cases.filter((c) => !c.expect.ok).map((c) => c.expect.code));
+  for (const c of ['TALLY_LOG_PROOF_INVALID', 'TALLY_LOG_LEAF_MISSING', 'TALLY_LOG_UNSIGNED', 'TALLY_LOG_WRONG_ORIGIN', 'TALLY_LOG_LEAF_INVALID', 'TALLY_LOG_LEAF_MISMATCH', 'TALLY_LOG_NOT_INCLUDED']) if (!codes.has(c)) throw new Error(`no binding vector refused with ${c}`);
+  return { logKey: logKey.verifierKey, origin, leaves: leaves.map(hex), root: toHex(tree.root(n)), cases };
 }

@@ -8,7 +8,10 @@
  *   loopback with the same client and concurrency;
  * - a seal with the engine log on (the store writes the open and checkpoint
  *   leaves) against off (the same SQLite store, the leaves not passed), per
- *   seal of a short day.
+ *   seal of a short day;
+ * - with `TALLY_PG_URL`, engine-log appends per second under 64 concurrent
+ *   sealing sessions on PostgreSQL, against the same days with the log off
+ *   (`./log-pg.ts`).
  *
  * Prints nothing.
  */
@@ -166,6 +169,12 @@ export async function benchLog(opts: { requests?: number; concurrency?: number; 
     await offInner.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+
+  // ── engine-log appends under 64 concurrent sealing sessions on PostgreSQL (needs TALLY_PG_URL) ──
+  if (process.env['TALLY_PG_URL']) {
+    const { benchLogPostgres } = await import('./log-pg.js');
+    figures.push(await benchLogPostgres({ off: withoutLog }));
   }
   return figures;
 }

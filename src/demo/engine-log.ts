@@ -10,10 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { EngineLog } from '../log/engine-log.js';
 import { exportTiles } from '../log/tiles.js';
-import { parseEngineLogLeaf } from '../protocol/index.js';
-import { formatTlogProof } from '../receipt/checkpoint/tlogProof.js';
-import { verifyTlogProof } from '../receipt/checkpoint/verifyTlogProof.js';
-import { entryLeafHash } from '../receipt/bytes.js';
+import { findCheckpointLeaf, logBinding, verifyLogBinding } from '../log/binding.js';
 import { engineKeyFromPrivateKey, type EngineKey } from '../receipt/keys/engineKey.js';
 import { hasEngineLog, type TranscriptStore } from '../store/index.js';
 import { DEMO_ENGINE_NAME } from './keys.js';
@@ -47,17 +44,12 @@ export async function demoEngineLog(
   const log = new EngineLog({ store, key });
   const { checkpoint } = await exportTiles(log, files.dir);
   await writeFile(files.verifierKey, key.verifierKey + '\n');
-  let index = -1;
-  for (let i = 0; i < checkpoint.size; i++) {
-    const p = parseEngineLogLeaf(log.leaf(i));
-    if (p.ok && p.leaf.kind === 'checkpoint' && p.leaf.seal && p.leaf.origin === seal.origin && p.leaf.size === seal.size && p.leaf.root === seal.root) index = i;
-  }
+  const index = findCheckpointLeaf(log, seal, checkpoint.size);
   if (index < 0) return { ok: false, detail: `the log of ${checkpoint.size} leaves has no seal leaf for ${seal.origin}`, index };
-  const leaf = log.leaf(index);
-  const text = formatTlogProof({ index, proof: log.tree.inclusionProof(index, checkpoint.size), signedCheckpoint: checkpoint.signedCheckpoint, extraData: leaf });
+  const text = await logBinding(log, seal, checkpoint);
   await writeFile(files.proof, text);
-  const v = verifyTlogProof(text, { verifiers: [key.verifierKey], leafHash: entryLeafHash(leaf), origin: key.name });
+  const v = verifyLogBinding(text, { logVerifiers: [key.verifierKey], checkpoint: seal, seal: true });
   return v.ok
     ? { ok: true, detail: `the seal is leaf ${index} of the engine log's ${checkpoint.size}, signed by ${key.name}`, index }
-    : { ok: false, detail: `${v.stage}: ${v.code}: ${v.message}`, index };
+    : { ok: false, detail: `${v.code}: ${v.message}`, index };
 }

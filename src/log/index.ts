@@ -5,3 +5,7 @@ export { readTile, tileBytes, tileWithin, exportTiles } from './tiles.js';
 export type { TileResource } from './tiles.js';
 export { loadLogKey, defaultLogOrigin, DEFAULT_LOG_KEY_PATH, LOG_KEY_ENV_VAR, LOG_ORIGIN_ENV_VAR } from './key.js';
 export type { LoadLogKeyOptions } from './key.js';
+export { verifyLogBinding, logBinding, findCheckpointLeaf, LOG_BINDING_CODES } from './binding.js';
+export type { BoundCheckpoint, LogBindingCode, VerifyLogBindingOptions, VerifyLogBindingResult } from './binding.js';
+export { monitorEngineLog } from './monitor.js';
+export type { LogSource, LogMonitorOptions, LogMonitorResult, LogMonitorRound, LogMonitorFailure, LogEvent, HeldLogCheckpoint } from './monitor.js';

@@ -7,7 +7,7 @@
  * any other way than the spec's are 404 (docs/PROTOCOL.md §15.4).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EngineLog } from '../log/engine-log.js';
+import type { EngineLog, LogCheckpoint } from '../log/engine-log.js';
 import { readTile } from '../log/tiles.js';
 
 /** The engine log served, and where. */
@@ -15,6 +15,8 @@ export interface TileRoutes {
   readonly log: EngineLog;
   /** The URL path prefix, e.g. `/log` (no trailing slash). */
   readonly prefix: string;
+  /** The checkpoint's note with the witnesses' cosignatures collected for it (docs/PROTOCOL.md §15.6); default: as signed. */
+  readonly cosigned?: (checkpoint: LogCheckpoint) => Promise<string>;
 }
 
 /** Cache-Control of a full tile or entry bundle: its bytes never change. */
@@ -36,7 +38,7 @@ export async function serveTile(routes: TileRoutes, req: IncomingMessage, res: S
   if (rest === 'checkpoint') {
     const cp = await routes.log.publish();
     if (!cp) return plain(res, 404, 'the engine log has no checkpoint yet\n', extra);
-    const body = Buffer.from(cp.signedCheckpoint, 'utf8');
+    const body = Buffer.from(routes.cosigned ? await routes.cosigned(cp) : cp.signedCheckpoint, 'utf8');
     return send(req, res, 'text/plain; charset=utf-8', CHECKPOINT, body, extra);
   }
   const tile = await readTile(routes.log, rest);

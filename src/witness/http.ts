@@ -28,6 +28,7 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 function answer(res: ServerResponse, r: AddCheckpointResult): void {
   if (r.ok) return send(res, 200, 'text/plain; charset=utf-8', r.lines);
   if (r.status === 409) return send(res, 409, TLOG_SIZE_CONTENT_TYPE, `${r.size}\n`);
+  if (r.status === 429) res.setHeader('retry-after', String(r.retryAfter));
   send(res, r.status, 'text/plain; charset=utf-8', `${r.code}: ${r.message}\n`);
 }
 
@@ -37,7 +38,10 @@ function answer(res: ServerResponse, r: AddCheckpointResult): void {
  * cosigned size (`text/x.tlog.size`), 400 / 403 / 404 / 422 with a one-line
  * reason; 413 for a body over 64 KiB, 405 for another method, 404 for another
  * path. `GET <prefix>/healthz` answers 200 `{"ok":true}` (a liveness probe,
- * not logged). The witness persists before the answer is written.
+ * not logged). `GET <prefix>/<SHA-256 hex of an origin>/checkpoint` answers
+ * the latest checkpoint cosigned for it with this witness's cosignature
+ * (C2SP tlog-witness monitor retrieval; the monitoring prefix is the
+ * submission prefix), 404 when none. The witness persists before the answer is written.
  *
  * @example
  * const server = createWitnessHttpServer(witness);
@@ -51,6 +55,18 @@ export function createWitnessHttpServer(witness: Witness, options: WitnessHttpOp
       const path = (req.url ?? '').split('?')[0];
       // A liveness probe (the docs wait on it): answered without a log line, so probes log no 404s.
       if (path === `${options.prefix ?? ''}/healthz` && (req.method === 'GET' || req.method === 'HEAD')) return send(res, 200, 'application/json', '{"ok":true}\n');
+      // C2SP tlog-witness monitor retrieval: GET <prefix>/<origin hash>/checkpoint.
+      const m = path === undefined ? null : /^\/([0-9a-f]{64})\/checkpoint$/.exec(path.slice((options.prefix ?? '').length));
+      if (m && path!.startsWith(options.prefix ?? '')) {
+        drainBody(req, MAX_ADD_CHECKPOINT_BYTES);
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          res.setHeader('allow', 'GET, HEAD');
+          return send(res, 405, 'text/plain; charset=utf-8', 'use GET\n');
+        }
+        const cp = await witness.checkpointFor(m[1]!);
+        log({ status: cp === undefined ? 404 : 200, code: 'checkpoint' });
+        return cp === undefined ? send(res, 404, 'text/plain; charset=utf-8', 'no checkpoint cosigned for this origin\n') : send(res, 200, 'text/plain; charset=utf-8', cp);
+      }
       if (path !== route) {
         drainBody(req, MAX_ADD_CHECKPOINT_BYTES);
         log({ status: 404, code: 'no-route' });

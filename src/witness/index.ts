@@ -38,12 +38,16 @@ export type { ParsePolicyResult } from './policy/parse.js';
 export { checkWitnessPolicy } from './policy/check.js';
 export type { CheckWitnessPolicyResult } from './policy/check.js';
 export type { WitnessPolicy, PolicyWitness, QuorumRule } from './policy/types.js';
-export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint } from './policy/verify.js';
+export { verifyWitnessedTurnReceipt, verifyWitnessedBundleCheckpoint, verifyWitnessedLogBinding } from './policy/verify.js';
 export type { WitnessStageFailure } from './policy/verify.js';
 
 // Monitoring.
 export { monitorCheckpoints } from './monitor.js';
 export type { MonitorOptions, MonitorResult, MonitorRound, MonitorSource, Equivocation } from './monitor.js';
+
+// Witnesses cosign the engine log.
+export { LogCosigner } from './log-cosign.js';
+export type { LogCosignerOptions, LogCosignRound, RateBudget } from './log-cosign.js';
 
 // The engine asks witnesses.
 export { createWitnessedNotary } from './engine.js';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { verifyConsistency } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
 import { splitSessionOrigin } from '../receipt/bytes.js';
@@ -7,7 +8,7 @@ import type { ParsedVerifierKey } from '../receipt/note/types.js';
 import { parseVerifierKey } from '../receipt/note/verifierKey.js';
 import { parseConsistencyProof } from '../receipt/proof/consistency.js';
 import { receiptHasher } from '../receipt/session/trees.js';
-import { cosignatureLine } from './cosignature/cosign.js';
+import { addSignatureLines, cosignatureLine } from './cosignature/cosign.js';
 import type { CosignerKey } from './cosignature/key.js';
 import { sameRoot, type WitnessRecord, type WitnessStore } from './state/types.js';
 
@@ -30,6 +31,8 @@ export const ADD_CHECKPOINT_CODES = {
   'root-mismatch': 409,
   /** The consistency proof does not link the cosigned root to the new one. */
   'bad-consistency-proof': 422,
+  /** The origin used its rate budget (`originRate`): at most that many cosignings per window; retry after `retryAfter` seconds. */
+  'rate-limited': 429,
 } as const;
 
 /** Why a witness refused. */
@@ -48,7 +51,8 @@ export type AddCheckpointResult =
       readonly time: number;
     }
   | { readonly ok: false; readonly status: 409; readonly code: 'old-size-mismatch' | 'root-mismatch'; readonly message: string; readonly size: number }
-  | { readonly ok: false; readonly status: 400 | 403 | 404 | 422; readonly code: Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch'>; readonly message: string };
+  | { readonly ok: false; readonly status: 429; readonly code: 'rate-limited'; readonly message: string; readonly retryAfter: number }
+  | { readonly ok: false; readonly status: 400 | 403 | 404 | 422; readonly code: Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch' | 'rate-limited'>; readonly message: string };
 
 /** Options of {@link createWitness}. */
 export interface WitnessOptions {
@@ -63,6 +67,21 @@ export interface WitnessOptions {
    * (crash tests kill the process here). Default: nothing.
    */
   readonly afterPersist?: (origin: string, record: WitnessRecord) => void | Promise<void>;
+  /**
+   * Only logs whose origin IS the trusted key's name (C2SP tlog-checkpoint's
+   * SHOULD; litewitness refuses any other): a Tally engine key then covers
+   * its engine log (`<name>` = its origin) but no `<name>/<session id>`
+   * origin. Default false (session origins covered too).
+   */
+  readonly originIsKeyName?: boolean;
+  /**
+   * A rate budget per origin: at most `checkpoints` cosignings in any
+   * `windowSeconds` (by the `now` clock); a request beyond it is answered 429
+   * (`rate-limited`) with the seconds until the budget frees, before any
+   * consistency check, and changes nothing. Kept in this process's memory.
+   * Default: none.
+   */
+  readonly originRate?: { readonly checkpoints: number; readonly windowSeconds: number };
 }
 
 /** A witness: cosigns checkpoints consistent with everything it cosigned before. */
@@ -74,6 +93,14 @@ export interface Witness {
   trustLogKey(vkey: string): Promise<void>;
   /** Handles one C2SP tlog-witness `add-checkpoint` body. Never throws for body content. */
   addCheckpoint(body: string): Promise<AddCheckpointResult>;
+  /**
+   * C2SP tlog-witness monitor retrieval: the latest checkpoint cosigned for
+   * the origin whose SHA-256 is `originHash` (64 lowercase hex), as the log
+   * signed it plus this witness's cosignature, or `undefined`. Origins are
+   * found among the trusted keys' names and the origins cosigned by this
+   * process (the store keeps no index by hash).
+   */
+  checkpointFor(originHash: string): Promise<string | undefined>;
 }
 
 /**
@@ -81,11 +108,11 @@ export interface Witness {
  * origin (a C2SP log), or an engine key whose Tally session origins are
  * `<key name>/<64 hex session id>`.
  */
-export function logKeyCovers(keyName: string, origin: string): boolean {
-  return origin === keyName || splitSessionOrigin(origin)?.engineName === keyName;
+export function logKeyCovers(keyName: string, origin: string, originIsKeyName = false): boolean {
+  return origin === keyName || (!originIsKeyName && splitSessionOrigin(origin)?.engineName === keyName);
 }
 
-function refuse<C extends Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch'>>(code: C, message: string): AddCheckpointResult {
+function refuse<C extends Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch' | 'rate-limited'>>(code: C, message: string): AddCheckpointResult {
   return { ok: false, status: ADD_CHECKPOINT_CODES[code], code, message } as AddCheckpointResult;
 }
 
@@ -96,7 +123,9 @@ function conflict(code: 'old-size-mismatch' | 'root-mismatch', size: number, mes
 /**
  * A witness (C2SP tlog-witness semantics), in process. `addCheckpoint`
  * checks, in this order: the body's shape (400); that a trusted log key covers
- * the origin (404); a valid signature by such a key (403); old ≤ new (400);
+ * the origin (404; with `originIsKeyName`, only a key named as the origin);
+ * a valid signature by such a key (403); old ≤ new (400); the origin's rate
+ * budget (429, `originRate`);
  * old = the stored size (409 with the stored size); equal sizes need equal
  * roots (409) and an empty proof, a first checkpoint an empty proof, otherwise
  * the RFC 6962 consistency proof from the stored root (422). Then it cosigns
@@ -112,6 +141,24 @@ function conflict(code: 'old-size-mismatch' | 'root-mismatch', size: number, mes
 export function createWitness(options: WitnessOptions): Witness {
   const { key, store } = options;
   const now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  const strict = options.originIsKeyName === true;
+  const rate = options.originRate;
+  if (rate !== undefined && (!Number.isSafeInteger(rate.checkpoints) || rate.checkpoints < 1 || !Number.isSafeInteger(rate.windowSeconds) || rate.windowSeconds < 1)) {
+    throw new RangeError(`originRate must be positive integers, got ${JSON.stringify(rate)}`);
+  }
+  /** SHA-256 hex of each origin this process cosigned or trusts by name → the origin. */
+  const byHash = new Map<string, string>();
+  const hashOf = (origin: string): string => createHash('sha256').update(origin, 'utf8').digest('hex');
+  /** Per origin, the times (POSIX seconds) of its cosignings in the current window, oldest first. */
+  const spent = new Map<string, number[]>();
+  /** Seconds until `origin` may be cosigned again, or 0. Forgets times that left the window. */
+  const wait = (origin: string, t: number): number => {
+    if (rate === undefined) return 0;
+    const times = (spent.get(origin) ?? []).filter((x) => x > t - rate.windowSeconds);
+    if (times.length === 0) spent.delete(origin);
+    else spent.set(origin, times);
+    return times.length < rate.checkpoints ? 0 : times[0]! + rate.windowSeconds - t;
+  };
   let cached: { readonly list: string; readonly keys: readonly ParsedVerifierKey[] } | undefined;
 
   async function trusted(): Promise<readonly ParsedVerifierKey[]> {
@@ -133,13 +180,23 @@ export function createWitness(options: WitnessOptions): Witness {
       await store.addLogKey(p.verifier.verifierKey);
     },
 
+    async checkpointFor(originHash: string): Promise<string | undefined> {
+      if (typeof originHash !== 'string' || !/^[0-9a-f]{64}$/.test(originHash)) return undefined;
+      for (const k of await trusted()) if (!byHash.has(hashOf(k.name))) byHash.set(hashOf(k.name), k.name);
+      const origin = byHash.get(originHash);
+      const rec = origin === undefined ? undefined : await store.latest(origin);
+      if (rec === undefined) return undefined;
+      const text = rec.signedCheckpoint.slice(0, rec.signedCheckpoint.indexOf('\n\n') + 1);
+      return addSignatureLines(rec.signedCheckpoint, [cosignatureLine(text, key, rec.time)]);
+    },
+
     async addCheckpoint(body: string): Promise<AddCheckpointResult> {
       const parsed = parseConsistencyProof(body);
       if (!parsed.ok) return refuse('malformed-request', parsed.message);
       const { oldSize, proof, signedCheckpoint } = parsed.consistencyProof;
       if (proof.length > MAX_ADD_CHECKPOINT_PROOF_LINES) return refuse('malformed-request', `more than ${MAX_ADD_CHECKPOINT_PROOF_LINES} proof lines`);
       const origin = signedCheckpoint.slice(0, signedCheckpoint.indexOf('\n'));
-      const keys = (await trusted()).filter((k) => logKeyCovers(k.name, origin));
+      const keys = (await trusted()).filter((k) => logKeyCovers(k.name, origin, strict));
       if (keys.length === 0) return refuse('unknown-origin', `no trusted log key for origin ${JSON.stringify(origin)}`);
       const opened = openNote(signedCheckpoint, keys);
       if (!opened.ok) {
@@ -151,6 +208,8 @@ export function createWitness(options: WitnessOptions): Witness {
       if (!cp.ok) return refuse('malformed-request', cp.message);
       const { size, root } = cp.checkpoint;
       if (oldSize > size) return refuse('old-size-too-large', `old size ${oldSize} is larger than the checkpoint size ${size}`);
+      const retryAfter = wait(origin, now());
+      if (retryAfter > 0) return { ok: false, status: 429, code: 'rate-limited', retryAfter, message: `origin ${origin} used its budget of ${rate!.checkpoints} cosignings per ${rate!.windowSeconds} s; retry in ${retryAfter} s` };
 
       const stored = await store.latest(origin);
       const storedSize = stored?.size ?? 0;
@@ -172,6 +231,8 @@ export function createWitness(options: WitnessOptions): Witness {
         const now2 = await store.latest(origin);
         return conflict('old-size-mismatch', now2?.size ?? 0, `the cosigned state of ${origin} changed while this request was checked`);
       }
+      if (rate !== undefined) spent.set(origin, [...(spent.get(origin) ?? []), time]);
+      byHash.set(hashOf(origin), origin);
       if (options.afterPersist) await options.afterPersist(origin, record);
       return { ok: true, status: 200, lines, origin, size, time };
     },

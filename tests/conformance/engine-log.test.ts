@@ -5,9 +5,10 @@
  * from RFC 6962 §2.1, no library tree code — from the leaf rule the corpus
  * states.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { engineLogLeafBytes, parseEngineLogLeaf, parseTilePath, tilePath, type EngineLogLeaf, type TileRef } from '../../src/protocol/index.js';
+import { LOG_BINDING_CODES, verifyLogBinding } from '../../src/log/index.js';
 import { loadVectors } from './corpus.js';
 
 interface V {
@@ -66,5 +67,80 @@ describe('engine-log.json', () => {
       expect(sha(bytes), t.path).toBe(t.sha256);
     }
     expect(v.log.tiles.map((t) => t.path)).toEqual(['tile/0/000', 'tile/0/001.p/44', 'tile/entries/000', 'tile/entries/001.p/44', 'tile/1/000.p/1']);
+  });
+});
+
+interface BindingCase {
+  name: string;
+  text: string;
+  checkpoint: { origin: string; size: number; root: string };
+  seal?: boolean;
+  logKey?: string;
+  expect: { ok: true; index: number; logSize: number } | { ok: false; code: string };
+}
+const b = loadVectors<{ bindings: { logKey: string; origin: string; leaves: string[]; root: string; cases: BindingCase[] } }>('engine-log.json').bindings;
+
+/** The inclusion path folded as RFC 9162 §2.1.3.2 states it, naively. */
+function foldInclusion(index: number, size: number, leafHash: Uint8Array, path: Uint8Array[]): Uint8Array | undefined {
+  if (index >= size) return undefined;
+  let fn = index;
+  let sn = size - 1;
+  let r = leafHash;
+  for (const p of path) {
+    if (sn === 0) return undefined;
+    if (fn % 2 === 1 || fn === sn) {
+      r = h(new Uint8Array([1]), p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn >>= 1;
+        sn >>= 1;
+      }
+    } else r = h(new Uint8Array([1]), r, p);
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 ? r : undefined;
+}
+
+/** The checkpoint note checked with node:crypto alone: the text, then `— <name> base64(keyid ‖ Ed25519 signature)` by `vkey`. */
+function noteSignedBy(note: string, vkey: string): { origin: string; size: number; root: Uint8Array } | undefined {
+  const [name, keyIdHex, b64] = vkey.split('+') as [string, string, string];
+  const pub = Buffer.from(b64, 'base64').subarray(1);
+  const cut = note.indexOf('\n\n');
+  const text = note.slice(0, cut + 1);
+  const line = note.slice(cut + 2).split('\n').find((l) => l.startsWith(`\u2014 ${name} `));
+  if (line === undefined) return undefined;
+  const sig = Buffer.from(line.slice(`\u2014 ${name} `.length), 'base64');
+  if (sig.subarray(0, 4).toString('hex') !== keyIdHex) return undefined;
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' });
+  if (!cryptoVerify(null, Buffer.from(text), key, sig.subarray(4))) return undefined;
+  const [origin, size, root] = text.split('\n') as [string, string, string];
+  return { origin, size: Number(size), root: new Uint8Array(Buffer.from(root, 'base64')) };
+}
+
+describe('engine-log.json bindings (§15.5)', () => {
+  it('the corpus log: its leaves rebuild its root naively', () => {
+    expect(hexOf(mth(b.leaves.map((l) => h(new Uint8Array([0]), Buffer.from(l, 'hex')))))).toBe(b.root);
+  });
+
+  it.each(b.cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+    const r = verifyLogBinding(c.text, { logVerifiers: [c.logKey ?? b.logKey], checkpoint: c.checkpoint, ...(c.seal === undefined ? {} : { seal: c.seal }) });
+    expect(r.ok ? { ok: true, index: r.index, logSize: r.log.size } : { ok: false, code: r.code }).toEqual(c.expect);
+    if (!c.expect.ok) return;
+    // Accepted: a second way, with node:crypto and the RFC's own algorithm (no library code).
+    const lines = c.text.split('\n');
+    const extra = Buffer.from(lines[1]!.slice('extra '.length), 'base64');
+    const index = Number(lines[2]!.slice('index '.length));
+    const blank = lines.indexOf('', 3);
+    const path = lines.slice(3, blank).map((l) => new Uint8Array(Buffer.from(l, 'base64')));
+    const cp = noteSignedBy(lines.slice(blank + 1).join('\n'), b.logKey);
+    expect(cp?.origin).toBe(b.origin);
+    const leafJson = JSON.parse(extra.subarray('tally/v1/engine-log-leaf\0'.length).toString()) as Record<string, unknown>;
+    expect(leafJson).toEqual({ kind: 'checkpoint', ...c.checkpoint, seal: leafJson['seal'] });
+    expect(hexOf(foldInclusion(index, cp!.size, h(new Uint8Array([0]), extra), path)!)).toBe(hexOf(cp!.root));
+  });
+
+  it('every refusal code is exercised', () => {
+    const seen = new Set(b.cases.flatMap((c) => (c.expect.ok ? [] : [c.expect.code])));
+    expect([...seen].sort()).toEqual(LOG_BINDING_CODES.filter((c) => c !== 'TALLY_LOG_BINDING_MISSING').sort());
   });
 });

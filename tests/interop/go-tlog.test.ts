@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { EngineLog } from '../../src/log/index.js';
+import { EngineLog, logBinding } from '../../src/log/index.js';
 import { createNotary, formatPrivateKey, generateEngineKey } from '../../src/receipt/index.js';
 import { Authenticator, parseAuthConfig } from '../../src/server/auth.js';
 import { createWireServer, type WireServer } from '../../src/server/http.js';
@@ -44,11 +44,12 @@ let store: SqliteStore;
 let server: WireServer;
 let base: string;
 let exported: string;
+let lastSeal: { origin: string; size: number; root: string };
 
 /** Runs the Go checker (asynchronously: the in-process server must answer it). */
-const check = (where: string, vkey = logKey.verifierKey) =>
+const check = (where: string, vkey = logKey.verifierKey, binding?: string) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((res) => {
-    execFile(bin, [where, vkey], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => res({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+    execFile(bin, [where, vkey, ...(binding === undefined ? [] : [binding])], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => res({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
   });
 
 beforeAll(async () => {
@@ -71,6 +72,7 @@ beforeAll(async () => {
     if (!o.ok) throw new Error(o.message);
     const s = await notary.sealWithReceipt(engine, o.sessionId);
     if (!s.ok) throw new Error(s.message);
+    lastSeal = { origin: s.checkpoint.origin, size: s.checkpoint.size, root: s.checkpoint.root };
   }
   const cfg = parseAuthConfig(authDoc());
   if (!cfg.ok) throw new Error(cfg.problem);
@@ -127,5 +129,20 @@ describe("Go's sumdb/tlog and sumdb/note read the engine log", () => {
     const wrongKey = await check(exported, other.verifierKey);
     expect(wrongKey.status).toBe(1);
     expect(wrongKey.stderr).toMatch(/checkpoint note/);
+  });
+
+  it("reads a day's log binding (tally export's log-proof.tlog-proof): the note opened, the seal leaf included by tlog.CheckRecord; a moved index fails", async () => {
+    const text = await logBinding(new EngineLog({ store, key: logKey }), lastSeal);
+    const file = join(dir, 'log-proof.tlog-proof');
+    writeFileSync(file, text);
+    const r = await check(exported, logKey.verifierKey, file);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`ok binding leaf 285 included in go\\.test/desk/log size 286: \\{"kind":"checkpoint","origin":"${lastSeal.origin.replace(/\./g, '\\.')}","root":"${lastSeal.root}","seal":true,"size":${lastSeal.size}\\}`));
+    const moved = join(dir, 'moved.tlog-proof');
+    writeFileSync(moved, text.replace('\nindex 285\n', '\nindex 284\n'));
+    const bad = await check(exported, logKey.verifierKey, moved);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/binding: inclusion of leaf 284/);
   });
 });

@@ -3,6 +3,7 @@ import { TallyError, canonicalJson, parseStrictJson, tryCanonicalJson, type Cano
 import { bundleFileChunks, formatKeyId, gradeBundle, loadEngineKey, openSessionCheckpoint, verifyGradeForBundle, type EngineKey } from '../../receipt/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command, type CommandIO } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS, checkLogBinding, logBoundJson, logBoundLine, wantsLogBinding, type LogBound } from './log-binding.js';
 import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 type Values = Record<string, unknown>;
@@ -32,7 +33,7 @@ export const gradeCommand: Command = {
   name: 'grade',
   summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.',
   help: `Usage: tally grade sign <bundle.jsonl> --grade <json|@file> --key <path> [--name <grader name>] [--out <file>] [--json]
-       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>)] [--json]
+       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>) [--log-key <vkey> [--log-proof <file>]]] [--json]
        tally grade key --key <path> [--name <grader name>] [--json]
 
 A certified grade is the grader's C2SP signed note over the text
@@ -61,10 +62,13 @@ Options:
                     grade, and carry the witness quorum
   --engine-key <v>  verify: the engine's verifier key (or a file of keys)
 ${WITNESS_POLICY_HELP}
+${LOG_BINDING_HELP}
+                    (verify: needs --checkpoint and --engine-key; the
+                    checkpoint's leaf must be the seal)
 
 Exit codes: 0 signed / valid, 1 invalid (bad bundle, bad signature, another
 transcript), 2 usage error, 3 I/O error.`,
-  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, checkpoint: { type: 'string' }, 'engine-key': { type: 'string' }, ...WITNESS_POLICY_OPTIONS },
+  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, checkpoint: { type: 'string' }, 'engine-key': { type: 'string' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
   async run({ values, positionals }, io) {
     const [sub, ...args] = positionals;
     const json = values['json'] === true;
@@ -103,9 +107,13 @@ transcript), 2 usage error, 3 I/O error.`,
     if (sub === 'verify') {
       if (args.length !== 2) throw new CliError('grade verify takes a grade file and a bundle path');
       const verifiers = await verifierKeysFor(values, io);
-      const policy = await witnessPolicyFor(values, io);
+      const asked = await witnessPolicyFor(values, io);
       const cpPath = str(values, 'checkpoint');
-      if (policy !== undefined && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('a witness policy needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the witnesses cosign the checkpoint, not the grade');
+      if (asked !== undefined && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('a witness policy needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the witnesses cosign the checkpoint, not the grade');
+      // With --log-key the witness policy is the log checkpoint's (what witnesses cosign is the engine log).
+      const bound = wantsLogBinding(values);
+      if (bound && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('--log-key needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the log binds the checkpoint, not the grade');
+      const policy = bound ? undefined : asked;
       const text = readTextFile(args[0]!, io, 'the grade');
       const file = bundlePath(args[1], io);
       const r = await verifyGradeForBundle(text, bundleFileChunks(file), { verifiers });
@@ -115,6 +123,7 @@ transcript), 2 usage error, 3 I/O error.`,
         return EXIT.invalid;
       }
       let cosignedBy: readonly string[] | undefined;
+      let log: LogBound | undefined;
       if (cpPath !== undefined) {
         const engine = await verifierKeysFor(values, io, 'engine-key');
         const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
@@ -139,13 +148,19 @@ transcript), 2 usage error, 3 I/O error.`,
           }
           cosignedBy = w.signed;
         }
+        if (bound) {
+          const b = await checkLogBinding(values, io, { origin: cp.checkpoint.origin, size: cp.checkpoint.size, root: cp.checkpoint.root }, { seal: true, policy: asked, beside: cpPath });
+          if (typeof b === 'number') return b;
+          log = b;
+        }
       }
-      if (json) println(io.stdout, JSON.stringify(cosignedBy === undefined ? r : { ...r, cosignedBy }));
+      if (json) println(io.stdout, JSON.stringify({ ...r, ...(cosignedBy === undefined ? {} : { cosignedBy }), ...(log === undefined ? {} : { logBinding: logBoundJson(log) }) }));
       if (!json) {
         println(io.stdout, `valid: grade of session ${r.statement.sessionId} (${r.statement.size} entries, root ${r.statement.receiptRoot})`);
         println(io.stdout, `grade        ${canonicalJson(r.statement.grade)}`);
         println(io.stdout, `signed by    ${r.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
         if (cosignedBy !== undefined) println(io.stdout, `cosigned by  ${cosignedBy.length === 0 ? '(none required)' : cosignedBy.join(', ')} (witness quorum met)`);
+        if (log !== undefined) println(io.stdout, logBoundLine(log));
       }
       return EXIT.ok;
     }

@@ -5,6 +5,7 @@ export const monitorCommand: Command = {
   name: 'monitor',
   summary: "Follow a serving engine's checkpoints, verify each consistency proof, report an equivocation with evidence.",
   help: `Usage: tally monitor --url <http://host:port> --session <hex> --key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
+       tally monitor --log <url|dir> --log-key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
 
 Asks a 'tally serve' engine (GET /sessions/<id>/checkpoint and
 /sessions/<id>/consistency?from=<n>) for its latest checkpoint of a session,
@@ -18,7 +19,19 @@ is an equivocation: both signed checkpoints and the served proof are printed
 (and written to --evidence) and the exit code is 1. An unreachable engine is
 reported and retried, never taken as evidence.
 
+With --log, follows the ENGINE LOG instead (docs/PROTOCOL.md §15.7) through its
+C2SP tlog-tiles read API — a 'tally serve --log-key' prefix (http://host:port/log),
+any static host of 'tally tiles export', or that directory: each round the
+checkpoint must be signed by --log-key (named as its origin), the entry bundles
+must hash to its root, and it must extend the checkpoint held before (a smaller
+size or another root is a FORK, exit 1). It lists each new leaf (a session
+opened, a session checkpoint signed, a seal), names both leaves when two give one
+session checkpoint two roots (EQUIVOCATION, exit 1), and at the end the sessions
+opened but not sealed. No token is needed.
+
 Options:
+  --log <url|dir>     the engine log's tiles prefix or exported directory
+  --log-key <vkey>    the engine log's verifier key (or a file of keys)
   --url <url>         the engine's HTTP base URL
   --session <hex>     the session to follow (64 hex)
   --key <vkey|file>   the engine's verifier key
@@ -32,9 +45,11 @@ The bearer token comes from $TALLY_TOKEN.
 
 Exit codes: 0 consistent for every round, 1 equivocation or a bad checkpoint,
 2 usage error, 3 I/O error.`,
-  options: { url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
+  options: { log: { type: 'string' }, 'log-key': { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError('monitor takes no arguments');
+    if (values['log'] !== undefined) return (await import('./monitor-log.js')).monitorLog(values, io);
+    if (values['log-key'] !== undefined) throw new CliError('--log-key goes with --log <url|dir>');
     const url = str(values, 'url');
     if (url === undefined || !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url <http://host:port> is required');
     const session = str(values, 'session');

@@ -13,6 +13,7 @@ import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
+import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS } from './log-binding.js';
 
 /** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
 /** Which authority the genesis spec seals: a referee mandate, an AP2 open mandate (spec.ap2, PROTOCOL.md §16), or neither. */
@@ -40,7 +41,7 @@ async function sealedAuthority(path: string): Promise<'mandate' | 'ap2' | undefi
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -73,6 +74,7 @@ Options:
                     'tally verify --key --checkpoint' (signed by --key, names the
                     bundle's session, the bundle's first <size> entries have its
                     root) before the replay; the result says what it was pinned to
+${LOG_BINDING_HELP}
   --root <hex>      pin the receipt root; --session <hex> and --size <n> likewise
   --max <n>         stop after n divergences (default 100)
   --unsealed        accept a bundle without a seal
@@ -90,6 +92,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     max: { type: 'string' },
     unsealed: { type: 'boolean' },
     json: { type: 'boolean' },
+    ...LOG_BINDING_OPTIONS,
   },
   async run({ values, positionals }, io) {
     const path = positionals[0];
@@ -114,11 +117,11 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     // --key/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
     let pinnedTo: string | undefined;
     const replayPin: { sessionId?: string; size?: number; receiptRoot?: string } = { ...pin };
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined) {
+    if (values['key'] !== undefined || values['checkpoint'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
       const { checkAgainstCheckpoint } = await import('./verify-proof.js');
       const c = await checkAgainstCheckpoint(file, pin as ChainPin, values, io);
       if (typeof c === 'number') return c;
-      pinnedTo = c.pinnedTo;
+      pinnedTo = c.log === undefined ? c.pinnedTo : `${c.pinnedTo}, leaf ${c.log.index} of the engine log ${c.log.log.origin}`;
       replayPin.sessionId = c.result.summary.sessionId;
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }

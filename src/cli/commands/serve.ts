@@ -8,6 +8,7 @@ import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-optio
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
 import { watchLauncher } from '../launcher.js';
+import { SERVE_LOG_HELP, SERVE_LOG_OPTIONS, engineLogRoutes, logKeyPath, startLogCosigning, witnessSessions, type LogCosigning } from './serve-log.js';
 
 
 function positiveInt(values: Record<string, unknown>, key: string, min = 1): number | undefined {
@@ -105,21 +106,12 @@ Signing (optional):
                          set); it must exist ('tally key new' creates it):
                          a missing file is refused, exit 3
   --engine-name <name>   the name the key must carry (default $TALLY_ENGINE_NAME)
-  --witness-policy <f>   with --key: a witness policy (Sigsum format, docs/PROTOCOL.md
+  --witness-policy <f>   with --key (or --log-key): a witness policy (Sigsum format, docs/PROTOCOL.md
                          §12); every checkpoint the engine signs is submitted to
                          each witness line with a URL, and the checkpoints, turn
                          receipts and consistency proofs served carry the
                          cosignatures collected (a down witness never blocks)
-Engine log (optional; docs/PROTOCOL.md §15):
-  --log-key <file>       the engine log's key, whose name is the log's origin (default
-                         $TALLY_LOG_KEY when set; a missing file is created, owner-only):
-                         serves the C2SP tlog-tiles read API without a token at
-                         <prefix>/checkpoint, <prefix>/tile/<L>/<N>[.p/<W>] and
-                         <prefix>/tile/entries/<N>[.p/<W>]
-  --log-origin <origin>  the origin when the key is created (default $TALLY_LOG_ORIGIN,
-                         else <engine name>/log)
-  --log-prefix <path>    URL path prefix (default /log)
-  --log-interval <ms>    sign a new log checkpoint at most this often (default 5000)
+${SERVE_LOG_HELP}
 Judge (mandates with semantic rules; without one their intents are denied):
 ${judgeHelp(22)}
 Store:
@@ -178,10 +170,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     key: { type: 'string' },
     'engine-name': { type: 'string' },
     'witness-policy': { type: 'string' },
-    'log-key': { type: 'string' },
-    'log-origin': { type: 'string' },
-    'log-prefix': { type: 'string' },
-    'log-interval': { type: 'string' },
+    ...SERVE_LOG_OPTIONS,
     'log-level': { type: 'string' },
     otel: { type: 'boolean' },
     'metrics-bind': { type: 'string' },
@@ -244,27 +233,39 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       notary = createNotary({ key: await engineKeyFor({ key: keyPath, ...(name === undefined ? {} : { name }) }, io), trees });
     }
     const policyPath = str(values, 'witness-policy');
+    let logWitnesses: import('../../witness/index.js').EngineWitness[] = [];
+    const sessionsWitnessed = witnessSessions(values, io);
     if (policyPath !== undefined) {
-      if (notary === undefined) throw new CliError('--witness-policy needs --key: witnesses cosign the checkpoints the engine key signs');
+      // With the engine log on, witnesses cosign the log (its own key); session checkpoints (the engine key's) only with --witness-sessions.
+      if (notary === undefined && sessionsWitnessed) throw new CliError(`--witness-policy needs --key${logKeyPath(values, io) === undefined ? ' (or --log-key: witnesses then cosign the engine log)' : ' with --witness-sessions'}: witnesses cosign the checkpoints the engine key signs`);
       const { readTextFile } = await import('./checkpoint.js');
       const { parseWitnessPolicy, createWitnessedNotary } = await import('../../witness/index.js');
       const parsed = parseWitnessPolicy(readTextFile(policyPath, io, 'the witness policy'));
       if (!parsed.ok) throw new CliError(`--witness-policy ${policyPath}: ${parsed.message}`);
       const witnesses = parsed.policy.witnesses.flatMap((w) => (w.url === undefined ? [] : [{ url: w.url, verifier: w.verifier }]));
       if (witnesses.length === 0) throw new CliError(`--witness-policy ${policyPath}: no witness line has a URL to submit to`);
+      logWitnesses = witnesses;
       // Every witness answer saying the store lost what it cosigned: an error line each, and /readyz fails from then on.
       const onConflict = (c: import('../../witness/index.js').WitnessConflict): void =>
         logger.error({ event: 'witness-conflict', witness: c.witness, origin: c.origin, reason: c.reason, witnessSize: c.witnessSize, storeSize: c.storeSize, detail: c.message }, 'a witness holds a history the store lost: signing refused for this session');
-      const witnessed = createWitnessedNotary({ notary, witnesses, policy: parsed.policy, onConflict });
-      witnessConflicts = () => witnessed.conflicts();
-      notary = witnessed;
+      if (sessionsWitnessed && notary !== undefined) {
+        const witnessed = createWitnessedNotary({ notary, witnesses, policy: parsed.policy, onConflict });
+        witnessConflicts = () => witnessed.conflicts();
+        notary = witnessed;
+      }
     }
     // A server that cannot listen creates and migrates nothing: the ports are tried before the store opens.
     const { probeListen } = await import('../listen.js');
     await probeListen(port, host);
     if (metricsBind) await probeListen(metricsBind.port, metricsBind.host, ' for metrics');
     const store = await openStore(str(values, 'db') ?? defaultStoreLocation(io.env));
-    const tiles = await engineLogRoutes(values, io, store);
+    let tiles = await engineLogRoutes(values, io, store);
+    // With the engine log, what witnesses cosign is the log (docs/PROTOCOL.md §15.6).
+    let cosigning: LogCosigning | undefined;
+    if (tiles && logWitnesses.length > 0) {
+      cosigning = await startLogCosigning(values, tiles, logWitnesses, store, logger);
+      tiles = cosigning.routes;
+    }
     const { checkReadiness, replicationCheck } = await import('../../server/ready.js');
     const allowAsyncReplication = values['allow-async-replication'] === true || io.env['TALLY_ALLOW_ASYNC_REPLICATION'] === '1';
     // Said once at start, and again by every /readyz while it lasts.
@@ -338,6 +339,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       await server.close(grace);
     } finally {
       unwatch();
+      cosigning?.stop();
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       metricsServer?.close();
@@ -348,28 +350,3 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
     return EXIT.ok;
   },
 };
-
-/** The engine log's tiles routes of `--log-key` (else `$TALLY_LOG_KEY`), or `undefined` when neither is given. */
-async function engineLogRoutes(values: Record<string, unknown>, io: CommandIO, store: import('../../store/index.js').TranscriptStore): Promise<import('../../server/http-tiles.js').TileRoutes | undefined> {
-  const path = str(values, 'log-key') ?? (io.env['TALLY_LOG_KEY'] || undefined);
-  if (path === undefined) {
-    for (const o of ['log-origin', 'log-prefix', 'log-interval']) if (str(values, o) !== undefined) throw new CliError(`--${o} needs --log-key (or $TALLY_LOG_KEY)`);
-    return undefined;
-  }
-  const prefix = str(values, 'log-prefix') ?? '/log';
-  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(prefix)) throw new CliError('--log-prefix must be a path like /log (segments of letters, digits, . _ ~ -; no trailing slash)');
-  const interval = positiveInt(values, 'log-interval', 0) ?? 5000;
-  const { EngineLog, loadLogKey } = await import('../../log/index.js');
-  const { hasEngineLog } = await import('../../store/index.js');
-  if (!hasEngineLog(store)) throw new CliError(`the store ${store.name} keeps no engine log`);
-  const origin = str(values, 'log-origin');
-  const engineName = str(values, 'engine-name');
-  let key;
-  try {
-    key = await loadLogKey({ path, env: io.env, cwd: io.cwd, ...(origin === undefined ? {} : { origin }), ...(engineName === undefined ? {} : { engineName }) });
-  } catch (e) {
-    if (e instanceof TallyError) throw new CliError(`log key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.io, e.code);
-    throw e;
-  }
-  return { prefix, log: new EngineLog({ store, key, minIntervalMs: interval }) };
-}

@@ -7,12 +7,13 @@ import { progressReporter } from '../progress.js';
 import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
+import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS, checkLogBinding, logBoundJson, logBoundLine, wantsLogBinding, type LogBound } from './log-binding.js';
 import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
   summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
-  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
 
 Checks one entry of a day from its receipt file and the engine's verifier key,
 with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint
@@ -34,6 +35,7 @@ Options:
   --root <hex>         pin the checkpoint's root (hex)
   --json               print the result as JSON
 ${WITNESS_POLICY_HELP}
+${LOG_BINDING_HELP}
 
 With a witness policy, the receipt's checkpoint (and a --checkpoint pinned one)
 must also carry valid cosignatures meeting the quorum; otherwise it is invalid
@@ -41,12 +43,15 @@ and the message names the witnesses that cosigned and those that did not.
 
 Exit codes: 0 valid, 1 invalid (the failing stage and code are printed), 2 usage
 error, 3 I/O error.`,
-  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS },
+  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-proof takes exactly one receipt file. Run 'tally verify-proof --help'.");
     const verifiers = await verifierKeysFor(values, io);
-    const policy = await witnessPolicyFor(values, io);
+    const asked = await witnessPolicyFor(values, io);
+    // With --log-key the witness policy is the log checkpoint's (what witnesses cosign is the engine log).
+    const bound = wantsLogBinding(values);
+    const policy = bound ? undefined : asked;
     const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
     const session = str(values, 'session');
     if (session !== undefined) {
@@ -91,8 +96,15 @@ error, 3 I/O error.`,
     if (!('entry' in r)) return EXIT.internal;
     const e = r.entry;
     const cp = r.checkpoint;
+    let log: LogBound | undefined;
+    if (bound) {
+      // A checkpoint that holds the finalize entry is the seal; of any other the receipt alone does not tell.
+      const b = await checkLogBinding(values, io, { origin: cp.origin, size: cp.size, root: cp.root }, { ...(e.kind === 'finalize' ? { seal: true } : {}), policy: asked, beside: cpPath });
+      if (typeof b === 'number') return b;
+      log = b;
+    }
     if (json) {
-      println(io.stdout, JSON.stringify({ ok: true, index: r.index, sessionId: r.sessionId, entryHash: r.entryHash, entry: e, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`) } }));
+      println(io.stdout, JSON.stringify({ ok: true, index: r.index, sessionId: r.sessionId, entryHash: r.entryHash, entry: e, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`) }, ...(log === undefined ? {} : { logBinding: logBoundJson(log) }) }));
       return EXIT.ok;
     }
     const what =
@@ -110,6 +122,7 @@ error, 3 I/O error.`,
     println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}, root ${cp.root}`);
     println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
     if (policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(cp.signedCheckpoint, verifiers, policy)} (witness quorum met)`);
+    if (log !== undefined) println(io.stdout, logBoundLine(log));
     return EXIT.ok;
   },
 };
@@ -128,7 +141,10 @@ export interface CheckpointPinned {
   readonly pinnedTo: string;
   readonly signedCheckpoint: string;
   readonly verifiers: readonly ParsedVerifierKey[];
+  /** The witness policy the session checkpoint was held to (none when it applied to the log checkpoint). */
   readonly policy: WitnessPolicy | undefined;
+  /** The log binding, with --log-key. */
+  readonly log: LogBound | undefined;
 }
 
 /**
@@ -141,7 +157,10 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
   if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
   if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
   const verifiers = await verifierKeysFor(values, io);
-  const policy = await witnessPolicyFor(values, io);
+  const asked = await witnessPolicyFor(values, io);
+  // With --log-key the witness policy is the log checkpoint's (what witnesses cosign is the engine log).
+  const bound = wantsLogBinding(values);
+  const policy = bound ? undefined : asked;
   const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
   const json = values['json'] === true;
   const progress = progressReporter(io, 'verifying');
@@ -157,8 +176,14 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
   }
   if (!('summary' in r)) return EXIT.internal;
   const cp = r.checkpoint;
+  let log: LogBound | undefined;
+  if (bound) {
+    const b = await checkLogBinding(values, io, { origin: cp.origin, size: cp.size, root: cp.root }, { seal: r.coversAll && r.summary.sealed, policy: asked, beside: cpPath });
+    if (typeof b === 'number') return b;
+    log = b;
+  }
   const signers = cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ');
-  return { result: r, pinnedTo: `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`, signedCheckpoint, verifiers, policy };
+  return { result: r, pinnedTo: `the checkpoint ${cpPath} (${counted(cp.size, 'entry')}) signed by ${signers}`, signedCheckpoint, verifiers, policy, log };
 }
 
 /**
@@ -171,7 +196,7 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   const r = c.result;
   const cp = r.checkpoint;
   if (values['json'] === true) {
-    println(io.stdout, JSON.stringify({ ...r.summary, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll } }));
+    println(io.stdout, JSON.stringify({ ...r.summary, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll }, ...(c.log === undefined ? {} : { logBinding: logBoundJson(c.log) }) }));
     return EXIT.ok;
   }
   const s = r.summary;
@@ -182,5 +207,6 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   println(io.stdout, `head         ${s.head}`);
   println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
   if (c.policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(c.signedCheckpoint, c.verifiers, c.policy)} (witness quorum met)`);
+  if (c.log !== undefined) println(io.stdout, logBoundLine(c.log));
   return EXIT.ok;
 }

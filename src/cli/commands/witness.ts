@@ -62,7 +62,7 @@ export const witnessCommand: Command = {
   help: `Usage: tally witness keygen --name <name> [--key <file>]
        tally witness print-key [--key <file>] [--policy-line [--url <url>]]
        tally witness trust <log vkey> [--db <loc>]
-       tally witness serve [--key <file>] [--db <loc>] [--log-key <vkey>]... [--host <h>] [--port <n>] [--prefix <p>]
+       tally witness serve [--key <file>] [--db <loc>] [--log-key <vkey>]... [--origin-is-key-name] [--origin-rate <n>/<seconds>] [--host <h>] [--port <n>] [--prefix <p>]
 
 A witness cosigns a log's checkpoints (C2SP tlog-cosignature/v1, Ed25519) only
 after checking them against the latest checkpoint it cosigned for the same
@@ -88,6 +88,13 @@ Options:
   --db <loc>        witness state: a SQLite file (default ${DEFAULT_WITNESS_DB}),
                     postgres://… or memory:
   --log-key <vkey>  (serve, repeatable) also trust this log key
+  --origin-is-key-name
+                    (serve) cosign only logs whose origin is the trusted key's
+                    name, as litewitness does: an engine log key covers its
+                    engine log, no per-session origin (404 unknown-origin)
+  --origin-rate <n>/<s>
+                    (serve) at most n cosignings per origin in any s seconds;
+                    beyond it 429 rate-limited with Retry-After (default: none)
   --host <h>        listen address (default 127.0.0.1)
   --port <n>        listen port (default 0: any free port)
   --prefix <p>      submission prefix (default none)
@@ -99,6 +106,8 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
     name: { type: 'string' },
     db: { type: 'string' },
     'log-key': { type: 'string', multiple: true },
+    'origin-is-key-name': { type: 'boolean' },
+    'origin-rate': { type: 'string' },
     host: { type: 'string' },
     port: { type: 'string' },
     prefix: { type: 'string' },
@@ -146,11 +155,15 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
         if (!p.ok) throw new CliError(`--log-key: ${p.message}`);
         return p.verifier.verifierKey;
       });
+      const rateArg = str(values, 'origin-rate');
+      const rm = rateArg === undefined ? undefined : /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,8})$/.exec(rateArg);
+      if (rm === null) throw new CliError('--origin-rate must be <checkpoints>/<seconds>, e.g. 12/60');
+      const originRate = rm === undefined ? undefined : { checkpoints: Number(rm[1]), windowSeconds: Number(rm[2]) };
       const key = await witnessKey(values, io, false);
       const { createWitness, createWitnessHttpServer } = await import('../../witness/index.js');
       const store = await openState(values, io);
       try {
-        const witness = createWitness({ key, store });
+        const witness = createWitness({ key, store, ...(values['origin-is-key-name'] === true ? { originIsKeyName: true } : {}), ...(originRate === undefined ? {} : { originRate }) });
         for (const k of extra) await witness.trustLogKey(k);
         const server = createWitnessHttpServer(witness, { prefix, timeouts, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
         await serveUntilSignal(server, port, host, (url) => {

@@ -2,6 +2,7 @@ import type { NoteVerifier } from '../../receipt/note/types.js';
 import { parseTlogProof } from '../../receipt/checkpoint/tlogProof.js';
 import { verifyBundleCheckpoint, type BundleChunks, type StreamOptions, type VerifyBundleCheckpointResult } from '../../receipt/proof/bundle.js';
 import { verifyTurnReceipt, type VerifyTurnReceiptOptions, type VerifyTurnReceiptResult } from '../../receipt/proof/turn-receipt.js';
+import { verifyLogBinding, type VerifyLogBindingOptions, type VerifyLogBindingResult } from '../../log/binding.js';
 import { checkWitnessPolicy, type CheckWitnessPolicyResult } from './check.js';
 import type { WitnessPolicy } from './types.js';
 
@@ -44,4 +45,22 @@ export async function verifyWitnessedBundleCheckpoint(
   const w = checkWitnessPolicy(options.signedCheckpoint, options.verifiers, options.policy);
   if (!w.ok) return { ...w, stage: 'witnesses' };
   return verifyBundleCheckpoint(chunks, options);
+}
+
+/**
+ * `verifyLogBinding` under a witness policy (docs/PROTOCOL.md §15.5 step 8):
+ * the binding must verify, then its log checkpoint must carry the quorum of
+ * valid cosignatures — what witnesses cosign is the engine log.
+ *
+ * @example
+ * const r = verifyWitnessedLogBinding(text, { logVerifiers: [logVkey], checkpoint, policy });
+ */
+export function verifyWitnessedLogBinding(
+  text: string,
+  options: Omit<VerifyLogBindingOptions, 'logVerifiers'> & { readonly logVerifiers: readonly LogVerifier[]; readonly policy: WitnessPolicy },
+): (VerifyLogBindingResult & { readonly ok: false }) | WitnessStageFailure | (VerifyLogBindingResult & { readonly ok: true; readonly cosignedBy: readonly string[] }) {
+  const r = verifyLogBinding(text, options);
+  if (!r.ok) return r;
+  const w = checkWitnessPolicy(r.signedCheckpoint, options.logVerifiers, options.policy);
+  return w.ok ? { ...r, cosignedBy: w.signed } : { ...w, stage: 'witnesses' };
 }

@@ -5,11 +5,14 @@
 // and proves and checks the inclusion of a seal leaf read from the entry
 // bundles.
 //
-// Usage: tlogcheck <base> <verifier key>
+// Usage: tlogcheck <base> <verifier key> [<log binding>]
 //
 // <base> is a URL prefix (http://host:port/log) or a directory written by
-// `tally tiles export`. Prints one "ok ..." line per check; exits 1 on the
-// first failure.
+// `tally tiles export`. With a third argument, a day's log binding (the
+// C2SP tlog-proof `tally export --log-key` writes as log-proof.tlog-proof)
+// is checked too: its checkpoint opened with the key, and its extra leaf
+// included at its index by tlog.CheckRecord. Prints one "ok ..." line per
+// check; exits 1 on the first failure.
 //
 // Build (Debian: golang-go, golang-golang-x-mod-dev):
 //
@@ -192,13 +195,75 @@ func run(base, vkey string) error {
 	return nil
 }
 
+// checkBinding reads a C2SP tlog-proof (header, extra, index, proof hashes,
+// blank line, signed checkpoint) and checks it with sumdb/note and sumdb/tlog.
+func checkBinding(file, vkey string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	verifier, err := note.NewVerifier(vkey)
+	if err != nil {
+		return fmt.Errorf("verifier key: %v", err)
+	}
+	text := string(raw)
+	blank := strings.Index(text, "\n\n")
+	if blank < 0 {
+		return errors.New("binding: no blank line before the checkpoint")
+	}
+	head := strings.Split(text[:blank], "\n")
+	if len(head) < 3 || head[0] != "c2sp.org/tlog-proof@v1" || !strings.HasPrefix(head[1], "extra ") || !strings.HasPrefix(head[2], "index ") {
+		return errors.New("binding: not a tlog-proof with an extra line")
+	}
+	leaf, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(head[1], "extra "))
+	if err != nil {
+		return fmt.Errorf("binding: extra: %v", err)
+	}
+	index, err := strconv.ParseInt(strings.TrimPrefix(head[2], "index "), 10, 64)
+	if err != nil {
+		return fmt.Errorf("binding: index: %v", err)
+	}
+	var proof tlog.RecordProof
+	for _, l := range head[3:] {
+		h, err := base64.StdEncoding.DecodeString(l)
+		if err != nil || len(h) != tlog.HashSize {
+			return errors.New("binding: bad proof hash")
+		}
+		var x tlog.Hash
+		copy(x[:], h)
+		proof = append(proof, x)
+	}
+	n, err := note.Open([]byte(text[blank+2:]), note.VerifierList(verifier))
+	if err != nil {
+		return fmt.Errorf("binding checkpoint note: %v", err)
+	}
+	origin, tree, err := parseCheckpoint(n.Text)
+	if err != nil {
+		return err
+	}
+	if origin != verifier.Name() {
+		return fmt.Errorf("binding checkpoint origin %q is not the key name %q", origin, verifier.Name())
+	}
+	if err := tlog.CheckRecord(proof, tree.N, tree.Hash, index, tlog.RecordHash(leaf)); err != nil {
+		return fmt.Errorf("binding: inclusion of leaf %d: %v", index, err)
+	}
+	fmt.Printf("ok binding leaf %d included in %s size %d: %s\n", index, origin, tree.N, bytes.TrimPrefix(leaf, []byte("tally/v1/engine-log-leaf\x00")))
+	return nil
+}
+
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: tlogcheck <base URL or directory> <verifier key>")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: tlogcheck <base URL or directory> <verifier key> [<log binding .tlog-proof>]")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
 		fmt.Fprintln(os.Stderr, "tlogcheck:", err)
 		os.Exit(1)
+	}
+	if len(os.Args) == 4 {
+		if err := checkBinding(os.Args[3], os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "tlogcheck:", err)
+			os.Exit(1)
+		}
 	}
 }

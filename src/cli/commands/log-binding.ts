@@ -1,0 +1,99 @@
+/**
+ * The grader's engine-log options, shared by `verify`, `verify-proof`,
+ * `replay` and `grade verify`: `--log-key <vkey>` REQUIRES the day's log
+ * binding (docs/PROTOCOL.md §15.5) — a tlog-proof that the session
+ * checkpoint the day was accepted against is a leaf of the engine log,
+ * signed by that key — and `--log-proof <file>` names it (default:
+ * `log-proof.tlog-proof` beside `--checkpoint`, as `tally export` writes).
+ * With `--log-key`, a witness policy applies to the log checkpoint: what
+ * witnesses cosign is the engine log.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { BoundCheckpoint, VerifyLogBindingResult } from '../../log/binding.js';
+import type { WitnessPolicy } from '../../witness/index.js';
+import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
+import { readTextFile, verifierKeysFor } from './checkpoint.js';
+import { printWitnessFailure } from './witness-policy.js';
+
+type Values = Record<string, unknown>;
+
+/** The file name `tally export` writes the log binding under. */
+export const LOG_PROOF_FILE = 'log-proof.tlog-proof';
+/** The file name `tally export` writes the log's verifier key under. */
+export const LOG_VKEY_FILE = 'log.vkey';
+
+/** parseArgs options of the log binding. */
+export const LOG_BINDING_OPTIONS = {
+  'log-key': { type: 'string' },
+  'log-proof': { type: 'string' },
+} as const;
+
+/** Help lines of the log binding options. */
+export const LOG_BINDING_HELP = `  --log-key <vkey>  the engine log's verifier key (or a file of keys; named as
+                    the log's origin): REQUIRE the day's log binding, a tlog-proof
+                    that its checkpoint is a leaf of the engine log signed by this
+                    key (missing or not matching: invalid, TALLY_LOG_* codes); a
+                    witness policy then applies to the log's checkpoint
+  --log-proof <f>   the log binding (default: ${LOG_PROOF_FILE} beside --checkpoint)`;
+
+/** A binding that verified. */
+export type LogBound = Extract<VerifyLogBindingResult, { ok: true }> & { readonly file: string; readonly cosignedBy?: readonly string[] };
+
+/** Whether `--log-key` asks for the binding (a usage error: `--log-proof` without it). */
+export function wantsLogBinding(values: Values): boolean {
+  const asked = str(values, 'log-key') !== undefined;
+  if (!asked && str(values, 'log-proof') !== undefined) throw new CliError("--log-proof needs --log-key <vkey>: a log binding is only as good as the log key that signed it");
+  return asked;
+}
+
+/**
+ * Checks the log binding of `checkpoint` as the options ask (see the module
+ * comment). Prints a refusal (`invalid: log binding <file>: <code>: …`) and
+ * returns its exit code; resolves the verified binding otherwise.
+ */
+export async function checkLogBinding(
+  values: Values,
+  io: CommandIO,
+  checkpoint: BoundCheckpoint,
+  options: { readonly seal?: boolean; readonly policy?: WitnessPolicy | undefined; readonly beside?: string | undefined },
+): Promise<number | LogBound> {
+  const logVerifiers = await verifierKeysFor(values, io, 'log-key');
+  const json = values['json'] === true;
+  const given = str(values, 'log-proof');
+  const file = given ?? (options.beside === undefined ? undefined : join(dirname(resolve(io.cwd, options.beside)), LOG_PROOF_FILE));
+  const fail = (r: { readonly code: string; readonly message: string; readonly stage: string }, where: string): number => {
+    if (json) println(io.stdout, JSON.stringify({ ok: false, stage: r.stage, code: r.code, message: r.message }));
+    println(io.stderr, `invalid: log binding ${where}: ${r.code}: ${r.message}`);
+    return EXIT.invalid;
+  };
+  if (file === undefined || (given === undefined && !existsSync(file))) {
+    return fail({ stage: 'log', code: 'TALLY_LOG_BINDING_MISSING', message: file === undefined ? '--log-key requires the log binding: pass --log-proof <file> (tally export writes log-proof.tlog-proof)' : `--log-key requires the log binding and there is none at ${file} (pass --log-proof <file>)` }, file ?? '(none)');
+  }
+  const text = readTextFile(file, io, 'the log binding');
+  const opts = { logVerifiers, checkpoint, ...(options.seal === undefined ? {} : { seal: options.seal }) };
+  const { verifyLogBinding } = await import('../../log/binding.js');
+  if (options.policy === undefined) {
+    const r = verifyLogBinding(text, opts);
+    return r.ok ? { ...r, file } : fail(r, file);
+  }
+  const { verifyWitnessedLogBinding } = await import('../../witness/index.js');
+  const r = verifyWitnessedLogBinding(text, { ...opts, policy: options.policy });
+  if (r.ok) return { ...r, file };
+  if (r.stage === 'witnesses') {
+    if (json) println(io.stdout, JSON.stringify({ ...r, stage: 'log-witnesses' }));
+    printWitnessFailure(io, `the log checkpoint in ${file}`, r);
+    return EXIT.invalid;
+  }
+  return fail(r, file);
+}
+
+/** The report line of a verified binding. */
+export function logBoundLine(b: LogBound): string {
+  return `engine log   leaf ${b.index} of ${b.log.origin} (size ${b.log.size})${b.leaf.seal ? ', the seal' : ''}, signed by the log key${b.cosignedBy === undefined ? '' : `; cosigned by ${b.cosignedBy.length === 0 ? '(none required)' : b.cosignedBy.join(', ')} (witness quorum met)`}`;
+}
+
+/** The JSON member of a verified binding. */
+export function logBoundJson(b: LogBound): Record<string, unknown> {
+  return { index: b.index, seal: b.leaf.seal, log: b.log, file: b.file, ...(b.cosignedBy === undefined ? {} : { cosignedBy: b.cosignedBy }) };
+}
