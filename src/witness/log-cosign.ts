@@ -165,13 +165,18 @@ export class LogCosigner {
       const proof = old === 0 || old === cp.size ? [] : this.#log.tree.consistencyProof(old, cp.size);
       r = await submitCheckpoint(w.url, formatConsistencyProof({ oldSize: old, proof, signedCheckpoint: cp.signedCheckpoint }), { timeoutMs: this.#timeout });
       if (r.kind === 'refused' && r.status === 422) return this.#conflicted(name, `the witness refused the proof from its size ${old} to ${cp.size}: its root there is not this log's (${r.message})`);
+      // 409 without a size (C2SP tlog-witness: the old size is not the witness's): at the size it holds, another root there.
+      if (r.kind === 'conflict-unsized') {
+        if (old === cp.size && old > 0) return this.#conflicted(name, `the witness answered 409 (no size) to size ${old} of ${cp.origin}: it cosigned another root there`);
+        return { witness: name, status: 'conflict', message: `the witness answered 409 without its size (from old size ${old})${r.message === '' ? '' : `: ${r.message}`}` };
+      }
       if (r.kind !== 'conflict') break;
       if (r.size === old) return this.#conflicted(name, `the witness cosigned size ${old} of ${cp.origin} with another root`);
       old = r.size;
       this.#known.set(name, old);
       await this.#store?.recordWitnessSize(name, cp.origin, old);
     }
-    if (r === undefined || r.kind === 'conflict') return { witness: name, status: 'conflict', message: `the witness moved while asked (size ${r?.kind === 'conflict' ? r.size : '?'})` };
+    if (r === undefined || r.kind === 'conflict' || r.kind === 'conflict-unsized') return { witness: name, status: 'conflict', message: `the witness moved while asked (size ${r?.kind === 'conflict' ? r.size : '?'})` };
     if (r.kind === 'unreachable') return { witness: name, status: 'unreachable', message: r.message };
     if (r.kind === 'refused') return { witness: name, status: 'refused', message: `HTTP ${r.status}: ${r.message}` };
     const mine = r.lines.filter((l) => l.startsWith(`\u2014 ${name} `));
