@@ -26,6 +26,8 @@ const RANK: Record<string, number> = {
   referee: 4,
   // The engine log: above the receipt layer it signs with, below the witnesses that cosign it.
   log: 4.2,
+  // x402 payments: above the referee (its mandate signs the payment policy, its ruler is the inner one) and the session.
+  payments: 4.3,
   witness: 4.5,
   server: 5,
   web: 5,
