@@ -1,11 +1,11 @@
 /** Offline fixtures for the payment referee: public Hardhat keys, an offer, signed payloads, and a desk driven one wake at a time. */
 import { privateKeyToAccount } from 'viem/accounts';
 import { canonicalJson, utf8, type CanonicalObject, type CanonicalValue, type SessionSpec } from '../../src/protocol/index.js';
-import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentsRuling, type ReceiptEvidence } from '../../src/payments/index.js';
+import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentsRuler, type PaymentsRuling, type ReceiptEvidence } from '../../src/payments/index.js';
 import type { Engine } from '../../src/session/index.js';
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 import { mandate, signSpecSync } from '../referee/fixtures.js';
-import { paymentsEngine } from './replay.js';
+import { paymentsDesk } from './replay.js';
 
 export const KEY_AGENT = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d' as const; // Hardhat #1
 export const KEY_STRANGER = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a' as const; // Hardhat #4
@@ -109,14 +109,15 @@ export class PayDesk {
   ordinal = -1;
   private constructor(
     readonly engine: Engine,
+    readonly ruler: PaymentsRuler,
     readonly sid: string,
   ) {}
 
   static async open(spec: SessionSpec = paySpec('pay-desk'), store: TranscriptStore = new MemoryStore()): Promise<PayDesk> {
-    const engine = paymentsEngine(store);
+    const { engine, ruler } = paymentsDesk(store);
     const o = await engine.open(spec);
     if (!o.ok) throw new Error(o.message);
-    return new PayDesk(engine, o.sessionId);
+    return new PayDesk(engine, ruler, o.sessionId);
   }
 
   /** One wake: a frame carrying `offers` (id o-<ordinal>…) and `settlements`, answered by `body` (default stand-down). */

@@ -1,13 +1,19 @@
 /** Replays a payment day into a fresh engine and store: every ruling re-derived, compared byte for byte. */
 import { canonicalJson, fromBase64, type CanonicalObject, type Entry } from '../../src/protocol/index.js';
-import { createPaymentsRuler } from '../../src/payments/index.js';
+import { createPaymentsRuler, type PaymentsRuler } from '../../src/payments/index.js';
 import { createRefereeRuler } from '../../src/referee/index.js';
 import { Engine } from '../../src/session/index.js';
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 
+/** The payment referee over the mandate referee, on `store`, and its ruler. */
+export function paymentsDesk(store: TranscriptStore = new MemoryStore()): { engine: Engine; ruler: PaymentsRuler } {
+  const ruler = createPaymentsRuler({ store, inner: createRefereeRuler({ store }) });
+  return { engine: new Engine({ store, ruler }), ruler };
+}
+
 /** The payment referee over the mandate referee, on `store`. */
 export function paymentsEngine(store: TranscriptStore = new MemoryStore()): Engine {
-  return new Engine({ store, ruler: createPaymentsRuler({ store, inner: createRefereeRuler({ store }) }) });
+  return paymentsDesk(store).engine;
 }
 
 /** Every entry of a session, parsed. */
