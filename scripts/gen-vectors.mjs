@@ -16,6 +16,7 @@ import { mandateVectors } from './vectors/mandates.mjs';
 import { verdictVectors } from './vectors/verdicts.mjs';
 import { cosignatureVectors } from './vectors/cosignatures.mjs';
 import { engineLogVectors } from './vectors/engine-log.mjs';
+import { x402Vectors } from './vectors/x402.mjs';
 import { canonicalJson, canonicalBytes, entryHash, inclusionProofFromLeafHashes, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
@@ -362,4 +363,6 @@ const cosignatures = cosignatureVectors();
 write('cosignatures.json', cosignatures);
 const engineLog = engineLogVectors();
 write('engine-log.json', engineLog);
-console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length} engine-log vectors`);
+const x402 = await x402Vectors();
+write('x402.json', x402);
+console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length} engine-log, ${x402.payloads.length + x402.scenarios.length} x402 vectors`);
