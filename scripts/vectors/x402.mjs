@@ -73,6 +73,7 @@ async function sign(i = {}, now = at(-1)) {
   return { payload, typed, digest: hashTypedData({ ...typed, message }), signature };
 }
 
+const withId = (payload, id) => ({ ...payload, extensions: { 'payment-identifier': { info: { required: true, id } } } });
 const turn = (payload, o = {}) => canonicalJson({ x402: { agent_id: o.agentId ?? 'payer', offer: o.offer ?? 'o-1', payload, ...(o.retryOf === undefined ? {} : { retry_of: o.retryOf }) } });
 
 async function drive(theSpec, steps) {
@@ -135,6 +136,8 @@ export async function x402Vectors() {
     ['expired', 'expired', 'validBefore equals the frame time in seconds', spec('x402-before'), [wake(0, await mut({ validBefore: secs(at(-1)) }))]],
     ['retry_not_allowed', 'retry_not_allowed', 'retry_of 3 names no payment', spec('x402-retry'), [wake(0, good, { retryOf: 3 })]],
     ['settlement_unknown', 'settlement_unknown', 'the first attempt timed out (UNKNOWN): a retry could pay twice', spec('x402-unknown'), [wake(0, good), wake(1, await mut({ seq: 2 }), { retryOf: 1, settlements: [{ ticket: 1, unknown: 'timeout' }] })]],
+    ['payment_id_conflict', 'payment_id_conflict', 'payment id pay_0123456789abcdef was admitted with another authorization', spec('x402-payment-id'), [wake(0, withId(good, 'pay_0123456789abcdef')), wake(1, withId(await mut({ seq: 2 }), 'pay_0123456789abcdef'))]],
+    ['duplicate_execution-same-payment-id', 'duplicate_execution', 'the same payload and payment id again: the recorded answer is named in first', spec('x402-payment-id-again'), [wake(0, withId(good, 'pay_0123456789abcdef')), wake(1, withId(good, 'pay_0123456789abcdef'))]],
     ['duplicate_execution', 'duplicate_execution', 'the same authorization (nonce) again in a later frame', spec('x402-duplicate'), [wake(0, good), wake(1, good)]],
   ];
   const refusals = [];

@@ -39,7 +39,9 @@ export const PAYMENT_REFUSAL_CODES = [
   'retry_not_allowed',
   /** A retry while the first attempt's settlement is UNKNOWN (it may still have settled). */
   'settlement_unknown',
-  /** The EIP-3009 nonce was already admitted for this payer and asset (in any session of the store). */
+  /** The x402 `payment-identifier` was already admitted for this payer with another payload (HTTP 409 on the wire). */
+  'payment_id_conflict',
+  /** The EIP-3009 nonce was already admitted for this payer and asset (in any session of the store); with the same payment id, `first` is the recorded answer. */
   'duplicate_execution',
 ] as const;
 

@@ -6,7 +6,7 @@ export type { PaymentPolicy, PaymentAsset } from './spec.js';
 export { parsePaymentTurn, offersOf } from './payload.js';
 export type { PaymentTurn, Authorization, Requirement, Offer } from './payload.js';
 export { authorizationDigest, recoverAuthorizer, TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip712.js';
-export { paymentHash, paymentNonceKey, PAYMENT_TAGS } from './bytes.js';
+export { paymentHash, paymentIdKey, paymentNonceKey, PAYMENT_TAGS } from './bytes.js';
 export { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC, readReceipt, receiptSettles, receiptEvidence } from './evidence.js';
 export type { ReceiptEvidence } from './evidence.js';
 export { applySettlements, budgetsOf, emptyPaymentsFold, reserve, MAX_SETTLEMENTS_PER_FRAME } from './fold.js';

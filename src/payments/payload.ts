@@ -49,6 +49,8 @@ export interface PaymentTurn {
   readonly acceptedJson: string;
   readonly authorization: Authorization;
   readonly signature: string;
+  /** The x402 `payment-identifier` extension's `info.id`, when the payload carries one. */
+  readonly paymentId: string | undefined;
   /** EIP-712 domain from `accepted`: `extra.name`, `extra.version`, the network's chain id, the asset. */
   readonly domain: { readonly name: string; readonly version: string; readonly chainId: number; readonly verifyingContract: string };
 }
@@ -59,6 +61,20 @@ const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 const ID = /^[\x21-\x7e]{1,64}$/;
+/** x402's payment-identifier rule (@x402/extensions): 16–128 of `[A-Za-z0-9_-]`. */
+const PAYMENT_ID = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** The payment id of a payload's `extensions["payment-identifier"].info.id`: undefined when absent, null when malformed. */
+function paymentIdOf(extensions: unknown): string | undefined | null {
+  if (extensions === undefined) return undefined;
+  if (!isObject(extensions)) return null;
+  const ext = extensions['payment-identifier'];
+  if (ext === undefined) return undefined;
+  if (!isObject(ext) || !isObject(ext['info'])) return null;
+  const id = ext['info']['id'];
+  if (id === undefined) return undefined;
+  return typeof id === 'string' && PAYMENT_ID.test(id) ? id : null;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -146,6 +162,8 @@ export function parsePaymentTurn(bytes: Uint8Array): PaymentParse | undefined {
   if (value === undefined || validAfter === undefined || validBefore === undefined) return bad('authorization.value, validAfter and validBefore must be decimal integer strings (uint256)', 'payment_malformed', withIds);
   if (typeof a['nonce'] !== 'string' || !NONCE.test(a['nonce'])) return bad('authorization.nonce must be 32 bytes of 0x-prefixed hex', 'payment_malformed', withIds);
   if (typeof inner['signature'] !== 'string' || !SIGNATURE.test(inner['signature'])) return bad('payload.payload.signature must be 65 bytes of 0x-prefixed hex (r ‖ s ‖ v)', 'payment_malformed', withIds);
+  const paymentId = paymentIdOf(p['extensions']);
+  if (paymentId === null) return bad('extensions["payment-identifier"].info.id must be 16–128 characters of [A-Za-z0-9_-]', 'payment_malformed', withIds);
   return {
     ok: true,
     turn: {
@@ -157,6 +175,7 @@ export function parsePaymentTurn(bytes: Uint8Array): PaymentParse | undefined {
       acceptedJson: canonicalJson(accepted as unknown as CanonicalObject),
       authorization: { from: a['from'], to: a['to'], value, validAfter, validBefore, nonce: a['nonce'] },
       signature: inner['signature'],
+      paymentId,
       domain: { name: extra['name'], version: extra['version'], chainId, verifyingContract: accepted.asset },
     },
   };

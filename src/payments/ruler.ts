@@ -11,7 +11,7 @@ import { signerOf } from '../rules/spec.js';
 import type { EntrySource } from '../referee/history.js';
 import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/types.js';
 import type { NonceClaim } from '../store/types.js';
-import { paymentHash, paymentNonceKey } from './bytes.js';
+import { paymentHash, paymentIdKey, paymentNonceKey } from './bytes.js';
 import type { PaymentRefusalCode } from './codes.js';
 import { authorizationDigest, recoverAuthorizer } from './eip712.js';
 import { budgetsOf, type BudgetFigures, type PaymentsFold, type SettlementOutcome } from './fold.js';
@@ -44,7 +44,7 @@ export type PaymentRuling =
       readonly code: PaymentRefusalCode;
       readonly message: string;
       readonly payment_hash?: string;
-      /** On `duplicate_execution`: the reservation's key and who holds it. */
+      /** On `duplicate_execution` and `payment_id_conflict`: the reservation's key and who holds it. */
       readonly first?: { readonly key: string; readonly nonce: string; readonly payment_hash: string; readonly session: string; readonly index: number };
     };
 
@@ -83,7 +83,7 @@ export async function rulePayment(
   fold: PaymentsFold,
   frameData: unknown,
   t: PaymentTurn,
-): Promise<{ ruling: PaymentRuling; claim?: NonceClaim }> {
+): Promise<{ ruling: PaymentRuling; claims?: readonly NonceClaim[] }> {
   const hash = paymentHash(t.payload);
   const no = (code: PaymentRefusalCode, message: string): { ruling: PaymentRuling } => ({ ruling: { admitted: false, code, message: clip(message), payment_hash: hash } });
   const signer = signerOf(ctx.spec, t.agentId);
@@ -117,6 +117,13 @@ export async function rulePayment(
     if (first.state === 'UNKNOWN' || first.state === 'RESERVED') return no('settlement_unknown', `payment ticket ${first.id} is ${first.state}: its settlement may still land, so it cannot be retried`);
     if (first.state !== 'FAILED') return no('retry_not_allowed', `payment ticket ${first.id} is ${first.state}`);
   }
+  const idKey = paymentIdKey(recovered);
+  if (t.paymentId !== undefined) {
+    const held = await ctx.nonceOwner(idKey, t.paymentId);
+    if (held && held.intentHash !== hash) {
+      return { ruling: { admitted: false, code: 'payment_id_conflict', message: `payment id ${t.paymentId} was admitted for another payload`, payment_hash: hash, first: { key: idKey, nonce: t.paymentId, payment_hash: held.intentHash, session: held.sessionId, index: held.index } } };
+    }
+  }
   const key = paymentNonceKey(network, asset, recovered);
   const nonce = a.nonce.toLowerCase();
   const owner = await ctx.nonceOwner(key, nonce);
@@ -141,7 +148,7 @@ export async function rulePayment(
       state: 'RESERVED',
       ...(t.retryOf === undefined ? {} : { retry_of: t.retryOf }),
     },
-    claim: { agentId: key, nonce, intentHash: hash },
+    claims: [{ agentId: key, nonce, intentHash: hash }, ...(t.paymentId === undefined ? [] : [{ agentId: idKey, nonce: t.paymentId, intentHash: hash }])],
   };
 }
 
@@ -199,7 +206,7 @@ export function createPaymentsRuler(options: PaymentsRulerOptions): PaymentsRule
           ? { ...b, locked: (BigInt(b.locked) + BigInt(r.ruling.value)).toString(), free: (BigInt(b.free) - BigInt(r.ruling.value)).toString() }
           : b,
       );
-      return merge(side, { payment: r.ruling, ...(facts?.settlements ? { settlements: facts.settlements } : {}), budgets }, r.claim ? [r.claim] : []);
+      return merge(side, { payment: r.ruling, ...(facts?.settlements ? { settlements: facts.settlements } : {}), budgets }, r.claims ?? []);
     },
     async ruleStandDown(ctx) {
       const p = paymentPolicyOf(ctx.spec);

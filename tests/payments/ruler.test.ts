@@ -109,8 +109,24 @@ describe('payment referee: every refusal, by one mutation of a good payment', ()
     expect((await other.pay(payload)).x402.payment).toMatchObject({ admitted: false, code: 'duplicate_execution', first: { session: desk.sid } });
   });
 
+  it('payment-identifier: the same id with the same payload gets the recorded answer (first), with another payload payment_id_conflict', async () => {
+    const desk = await PayDesk.open(paySpec('payment-id'));
+    const withId = (p: CanonicalObject, id: string): CanonicalObject => ({ ...p, extensions: { 'payment-identifier': { info: { required: true, id } } } });
+    const a = withId(await signPayment({ seq: 1 }), 'pay_0123456789abcdef');
+    const first = await desk.pay(a);
+    expect(first.x402.payment).toMatchObject({ admitted: true, ticket: 1 });
+    const hash = (first.x402.payment as { payment_hash: string }).payment_hash;
+    expect((await desk.pay(a)).x402.payment).toMatchObject({ admitted: false, code: 'duplicate_execution', first: { payment_hash: hash, session: desk.sid, index: first.index } });
+    const b = withId(await signPayment({ seq: 2 }), 'pay_0123456789abcdef');
+    expect((await desk.pay(b)).x402.payment).toMatchObject({ admitted: false, code: 'payment_id_conflict', first: { payment_hash: hash, nonce: 'pay_0123456789abcdef' } });
+    // Another id for the same new authorization is a new payment.
+    expect((await desk.pay(withId(b, 'pay_fedcba9876543210'))).x402.payment).toMatchObject({ admitted: true, ticket: 2 });
+    // An id outside x402's rule (16–128 of [A-Za-z0-9_-]) is malformed.
+    expect((await desk.pay(withId(await signPayment({ seq: 3 }), 'short'))).x402.payment).toMatchObject({ admitted: false, code: 'payment_malformed' });
+  });
+
   it('covers every refusal code', () => {
-    const seen = new Set([...cases.map((c) => c[0]), 'over_budget', 'settlement_unknown', 'duplicate_execution']);
+    const seen = new Set([...cases.map((c) => c[0]), 'over_budget', 'settlement_unknown', 'duplicate_execution', 'payment_id_conflict']);
     expect([...seen].sort()).toEqual([...PAYMENT_REFUSAL_CODES].sort());
   });
 });
