@@ -18,6 +18,7 @@
 import { canonicalJson, fromBase64, type CanonicalObject, type Entry } from '../protocol/index.js';
 import { checkMandateSignature } from '../referee/mandate-sig.js';
 import type { Notary } from '../receipt/session/notary.js';
+import type { NoteVerifier } from '../receipt/note/types.js';
 import { openSessionCheckpoint } from '../receipt/session/open-checkpoint.js';
 import { verifyTurnReceipt } from '../receipt/proof/turn-receipt.js';
 import type { Engine } from '../session/engine.js';
@@ -73,15 +74,20 @@ function selects(p: PaymentRuling, s: PaymentSelector): boolean {
   return p.admitted && p.payer === s.payer.toLowerCase() && p.pay_to === s.payTo.toLowerCase() && p.value === s.value && p.nonce === s.nonce.toLowerCase();
 }
 
+type BuildResult = { ok: true; pack: EvidencePack } | { ok: false; code: 'payment_unknown' | 'receipt_failed'; message: string };
+
 /**
- * Builds the evidence pack of one payment from the engine's store, every receipt under
- * `signedCheckpoint` (default: a fresh checkpoint of the whole session; pass the day's sealed,
- * witnessed one to prove it is in that day).
+ * Assembles the pack of the payment `select` names from a session's `entries`; `prove(index)`
+ * gives each chosen entry's single-turn receipt and the signed checkpoint it is under (all under
+ * the same one).
  */
-export async function buildPaymentEvidence(o: { readonly engine: Engine; readonly notary: Notary; readonly sessionId: string; readonly select: PaymentSelector; readonly signedCheckpoint?: string }): Promise<{ ok: true; pack: EvidencePack } | { ok: false; code: 'payment_unknown' | 'receipt_failed'; message: string }> {
-  const entries: Entry[] = [];
-  for await (const l of o.engine.exportEntries(o.sessionId)) entries.push(JSON.parse(new TextDecoder().decode(l)) as Entry);
-  const p = entries.findIndex((e) => { const x = x402Of(e).payment; return x !== undefined && selects(x, o.select); });
+export async function assemblePaymentEvidence(
+  entries: readonly Entry[],
+  sessionId: string,
+  select: PaymentSelector,
+  prove: (index: number) => Promise<{ ok: true; text: string; signedCheckpoint: string } | { ok: false; message: string }>,
+): Promise<BuildResult> {
+  const p = entries.findIndex((e) => { const x = x402Of(e).payment; return x !== undefined && selects(x, select); });
   if (p < 0) return { ok: false, code: 'payment_unknown', message: 'no payment turn of this session matches' };
   const payment = x402Of(entries[p]!).payment!;
   if (payment.payment_hash === undefined) return { ok: false, code: 'payment_unknown', message: 'the payment turn carries no payload to name' };
@@ -92,15 +98,32 @@ export async function buildPaymentEvidence(o: { readonly engine: Engine; readonl
       if ((x402Of(entries[i]!).settlements ?? []).some((s) => s.ticket === ticket)) picks.push({ role: 'settlement-frame', index: i - 1 }, { role: 'settlement-turn', index: i });
     }
   }
-  let checkpoint = o.signedCheckpoint;
+  let checkpoint: string | undefined;
   const out: { role: Role; receipt: string }[] = [];
   for (const pick of picks) {
-    const r = await o.notary.turnReceipt(o.engine, o.sessionId, pick.index, checkpoint === undefined ? {} : { signedCheckpoint: checkpoint });
+    const r = await prove(pick.index);
     if (!r.ok) return { ok: false, code: 'receipt_failed', message: r.message };
-    checkpoint ??= r.checkpoint.signedCheckpoint;
+    checkpoint ??= r.signedCheckpoint;
     out.push({ role: pick.role, receipt: r.text });
   }
-  return { ok: true, pack: { format: EVIDENCE_FORMAT, session: o.sessionId, ...(ticket === undefined ? {} : { ticket }), payment_hash: payment.payment_hash, checkpoint: checkpoint!, entries: out } };
+  return { ok: true, pack: { format: EVIDENCE_FORMAT, session: sessionId, ...(ticket === undefined ? {} : { ticket }), payment_hash: payment.payment_hash, checkpoint: checkpoint!, entries: out } };
+}
+
+/**
+ * Builds the evidence pack of one payment from the engine's store, every receipt under
+ * `signedCheckpoint` (default: a fresh checkpoint of the whole session; pass the day's sealed,
+ * witnessed one to prove it is in that day).
+ */
+export async function buildPaymentEvidence(o: { readonly engine: Engine; readonly notary: Notary; readonly sessionId: string; readonly select: PaymentSelector; readonly signedCheckpoint?: string }): Promise<BuildResult> {
+  const entries: Entry[] = [];
+  for await (const l of o.engine.exportEntries(o.sessionId)) entries.push(JSON.parse(new TextDecoder().decode(l)) as Entry);
+  let checkpoint = o.signedCheckpoint;
+  return assemblePaymentEvidence(entries, o.sessionId, o.select, async (index) => {
+    const r = await o.notary.turnReceipt(o.engine, o.sessionId, index, checkpoint === undefined ? {} : { signedCheckpoint: checkpoint });
+    if (!r.ok) return { ok: false, message: r.message };
+    checkpoint ??= r.checkpoint.signedCheckpoint;
+    return { ok: true, text: r.text, signedCheckpoint: checkpoint };
+  });
 }
 
 export type EvidenceCode = 'evidence_malformed' | 'receipt_invalid' | 'mandate_invalid' | 'ruling_mismatch' | 'settlement_mismatch';
@@ -121,7 +144,7 @@ export interface EvidenceFacts {
 }
 
 /** Verifies a pack offline with the engine's verifier key(s). Never throws. */
-export async function verifyPaymentEvidence(pack: unknown, options: { readonly verifiers: readonly string[] }): Promise<EvidenceFacts | { ok: false; code: EvidenceCode; message: string }> {
+export async function verifyPaymentEvidence(pack: unknown, options: { readonly verifiers: readonly (NoteVerifier | string)[] }): Promise<EvidenceFacts | { ok: false; code: EvidenceCode; message: string }> {
   const no = (code: EvidenceCode, message: string) => ({ ok: false as const, code, message });
   if (!isObject(pack) || pack['format'] !== EVIDENCE_FORMAT || typeof pack['checkpoint'] !== 'string' || typeof pack['session'] !== 'string' || !Array.isArray(pack['entries'])) return no('evidence_malformed', `not a ${EVIDENCE_FORMAT} pack`);
   const opened = openSessionCheckpoint(pack['checkpoint'], options.verifiers);

@@ -16,5 +16,5 @@ export { createPaymentsRuler, rulePayment } from './ruler.js';
 export type { PaymentsRuler, PaymentsRulerOptions, PaymentRuling, PaymentsRuling } from './ruler.js';
 export { X402Runtime, PaymentRefusedError } from './runtime.js';
 export type { X402RuntimeOptions, SentPayment } from './runtime.js';
-export { buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
+export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
 export type { EvidencePack, EvidenceFacts, EvidenceCode, DisputeReason, PaymentSelector } from './evidence-pack.js';
