@@ -131,7 +131,7 @@ export class PayDesk {
     const body = o.body ? { kind: 'authored' as const, bytes: o.body } : { kind: 'stand-down' as const, failureClass: 'timeout' as const };
     const t = await this.engine.turn({ sessionId: this.sid, ordinal: ord, parentHash: f.entryHash, frameRoot: f.frameRoot, body });
     if (!t.ok) throw new Error(t.message);
-    return { ordinal: ord, offer: `o-${ord}`, ...t, x402: x402Of(t.ruling) };
+    return { ...t, ordinal: ord, offer: `o-${ord}`, x402: x402Of(t.ruling) };
   }
 
   /** One wake that offers `required` and pays `payload` against it. */

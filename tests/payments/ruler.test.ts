@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PAYMENT_REFUSAL_CODES, paymentNonceKey, type PaymentRefusalCode } from '../../src/payments/index.js';
 import { utf8, type CanonicalObject } from '../../src/protocol/index.js';
 import { MemoryStore } from '../../src/store/index.js';
-import { ASSET, KEY_STRANGER, NETWORK, PAYEE, PayDesk, STRANGER, agent, frameAt, nonceOf, paySpec, payTurn, paymentRequired, policy, requirement, secs, signPayment } from './fixtures.js';
+import { ASSET, KEY_STRANGER, NETWORK, PAYEE, PayDesk, STRANGER, agent, frameAt, nonceOf, paySpec, paymentRequired, policy, requirement, secs, signPayment } from './fixtures.js';
 
 describe('payment referee: admission', () => {
   it('admits a payment that matches its offer and the policy, reserves the nonce, and locks the value', async () => {

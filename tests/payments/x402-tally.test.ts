@@ -107,7 +107,7 @@ describe('x402 through Tally on a local chain', () => {
     const receipt = await chain.client.getTransactionReceipt({ hash: (settled.settlements![0] as { transaction: Hex }).transaction });
     expect(receipt.status).toBe('success');
     // The frame carries the PaymentRequired observed; the turn the PaymentPayload, accepted byte for byte one of its accepts.
-    const frame = entries.find((e) => e.kind === 'frame' && e.ordinal === turns[0]!.ordinal) as { data: { x402: { offers: [{ required: { accepts: unknown[] } }] } } };
+    const frame = entries.find((e) => e.kind === 'frame' && e.ordinal === turns[0]!.ordinal) as unknown as { data: { x402: { offers: [{ required: { accepts: unknown[] } }] } } };
     const turn0 = JSON.parse(Buffer.from((turns[0]!.body as { bytes: string }).bytes, 'base64').toString('utf8'));
     expect(frame.data.x402.offers[0].required.accepts).toContainEqual(turn0.x402.payload.accepted);
   }, 120_000);
@@ -152,7 +152,7 @@ describe('x402 through Tally on a local chain', () => {
     // An edited ruling is found: flip one payment admission's ticket state.
     const i = entries.findIndex((e) => e.kind === 'turn' && x402Of(e.ruling).payment?.admitted === true);
     const edited = structuredClone(entries);
-    (edited[i] as { ruling: { x402: { payment: { value: string } } } }).ruling.x402.payment.value = '1';
+    (edited[i] as unknown as { ruling: { x402: { payment: { value: string } } } }).ruling.x402.payment.value = '1';
     expect(await replayPayments(edited)).toMatchObject({ ok: false, index: i });
   }, 60_000);
 

@@ -59,6 +59,8 @@ export interface Chain {
 export async function startChain(timeoutMs = 60_000): Promise<Chain> {
   const child: ChildProcess = spawn(process.execPath, [resolve(import.meta.dirname, 'node.mjs')], {
     cwd: root,
+    // Loopback only: no telemetry (it is off without a TTY anyway; this says so).
+    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY: 'true' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let err = '';
