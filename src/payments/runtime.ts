@@ -9,7 +9,9 @@
  * 3. only an admitted payment is sent, with exactly the recorded bytes (base64 of their
  *    canonical JSON); a refused one throws {@link PaymentRefusedError} and nothing is sent;
  * 4. the `PAYMENT-RESPONSE` (SettleResponse) is kept for the next frame; no answer within the
- *    timeout is kept as UNKNOWN, never as "did not happen".
+ *    timeout is kept as UNKNOWN, never as "did not happen";
+ * 5. paying the same requirement again while its last payment is not SETTLED is a retry of it
+ *    (`retry_of`), so the referee admits it only after that one FAILED — never over an UNKNOWN.
  */
 import { canonicalJson, fromBase64, toBase64, utf8, type CanonicalObject, type CanonicalValue } from '../protocol/index.js';
 import type { Engine } from '../session/engine.js';
@@ -55,6 +57,9 @@ export class X402Runtime {
   private open: { ordinal: number; entryHash: string; frameRoot: string; offer: string } | undefined;
   private facts: CanonicalObject[] = [];
   readonly sent: SentPayment[] = [];
+  /** Canonical `accepted` → the last ticket paid against it; ticket → its state as last known (the rulings' outcomes win). */
+  private readonly lastOf = new Map<string, number>();
+  private readonly states = new Map<number, string>();
   readonly refused: PaymentRuling[] = [];
   private readonly net: typeof globalThis.fetch;
 
@@ -88,6 +93,7 @@ export class X402Runtime {
     this.open = undefined;
     const t = await this.o.engine.turn({ sessionId: this.o.sessionId, ordinal: at.ordinal, parentHash: at.entryHash, frameRoot: at.frameRoot, body: { kind: 'stand-down', failureClass: 'timeout' } });
     if (!t.ok) throw new Error(`turn ${at.ordinal} not recorded: ${t.message}`);
+    this.learn(t.ruling);
   }
 
   private async offer(required: CanonicalObject): Promise<void> {
@@ -106,15 +112,21 @@ export class X402Runtime {
     const at = this.open;
     if (!at) throw new PaymentRefusedError(undefined);
     this.open = undefined;
-    const bytes = utf8(canonicalJson({ x402: { agent_id: this.o.agentId, offer: at.offer, payload } }));
+    const accepted = canonicalJson((payload['accepted'] ?? '') as CanonicalValue);
+    const prior = this.lastOf.get(accepted);
+    const retryOf = prior !== undefined && this.states.get(prior) !== 'SETTLED' ? prior : undefined;
+    const bytes = utf8(canonicalJson({ x402: { agent_id: this.o.agentId, offer: at.offer, payload, ...(retryOf === undefined ? {} : { retry_of: retryOf }) } }));
     const t = await this.o.engine.turn({ sessionId: this.o.sessionId, ordinal: at.ordinal, parentHash: at.entryHash, frameRoot: at.frameRoot, body: { kind: 'authored', bytes } });
     if (!t.ok) throw new Error(`turn ${at.ordinal} not recorded: ${t.message}`);
+    this.learn(t.ruling);
     const x = (t.ruling as { x402?: { payment?: PaymentRuling } } | undefined)?.x402?.payment;
     if (!x || !x.admitted) {
       if (x) this.refused.push(x);
       throw new PaymentRefusedError(x);
     }
     this.sent.push({ ticket: x.ticket, ordinal: at.ordinal, ruling: x });
+    this.lastOf.set(accepted, x.ticket);
+    this.states.set(x.ticket, 'RESERVED');
     const out = new Request(req, { signal: AbortSignal.timeout(this.o.settleTimeoutMs ?? 30_000) });
     out.headers.set('payment-signature', toBase64(utf8(canonicalJson(payload))));
     let res: Response;
@@ -122,11 +134,20 @@ export class X402Runtime {
       res = await this.net(out);
     } catch (e) {
       this.facts.push({ ticket: x.ticket, unknown: e instanceof Error && e.name === 'TimeoutError' ? 'timeout' : 'no answer' });
+      this.states.set(x.ticket, 'UNKNOWN');
       throw e;
     }
     const settled = res.headers.get('payment-response');
-    this.facts.push(settled === null ? { ticket: x.ticket, unknown: `no settlement answer (HTTP ${res.status})` } : { ticket: x.ticket, response: decode(settled) as CanonicalObject });
+    const response = settled === null ? undefined : (decode(settled) as CanonicalObject);
+    this.facts.push(response === undefined ? { ticket: x.ticket, unknown: `no settlement answer (HTTP ${res.status})` } : { ticket: x.ticket, response });
+    this.states.set(x.ticket, response === undefined ? 'UNKNOWN' : response['success'] === true ? 'SETTLED' : 'FAILED');
     return res;
+  }
+
+  /** Takes the settlement outcomes a turn's ruling recorded as the tickets' states. */
+  private learn(ruling: unknown): void {
+    const outcomes = (ruling as { x402?: { settlements?: readonly { ticket?: number; ok: boolean; state?: string }[] } } | undefined)?.x402?.settlements ?? [];
+    for (const o of outcomes) if (o.ok && o.ticket !== undefined && o.state !== undefined) this.states.set(o.ticket, o.state);
   }
 
   /** Reports chain evidence for a ticket in the next frame (reconciles an UNKNOWN). */
@@ -148,6 +169,7 @@ export class X402Runtime {
     this.facts = [];
     const t = await this.o.engine.turn({ sessionId: this.o.sessionId, ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'stand-down', failureClass: 'timeout' } });
     if (!t.ok) throw new Error(`turn ${ordinal} not recorded: ${t.message}`);
+    this.learn(t.ruling);
     return { ordinal, ruling: t.ruling };
   }
 }

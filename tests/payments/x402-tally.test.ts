@@ -122,6 +122,9 @@ describe('x402 through Tally on a local chain', () => {
     const unknown = x402Of((await rt.flush()).ruling);
     expect(unknown.settlements).toEqual([{ ticket: 2, ok: true, state: 'UNKNOWN' }]);
     expect(unknown.budgets![0]).toMatchObject({ used: '10000', locked: '10000', free: '30000' });
+    // Asking for the resource again is a retry of ticket 2, linked to it: refused while 2 may still settle, and nothing is sent.
+    await expect(pay(`${servers['data']!.url}/market-data`)).rejects.toThrow(/settlement_unknown/);
+    expect(rt.sent).toHaveLength(1);
 
     // The facilitator was only slow: it settles after the client gave up.
     unstall!();
