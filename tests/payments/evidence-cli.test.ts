@@ -1,7 +1,8 @@
 /**
  * `tally evidence` and `tally verify-evidence` on a payment day's bundle and sealed checkpoint:
  * the pack the command writes verifies with the verifier key alone, names the payment's final
- * state and reasons, and the same pack is refused under another key or edited.
+ * state and reasons, and the same pack is refused under another key or edited; `tally replay`
+ * re-derives the day with the payment referee.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,12 @@ describe('tally evidence / verify-evidence', () => {
     const drift = entries.find((e) => e.ruling?.x402?.payment?.code === 'offer_drift')!.ruling!.x402!.payment!.payment_hash;
     expect(tally(['evidence', ...base, '--payment', drift, '--out', 'drift.json'], { cwd: dir }).code).toBe(0);
     expect(tally(['verify-evidence', 'drift.json', '--key', key.verifierKey], { cwd: dir }).stdout).toContain('reasons: offer_drift');
+
+    // tally replay picks the payment referee from the spec and re-derives every ruling; the referee alone does not.
+    const rp = tally(['replay', 'bundle.jsonl', '--key', key.verifierKey, '--checkpoint', 'receipt.note'], { cwd: dir });
+    expect(rp.code, rp.stdout + rp.stderr).toBe(0);
+    expect(rp.stdout).toMatch(/ruler\s+payments/);
+    expect(tally(['replay', 'bundle.jsonl', '--ruler', 'referee'], { cwd: dir }).code).toBe(1);
 
     // Another key, an edited pack, an unknown payment, a bad selector.
     const other = generateEngineKey('tally.example/x402-cli').verifierKey;

@@ -3,36 +3,45 @@ import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
 import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
-import { replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
+import { createRefereeRuler, replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
+import { createPaymentsRuler } from '../../payments/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
 
-/** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
-async function hasMandate(path: string): Promise<boolean> {
+/** The bundle's genesis spec (read from its first line only), or undefined. */
+async function genesisSpec(path: string): Promise<unknown> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
     for await (const { line } of splitLines(stream)) {
       // The one strict parser on the raw line: a duplicate "mandate" key is not read last-wins.
       const r = parseStrictJson(line);
-      if (!r.ok) return false; // Not JSON in the one encoding: replay reports the chain error.
+      if (!r.ok) return undefined; // Not JSON in the one encoding: replay reports the chain error.
       const v = r.value as { spec?: unknown } | null;
-      return typeof v === 'object' && v !== null && specSealsMandate(v.spec);
+      return typeof v === 'object' && v !== null ? v.spec : undefined;
     }
   } catch {
     // Not JSON: replay reports the chain error.
   } finally {
     stream.destroy();
   }
-  return false;
+  return undefined;
+}
+
+/** `--ruler` values: the referee's choices and `payments` (the x402 payment referee over the referee). */
+const CHOICES = [...REPLAY_RULERS, 'payments'] as const;
+
+/** True when a genesis spec seals an x402 payment policy (`payments`). */
+function specSealsPayments(spec: unknown): boolean {
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) && (spec as { payments?: unknown }).payments !== undefined;
 }
 
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -56,8 +65,10 @@ not verified; replay that session to check it).
 Options:
   --ruler <r>       the ruler the day was recorded with: intent (the intent
                     contract), referee (mandates, tickets, verdicts; recorded
-                    judge evidence is re-verified, never re-asked), none, or
-                    auto (default: referee when the spec seals a mandate, else intent)
+                    judge evidence is re-verified, never re-asked), payments
+                    (x402 payments over the referee), none, or auto (default:
+                    payments when the spec seals a payment policy, referee when
+                    it seals a mandate, else intent)
   --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
                     'tally verify --key --checkpoint' (signed by --key, names the
@@ -85,7 +96,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("replay takes exactly one bundle path. Run 'tally replay --help'.");
     const ruler = str(values, 'ruler') ?? 'auto';
-    if (!(REPLAY_RULERS as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${REPLAY_RULERS.join(', ')}`);
+    if (!(CHOICES as readonly string[]).includes(ruler)) throw new CliError(`--ruler must be one of ${CHOICES.join(', ')}`);
     const pin: { sessionId?: string; size?: number; receiptRoot?: string } = {};
     for (const [opt, field] of [
       ['root', 'receiptRoot'],
@@ -112,7 +123,11 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       replayPin.sessionId = c.result.summary.sessionId;
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }
-    const chosen = replayRuler(ruler as ReplayRulerChoice, ruler === 'auto' && (await hasMandate(file)));
+    const spec = ruler === 'auto' ? await genesisSpec(file) : undefined;
+    const chosen: { readonly name: string; readonly ruler: NonNullable<ReplayOptions['ruler']> | null } =
+      ruler === 'payments' || (ruler === 'auto' && specSealsPayments(spec))
+        ? { name: 'payments', ruler: (store) => createPaymentsRuler({ store, inner: createRefereeRuler({ store, legacyMandates: true }) }) }
+        : replayRuler(ruler as ReplayRulerChoice, ruler === 'auto' && specSealsMandate(spec));
     const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
     const progress = progressReporter(io, 'replaying');
     const r = await replayFile(file, {
