@@ -18,3 +18,5 @@ export { X402Runtime, PaymentRefusedError } from './runtime.js';
 export type { X402RuntimeOptions, SentPayment } from './runtime.js';
 export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
 export type { EvidencePack, EvidenceFacts, EvidenceCode, DisputeReason, PaymentSelector } from './evidence-pack.js';
+export { PAYMENT_RULING_CATALOGUE } from './catalogue.js';
+export type { PaymentCatalogueEntry } from './catalogue.js';

@@ -151,3 +151,11 @@ describe('payment referee: the spec', () => {
     expect(t.ruling).toBeUndefined();
   });
 });
+
+describe('payment codes catalogue', () => {
+  it('has one row per payment refusal and settlement fact code, in check order, each with when and fix', async () => {
+    const { PAYMENT_RULING_CATALOGUE, SETTLEMENT_FACT_CODES } = await import('../../src/payments/index.js');
+    expect(PAYMENT_RULING_CATALOGUE.map((r) => r.code)).toEqual([...PAYMENT_REFUSAL_CODES, ...SETTLEMENT_FACT_CODES]);
+    for (const r of PAYMENT_RULING_CATALOGUE) expect(r.when.length > 20 && r.fix.length > 10, r.code).toBe(true);
+  });
+});
