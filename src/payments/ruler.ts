@@ -195,7 +195,10 @@ export function createPaymentsRuler(options: PaymentsRulerOptions): PaymentsRule
       const fold = await before(ctx);
       if (parsed === undefined) return merge(await inner?.rule(ctx), frameFacts(policy, fold));
       const facts = frameFacts(policy, fold);
-      const side = await inner?.ruleStandDown?.(ctx);
+      // The inner ruler's stand-down ruling records only what a frame's `referee` member carries (the referee's transitions):
+      // asked only when there is one, so a payment turn does not pay for the referee's fold (it catches up on its next turn).
+      const data = fold.lastFrame!.data;
+      const side = isObject(data) && Object.hasOwn(data, 'referee') ? await inner?.ruleStandDown?.(ctx) : undefined;
       if (!parsed.ok) {
         const payment: PaymentRuling = { admitted: false, code: parsed.code, message: clip(parsed.message), ...(parsed.payload ? { payment_hash: paymentHash(parsed.payload) } : {}) };
         return merge(side, { payment, ...(facts ?? {}), budgets: budgetsOf(fold, policy.assets) });
