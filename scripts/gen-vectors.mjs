@@ -17,6 +17,7 @@ import { verdictVectors } from './vectors/verdicts.mjs';
 import { cosignatureVectors } from './vectors/cosignatures.mjs';
 import { engineLogVectors } from './vectors/engine-log.mjs';
 import { ap2Vectors } from './vectors/ap2.mjs';
+import { x402Vectors } from './vectors/x402.mjs';
 import { canonicalJson, canonicalBytes, entryHash, inclusionProofFromLeafHashes, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
@@ -366,4 +367,8 @@ write('engine-log.json', engineLog);
 
 // ---------------------------------------------------------------- AP2 mandates (§16)
 write('ap2.json', await ap2Vectors());
+
+// ---------------------------------------------------------------- x402 payments (§17)
+const x402 = await x402Vectors();
+write('x402.json', x402);
 console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length} engine-log vectors`);

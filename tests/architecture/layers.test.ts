@@ -28,6 +28,8 @@ const RANK: Record<string, number> = {
   // AP2 / Verifiable Intent mandates (SD-JWT credentials): above referee and store, below the engine log and server.
   mandates: 4.1,
   log: 4.2,
+  // x402 payments: above the referee (its mandate signs the payment policy, its ruler is the inner one) and the session.
+  payments: 4.3,
   witness: 4.5,
   server: 5,
   web: 5,

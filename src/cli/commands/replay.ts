@@ -3,11 +3,12 @@ import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
 import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
-import { replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
+import { createRefereeRuler, replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
 import { AP2_SPEC_KEY, createAp2Ruler } from '../../mandates/index.js';
+import { createPaymentsRuler } from '../../payments/index.js';
 
-/** `--ruler` values: the referee's choices, and ap2 (a session under an AP2 open payment mandate). */
-const RULERS = [...REPLAY_RULERS, 'ap2'] as const;
+/** `--ruler` values: the referee's choices, payments (the x402 payment referee over the referee) and ap2 (a session under an AP2 open payment mandate). */
+const RULERS = [...REPLAY_RULERS, 'payments', 'ap2'] as const;
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
@@ -16,8 +17,8 @@ import { verdictLine } from '../pins.js';
 import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS } from './log-binding.js';
 
 /** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
-/** Which authority the genesis spec seals: a referee mandate, an AP2 open mandate (spec.ap2, PROTOCOL.md §16), or neither. */
-async function sealedAuthority(path: string): Promise<'mandate' | 'ap2' | undefined> {
+/** Which authority the genesis spec seals (read from its first line only): an x402 payment policy (spec.payments, PROTOCOL.md §17), an AP2 open mandate (spec.ap2, §16), a referee mandate, or none. */
+async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mandate' | undefined> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
     for await (const { line } of splitLines(stream)) {
@@ -26,9 +27,12 @@ async function sealedAuthority(path: string): Promise<'mandate' | 'ap2' | undefi
       if (!r.ok) return undefined; // Not JSON in the one encoding: replay reports the chain error.
       const v = r.value as { spec?: unknown } | null;
       if (typeof v !== 'object' || v === null) return undefined;
-      if (specSealsMandate(v.spec)) return 'mandate';
       const spec = v.spec as Record<string, unknown> | null;
-      return typeof spec === 'object' && spec !== null && spec[AP2_SPEC_KEY] !== undefined ? 'ap2' : undefined;
+      const has = (k: string): boolean => typeof spec === 'object' && spec !== null && !Array.isArray(spec) && spec[k] !== undefined;
+      // A payment policy is sealed beside a version-2 mandate: it is asked first.
+      if (has('payments')) return 'payments';
+      if (specSealsMandate(v.spec)) return 'mandate';
+      return has(AP2_SPEC_KEY) ? 'ap2' : undefined;
     }
   } catch {
     // Not JSON: replay reports the chain error.
@@ -41,7 +45,7 @@ async function sealedAuthority(path: string): Promise<'mandate' | 'ap2' | undefi
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|ap2|none] [--key <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -65,10 +69,11 @@ not verified; replay that session to check it).
 Options:
   --ruler <r>       the ruler the day was recorded with: intent (the intent
                     contract), referee (mandates, tickets, verdicts; recorded
-                    judge evidence is re-verified, never re-asked), ap2 (an AP2
-                    open payment mandate, PROTOCOL.md §16), none, or auto (default:
-                    referee when the spec seals a mandate, ap2 when it carries
-                    spec.ap2, else intent)
+                    judge evidence is re-verified, never re-asked), payments
+                    (x402 payments over the referee, PROTOCOL.md §17), ap2 (an
+                    AP2 open payment mandate, §16), none, or auto (default:
+                    payments when the spec seals a payment policy, referee when
+                    it seals a mandate, ap2 when it carries spec.ap2, else intent)
   --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
                     'tally verify --key --checkpoint' (signed by --key, names the
@@ -127,7 +132,11 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     }
     const authority = ruler === 'auto' ? await sealedAuthority(file) : undefined;
     const chosen: { readonly name: string; readonly ruler: NonNullable<ReplayOptions['ruler']> | null } =
-      ruler === 'ap2' || authority === 'ap2' ? { name: 'ap2', ruler: (store) => createAp2Ruler({ store }) } : replayRuler(ruler as ReplayRulerChoice, authority === 'mandate');
+      ruler === 'payments' || authority === 'payments'
+        ? { name: 'payments', ruler: (store) => createPaymentsRuler({ store, inner: createRefereeRuler({ store, legacyMandates: true }) }) }
+        : ruler === 'ap2' || authority === 'ap2'
+          ? { name: 'ap2', ruler: (store) => createAp2Ruler({ store }) }
+          : replayRuler(ruler as ReplayRulerChoice, authority === 'mandate');
     const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
     const progress = progressReporter(io, 'replaying');
     const r = await replayFile(file, {

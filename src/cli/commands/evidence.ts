@@ -1,0 +1,110 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { canonicalJson, isDigestHex, type CanonicalObject, type Entry } from '../../protocol/index.js';
+import { bundleFileChunks, indexBundle, peekSessionCheckpoint, turnReceiptFromBundle } from '../../receipt/index.js';
+import { assemblePaymentEvidence, verifyPaymentEvidence, type PaymentSelector } from '../../payments/index.js';
+import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+
+function selectorOf(v: string): PaymentSelector {
+  if (/^[1-9][0-9]{0,9}$/.test(v)) return { ticket: Number(v) };
+  if (isDigestHex(v)) return { paymentHash: v };
+  const m = /^(0x[0-9a-fA-F]{40}):(0x[0-9a-fA-F]{40}):(0|[1-9][0-9]*):(0x[0-9a-fA-F]{64})$/.exec(v);
+  if (m) return { payer: m[1]!, payTo: m[2]!, value: m[3]!, nonce: m[4]! };
+  throw new CliError('--payment takes a ticket number, a payment hash (64 hex), or payer:payTo:value:nonce');
+}
+
+export const evidenceCommand: Command = {
+  name: 'evidence',
+  summary: 'Write the dispute evidence pack of one x402 payment: mandate, offer, signed payload, ruling, settlement facts, each with its receipt.',
+  help: `Usage: tally evidence <bundle.jsonl> --payment <ticket|payment-hash|payer:payTo:value:nonce> --checkpoint <file> --key <vkey|file> [--out <file>]
+
+Writes one self-contained pack (format tally/x402-evidence/1, docs/PROTOCOL.md
+§17.8) for the payment named: single-turn receipts of the genesis (the
+mandate, its principal's signature and the payment policy), the frame with the
+offer the agent saw, the turn with the signed PaymentPayload and its ruling,
+and every frame and turn with a settlement fact about its ticket, all under
+the signed checkpoint you pass (the day's sealed receipt). Signs nothing.
+Check it with 'tally verify-evidence <pack> --key <vkey>'.
+
+Exit codes: 0 written, 1 no such payment or the checkpoint is not of this
+bundle, 2 usage error, 3 I/O error.`,
+  options: { payment: { type: 'string' }, checkpoint: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } },
+  async run({ values, positionals }, io) {
+    const path = positionals[0];
+    if (!path || positionals.length > 1) throw new CliError("evidence takes exactly one bundle path. Run 'tally evidence --help'.");
+    const payment = str(values, 'payment');
+    if (payment === undefined) throw new CliError('--payment <ticket|payment-hash|payer:payTo:value:nonce> is required');
+    const select = selectorOf(payment);
+    const cpPath = str(values, 'checkpoint');
+    if (cpPath === undefined || str(values, 'key') === undefined) throw new CliError('--checkpoint <file> and --key <vkey> are required: evidence signs nothing');
+    const verifiers = await verifierKeysFor(values, io);
+    const bundlePath = resolve(io.cwd, path);
+    if (!existsSync(bundlePath)) throw new CliError(`cannot read ${bundlePath}: no such file`, EXIT.io, 'TALLY_CLI_IO');
+    const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
+    const peeked = peekSessionCheckpoint(signedCheckpoint);
+    if (!peeked) throw new CliError(`${cpPath} is not a signed Tally session checkpoint`, EXIT.invalid, 'TALLY_CLI_INVALID');
+    const lines = readFileSync(bundlePath, 'utf8').split('\n').filter((l) => l.length > 0);
+    const entries = lines.map((l) => JSON.parse(l) as Entry);
+    const ix = await indexBundle(bundleFileChunks(bundlePath), { entries: entries.map((_e, i) => i), sizes: [peeked.size], requireSealed: false });
+    if (!ix.ok) {
+      println(io.stderr, `invalid: entry ${ix.index}: ${ix.code}: ${ix.message}`);
+      return EXIT.invalid;
+    }
+    const built = await assemblePaymentEvidence(entries, ix.summary.sessionId, select, async (index) => {
+      const r = turnReceiptFromBundle(ix, index, signedCheckpoint, { verifiers });
+      return r.ok ? { ok: true, text: r.text, signedCheckpoint } : { ok: false, message: `${r.code}: ${r.message}` };
+    });
+    if (!built.ok) {
+      println(io.stderr, `tally evidence: ${built.code}: ${built.message}`);
+      return EXIT.invalid;
+    }
+    const text = `${canonicalJson(built.pack as unknown as CanonicalObject)}\n`;
+    const out = str(values, 'out');
+    if (out === undefined) io.stdout.write(text);
+    else println(io.stdout, `evidence for payment ${payment} (${built.pack.entries.length} receipts, session ${built.pack.session}) written to ${writeTextFile(out, text, io, 'the pack')}`);
+    return EXIT.ok;
+  },
+};
+
+export const verifyEvidenceCommand: Command = {
+  name: 'verify-evidence',
+  summary: "Verify an x402 payment's evidence pack offline with the engine's verifier key alone, and name its dispute reasons.",
+  help: `Usage: tally verify-evidence <pack.json> --key <vkey|file> [--json]
+
+Checks every receipt of the pack against its signed checkpoint and the pinned
+key, the mandate's principal signature, re-derives the payment's ruling from
+the offer and the signed payload (every rule that needs no other entry), and
+re-checks any chain receipt that reconciled it. Prints the payment, its final
+settlement state and the reason codes a dispute needs (authority_exceeded,
+counterparty_mismatch, offer_drift, duplicate_execution, settlement_unknown).
+
+Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
+  options: { key: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values, positionals }, io) {
+    const path = positionals[0];
+    if (!path || positionals.length > 1) throw new CliError("verify-evidence takes exactly one pack file. Run 'tally verify-evidence --help'.");
+    if (str(values, 'key') === undefined) throw new CliError('--key <vkey> is required');
+    const verifiers = await verifierKeysFor(values, io);
+    let pack: unknown;
+    try {
+      pack = JSON.parse(readTextFile(path, io, 'the pack'));
+    } catch (e) {
+      if (e instanceof CliError) throw e;
+      pack = undefined;
+    }
+    const r = await verifyPaymentEvidence(pack, { verifiers });
+    if (values['json'] === true) println(io.stdout, JSON.stringify(r));
+    if (!r.ok) {
+      println(io.stderr, `invalid: ${r.code}: ${r.message}`);
+      return EXIT.invalid;
+    }
+    if (values['json'] !== true) {
+      const p = r.payment;
+      println(io.stdout, `valid: payment ${p.payment_hash} in session ${r.session} (checkpoint size ${r.checkpoint.size}), mandate signed by ${r.principal}`);
+      println(io.stdout, p.admitted ? `admitted: ticket ${p.ticket}, ${p.value} of ${p.asset} from ${p.payer} to ${p.pay_to}, final state ${r.state}${r.transaction ? ` (${r.transaction})` : ''}` : `refused: ${p.code}: ${p.message}`);
+      println(io.stdout, `ruling ${r.rederived ? 're-derived from the pack' : 'as recorded (it depends on earlier entries)'}; reasons: ${r.reasons.length ? r.reasons.join(', ') : 'none'}`);
+    }
+    return EXIT.ok;
+  },
+};
