@@ -1,0 +1,11 @@
+/**
+ * `agent-tally/gateway` — an MCP gateway any agent can sit behind: every
+ * tool call refereed, recorded and sealed (docs/PROTOCOL.md §16, docs/HARNESS.md).
+ */
+export { Gateway, GatewayError } from './gateway.js';
+export type { GatewayOptions } from './gateway.js';
+export { Upstream, ChildChannel } from './upstream.js';
+export type { Channel, UpstreamOutcome } from './upstream.js';
+export { serveStdio, MAX_AGENT_LINE } from './stdio.js';
+export { agentResponse, callBytes, openFrameData, resultFrameData, record } from './frames.js';
+export type { CallOutcome } from './frames.js';
