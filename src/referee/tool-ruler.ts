@@ -67,7 +67,7 @@ export type GatewayTurn =
 /** Reads a gateway turn's bytes: strict JSON, canonical, a JSON-RPC `tools/call` request (or the closing turn). */
 export function readGatewayTurn(authored: Uint8Array): GatewayTurn {
   const p = parseStrictJson(authored);
-  if (!p.ok) return { kind: 'refused', code: p.code === 'invalid-utf8' || p.code === 'syntax' ? 'tool_call_malformed' : 'tool_call_not_canonical', message: `the request is not strict JSON (${p.code})` };
+  if (!p.ok) return { kind: 'refused', code: p.code === 'invalid-utf8' || p.code === 'syntax' || p.code === 'trailing-data' ? 'tool_call_malformed' : 'tool_call_not_canonical', message: `the request is not strict JSON (${p.code})` };
   const v = p.value;
   const text = new TextDecoder().decode(authored);
   const idOf = isObject(v) && (typeof v['id'] === 'string' || (typeof v['id'] === 'number' && Number.isSafeInteger(v['id']))) ? { id: v['id'] as string | number } : {};
