@@ -69,7 +69,7 @@ export function agentResponse(id: string | number, data: Record<string, unknown>
       return ok(isolatedError(`Tally refused this call (${code}): ${String(data['message'])}. What to do: ${fix}. Nothing was sent to the server.`, { code, message: data['message'], fix }));
     }
     case 'unknown': {
-      const why = data['reason'] === 'timeout' ? 'the server did not answer in time' : data['reason'] === 'crashed' ? 'the server exited during the call' : 'the server answered with a malformed message';
+      const why = data['reason'] === 'timeout' ? 'the server did not answer in time' : data['reason'] === 'crashed' ? 'the server exited during the call' : data['reason'] === 'unreachable' ? 'the request to the server failed' : 'the server answered with a malformed message';
       return ok(isolatedError(`The outcome of this call is UNKNOWN: ${why} (${String(data['detail'])}). It was sent to the server and may have run: check its effect before retrying.${data['reason'] === 'crashed' ? ' The gateway cannot serve further calls; restart it.' : ''}`, { outcome: 'unknown', reason: data['reason'] }));
     }
     case 'too-large':

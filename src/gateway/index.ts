@@ -9,3 +9,5 @@ export type { Channel, UpstreamOutcome } from './upstream.js';
 export { serveStdio, MAX_AGENT_LINE } from './stdio.js';
 export { agentResponse, callBytes, openFrameData, resultFrameData, record } from './frames.js';
 export type { CallOutcome } from './frames.js';
+export { HttpChannel, serveHttp, MAX_AGENT_BODY } from './http.js';
+export type { HttpAgentSide } from './http.js';

@@ -14,7 +14,7 @@ export type UpstreamOutcome =
   | { readonly kind: 'result'; readonly result: Record<string, unknown> }
   | { readonly kind: 'error'; readonly error: Record<string, unknown> }
   /** The call may or may not have run: no answer within the timeout, the server exited, or it sent a message that is not a JSON-RPC response. */
-  | { readonly kind: 'unknown'; readonly reason: 'timeout' | 'crashed' | 'malformed'; readonly detail: string }
+  | { readonly kind: 'unknown'; readonly reason: 'timeout' | 'crashed' | 'malformed' | 'unreachable'; readonly detail: string }
   | { readonly kind: 'too-large'; readonly bytes: number }
   /** Nothing was sent: the server had already exited. */
   | { readonly kind: 'unavailable'; readonly detail: string };
@@ -28,6 +28,8 @@ export interface Channel {
   onmalformed?: (detail: string) => void;
   onoversize?: (bytes: number) => void;
   onclose?: (detail: string) => void;
+  /** A request could not be delivered (HTTP): the call's outcome is unknown. */
+  onsendfailed?: (detail: string) => void;
 }
 
 /** An upstream started as a child process speaking MCP on stdio. It dies with the gateway. */
@@ -121,6 +123,7 @@ export class Upstream {
     channel.onmessage = (m, n) => this.receive(m, n);
     channel.onmalformed = (detail) => this.failAll({ kind: 'unknown', reason: 'malformed', detail });
     channel.onoversize = (bytes) => this.failAll({ kind: 'too-large', bytes });
+    channel.onsendfailed = (detail) => this.failAll({ kind: 'unknown', reason: 'unreachable', detail });
     channel.onclose = (detail) => {
       this.closed = detail;
       this.failAll({ kind: 'unknown', reason: 'crashed', detail });

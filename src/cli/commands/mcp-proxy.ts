@@ -10,7 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
 
 export const PROXY_HELP = `Usage: tally mcp proxy [--db <location>] [--mandate <spec.json>] [--timeout-ms <n>]
-                       [--max-result-bytes <n>] [--receipt <file>] -- <upstream command…>
+                       [--max-result-bytes <n>] [--receipt <file>] [--listen <host:port>]
+                       (-- <upstream command…> | --upstream-url <url>)
 
 Starts <upstream command…> as a child MCP server on stdio and serves its tools
 to the agent on this process's stdin/stdout, recording the day in the store:
@@ -34,6 +35,13 @@ Options:
                           (default 30000)
   --max-result-bytes <n>  largest upstream message passed on (default 262144)
   --receipt <file>        also write the receipt JSON here when sealed
+  --upstream-url <url>    the upstream is a Streamable HTTP MCP server at <url>
+                          (instead of a command)
+  --listen <host:port>    serve the agent on Streamable HTTP at
+                          http://<host:port>/mcp instead of stdio (one agent
+                          session per day; port 0 picks one; the URL is printed
+                          to stderr); sealed when the agent ends its session
+                          (HTTP DELETE) or on SIGTERM/SIGINT
 
 Exit codes: 0 sealed, 1 the upstream did not start or the day could not be
 opened, 2 usage error, 3 store unavailable.`;
@@ -50,7 +58,21 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Runs the proxy; `command` is everything after `--`. */
 export async function runProxy(values: Record<string, string | boolean | (string | boolean)[] | undefined>, command: string[], io: CommandIO): Promise<number> {
-  if (command.length === 0) throw new CliError("give the upstream server's command after --: tally mcp proxy --db <store> -- <command…>");
+  const upstreamUrl = str(values, 'upstream-url');
+  if (command.length === 0 && upstreamUrl === undefined) throw new CliError("give the upstream server's command after -- (tally mcp proxy --db <store> -- <command…>) or --upstream-url <url>");
+  if (command.length > 0 && upstreamUrl !== undefined) throw new CliError('give either an upstream command after -- or --upstream-url, not both');
+  let url: URL | undefined;
+  if (upstreamUrl !== undefined) {
+    try {
+      url = new URL(upstreamUrl);
+    } catch {
+      throw new CliError(`--upstream-url must be an http(s) URL, got ${upstreamUrl.slice(0, 100)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('--upstream-url must be an http(s) URL');
+  }
+  const listen = str(values, 'listen');
+  const hp = listen === undefined ? undefined : /^(.+):([0-9]{1,5})$/.exec(listen);
+  if (listen !== undefined && (!hp || Number(hp[2]) > 65535)) throw new CliError('--listen must be <host>:<port>, e.g. 127.0.0.1:8787 (port 0 picks a free one)');
   for (const k of ['url', 'token-file', 'retries', 'key']) if (values[k] !== undefined) throw new CliError(`--${k} is not an option of tally mcp proxy`);
   const timeoutMs = positiveInt(str(values, 'timeout-ms'), 'timeout-ms', 30_000, 3_600_000);
   const maxResultBytes = positiveInt(str(values, 'max-result-bytes'), 'max-result-bytes', 262_144, 900_000);
@@ -66,7 +88,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
     if (!isObject(doc) || !isObject(doc['mcp'])) throw new CliError(`${mandateFile} must be a whole session spec with an "mcp" object (a gateway day), signed with 'tally mandate sign'`);
     spec = doc;
   } else {
-    spec = { name: 'mcp-proxy', mcp: { upstream: command.join(' ').slice(0, 200), run: `${new Date().toISOString()}/${randomBytes(8).toString('hex')}` } };
+    spec = { name: 'mcp-proxy', mcp: { upstream: (url?.href ?? command.join(' ')).slice(0, 200), run: `${new Date().toISOString()}/${randomBytes(8).toString('hex')}` } };
   }
   const [{ defaultStoreLocation, openStore }, { Engine }, { createRefereeRuler }, gw] = await Promise.all([
     import('../../store/index.js'),
@@ -81,7 +103,8 @@ export async function runProxy(values: Record<string, string | boolean | (string
     throw new CliError(`cannot open the store: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
   }
   const engine = new Engine({ store, ruler: createRefereeRuler({ store }) });
-  const upstream = new gw.Upstream(new gw.ChildChannel(command[0]!, command.slice(1), maxResultBytes), maxResultBytes);
+  const channel = url !== undefined ? new gw.HttpChannel(url) : new gw.ChildChannel(command[0]!, command.slice(1), maxResultBytes);
+  const upstream = new gw.Upstream(channel, maxResultBytes);
   const gateway = new gw.Gateway({ engine, upstream, spec: spec as never, timeoutMs, clientInfo: { name: 'tally-mcp-proxy', version: '1' } });
   try {
     const sid = await gateway.start();
@@ -94,10 +117,27 @@ export async function runProxy(values: Record<string, string | boolean | (string
   }
   let failure: unknown;
   let reason: 'agent-disconnected' | 'signal' = 'agent-disconnected';
-  const served = gw.serveStdio(gateway, process.stdin, process.stdout, (e) => {
+  const onError = (e: unknown): void => {
     failure ??= e;
     println(io.stderr, `tally mcp proxy: ${(e as Error).message}`);
-  });
+  };
+  let served: Promise<void>;
+  let stopHttp: () => Promise<void> = async () => {};
+  if (hp) {
+    let side;
+    try {
+      side = await gw.serveHttp(gateway, hp[1]!.replace(/^\[(.*)\]$/, '$1'), Number(hp[2]), onError);
+    } catch (e) {
+      await upstream.close();
+      await store.close();
+      throw new CliError(`cannot listen on ${listen}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
+    }
+    println(io.stderr, JSON.stringify({ event: 'listening', url: side.url }));
+    served = side.ended;
+    stopHttp = () => side.close();
+  } else {
+    served = gw.serveStdio(gateway, process.stdin, process.stdout, onError);
+  }
   const signalled = new Promise<void>((resolve) => {
     const on = (): void => {
       reason = 'signal';
@@ -118,6 +158,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
     println(io.stderr, `tally mcp proxy: the day could not be sealed: ${(e as Error).message}`);
     code = EXIT.invalid;
   }
+  await stopHttp();
   await upstream.close();
   await store.close();
   if (failure !== undefined && code === EXIT.ok) code = EXIT.invalid;
