@@ -149,3 +149,33 @@ describe('property: every call is one turn, in order; the upstream saw exactly t
     );
   }, 120_000);
 });
+
+describe('replay re-derives every ruling', () => {
+  it('an engine that admitted what the mandate refuses is caught by replay (ruling-diverged)', async () => {
+    const { Gateway, ChildChannel, Upstream } = await import('../../src/gateway/index.js');
+    const { replayInMemory } = await import('../../src/receipt/replay/replay.js');
+    const { replayRuler } = await import('../../src/referee/replay-ruler.js');
+    const { bundleOf } = await import('./helpers.js');
+    const c = counting();
+    const store = new MemoryStore();
+    const honest = createRefereeRuler({ store });
+    // The mutation: a ruler that checks the spec like the referee but admits every call.
+    const lax = { checkSpec: honest.checkSpec, rule: () => ({ ruling: { tool: { stage: 'tool', admitted: true, name: 'add' } }, nonces: [] }) };
+    const engine = new Engine({ store, ruler: lax });
+    const upstream = new Upstream(new ChildChannel(COUNTING[0]!, COUNTING.slice(1), 262_144, c.env), 262_144);
+    const g = new Gateway({ engine, upstream, spec: mandateSpec(TOOLS), timeoutMs: 10_000 });
+    try {
+      await g.start();
+      await g.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 1 } } });
+      await g.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 500, b: 1 } } });
+      await g.finish('agent-disconnected');
+    } finally {
+      await upstream.close();
+    }
+    expect(c.seen()).toHaveLength(2); // the lax engine let the over-cap call through
+    const r = await replayInMemory(await bundleOf(store, g.sessionId), { ruler: replayRuler('auto', true).ruler });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).toMatch(/ruling-diverged/);
+    expect(JSON.stringify(r)).toMatch(/tool_argument_refused/);
+  }, 30_000);
+});
