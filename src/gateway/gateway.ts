@@ -13,6 +13,7 @@ import type { Engine, Receipt } from '../session/index.js';
 import { readGatewayTurn, type ToolRuling } from '../referee/tool-ruler.js';
 import { agentResponse, callBytes, openFrameData, resultFrameData, type CallOutcome } from './frames.js';
 import type { Upstream } from './upstream.js';
+import { traceToolCall, type ToolCallEnd } from '../telemetry/index.js';
 
 /** Options of {@link Gateway}. */
 export interface GatewayOptions {
@@ -179,7 +180,15 @@ export class Gateway {
       this.counts.retries++;
       return agentResponse(id, await this.readFrameData(prior.frame));
     }
-    const p = this.pending;
+    const params = isObject(message['params']) ? message['params'] : {};
+    const name = typeof params['name'] === 'string' ? params['name'] : undefined;
+    const offered = name !== undefined && this.tools.some((t) => isObject(t) && t['name'] === name) ? name : undefined;
+    return traceToolCall({ sessionId: this.sessionId, callId: id, tool: offered }, () => this.record(message, id, bytes, hash, key, prior));
+  }
+
+  /** The turn, the ruling, the upstream call if admitted, the result frame; the answer read back from it. */
+  private async record(message: Record<string, unknown>, id: string | number, bytes: Uint8Array, hash: string, key: string, prior: { hash: string; frame: number } | undefined): Promise<{ value: Record<string, unknown>; end: ToolCallEnd }> {
+    const p = this.pending!;
     const turn = await this.engine.turn({ sessionId: this.sessionId, ordinal: p.ordinal, parentHash: p.entryHash, frameRoot: p.frameRoot, body: { kind: 'authored', bytes } });
     if (!turn.ok) throw new GatewayError('engine_refused', `the turn was refused: ${turn.message}`);
     this.counts.turns++;
@@ -209,7 +218,8 @@ export class Gateway {
     if (!f.ok) throw new GatewayError('engine_refused', `the result frame was refused: ${f.message}`);
     this.pending = { ordinal, entryHash: f.entryHash, frameRoot: f.frameRoot };
     if (prior === undefined) this.answered.set(key, { hash, frame: ordinal });
-    return agentResponse(id, await this.readFrameData(ordinal));
+    const end: ToolCallEnd = { admitted: ruling?.admitted === true, code: ruling === undefined ? 'none' : ruling.admitted ? 'admitted' : ruling.code, outcome: outcome.kind };
+    return { value: agentResponse(id, await this.readFrameData(ordinal)), end };
   }
 
   /** Ends the day: the closing turn answers the last frame, then the seal. Idempotent. */
