@@ -73,3 +73,23 @@ describe('upstream failures', () => {
     expect(verified.ok && replayed.ok).toBe(true);
   }, 30_000);
 });
+
+describe('tools/list_changed', () => {
+  it('the next frame carries the new list, and calls are ruled against it', async () => {
+    const d = await startDay(HOSTILE);
+    days.push(d);
+    const changed: number[] = [];
+    d.gateway.onToolsChanged = () => changed.push(1);
+    expect(text(await d.call('grown'))).toMatch(/tool_not_offered/);
+    expect(text(await d.call('grow'))).toBe('grew');
+    expect(changed).toHaveLength(1);
+    expect(text(await d.call('grown'))).toBe('the new tool');
+    const listed = await d.gateway.handle({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+    expect(JSON.stringify(listed)).toContain('"grown"');
+    await d.gateway.finish('agent-disconnected');
+    const fs = await frames(d.store, d.gateway.sessionId);
+    expect(fs.map((f) => Array.isArray(f['tools']))).toEqual([true, false, true, false]);
+    const { verified, replayed } = await verifyAndReplay(d.store, d.gateway.sessionId);
+    expect(verified.ok && replayed.ok).toBe(true);
+  }, 30_000);
+});
