@@ -1,5 +1,6 @@
 import { INTENT_RULING_CATALOGUE } from '../../intent/catalogue.js';
 import { REFEREE_RULING_CATALOGUE } from '../../referee/catalogue.js';
+import { TOOL_CODE_CATALOGUE } from '../../referee/tool-codes.js';
 import { FAILURE_CLASSES, SESSION_DIAGNOSTICS, type FailureClass, type SessionDiagnostic } from '../../protocol/index.js';
 import { CliError, println, type Command } from '../command.js';
 
@@ -50,11 +51,12 @@ interface Row {
   readonly fix: string;
 }
 
-/** Every ruling a turn can carry: the intent contract's, then the referee's (mandate, judge, tickets). */
+/** Every ruling a turn can carry: the intent contract's, then the referee's (mandate, judge, tickets), then the MCP gateway's (stage tool). */
 function rulingRows(): Row[] {
   return [
     ...INTENT_RULING_CATALOGUE.map((r) => ({ source: 'intent', stage: r.stage, code: r.code, when: r.when, fix: r.fix })),
     ...REFEREE_RULING_CATALOGUE.map((r) => ({ source: 'referee', stage: r.stage, code: r.code, when: r.when, fix: r.fix })),
+    ...TOOL_CODE_CATALOGUE.map((r) => ({ source: 'gateway', stage: 'tool', code: r.code, when: r.when, fix: r.fix })),
   ];
 }
 
