@@ -160,7 +160,7 @@ describe('replay re-derives every ruling', () => {
     const store = new MemoryStore();
     const honest = createRefereeRuler({ store });
     // The mutation: a ruler that checks the spec like the referee but admits every call.
-    const lax = { checkSpec: honest.checkSpec, rule: () => ({ ruling: { tool: { stage: 'tool', admitted: true, name: 'add' } }, nonces: [] }) };
+    const lax = { checkSpec: (spec: Parameters<NonNullable<typeof honest.checkSpec>>[0]) => honest.checkSpec?.(spec), rule: () => ({ ruling: { tool: { stage: 'tool', admitted: true, name: 'add' } }, nonces: [] }) };
     const engine = new Engine({ store, ruler: lax });
     const upstream = new Upstream(new ChildChannel(COUNTING[0]!, COUNTING.slice(1), 262_144, c.env), 262_144);
     const g = new Gateway({ engine, upstream, spec: mandateSpec(TOOLS), timeoutMs: 10_000 });
