@@ -7,7 +7,7 @@
  * answer is read back from that frame. Calls are taken one at a time, in the
  * order they arrive, because a day alternates turn and frame.
  */
-import { authoredHash, toHex, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
+import { authoredHash, TallyError, toHex, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
 import { sha256 } from '../codec/sha256.js';
 import type { Engine, Receipt } from '../session/index.js';
 import { readGatewayTurn, type ToolRuling } from '../referee/tool-ruler.js';
@@ -30,13 +30,17 @@ export interface GatewayOptions {
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }
 
-/** A gateway failure that stops the day (the store refused a write, the upstream would not initialize). */
-export class GatewayError extends Error {
+/** Why a gateway day stopped (the `reason` of a {@link GatewayError}). */
+export type GatewayFailure = 'upstream_init_failed' | 'session_exists' | 'engine_refused';
+
+/** A gateway failure that stops the day (the store refused a write, the upstream would not initialize); `code` is `TALLY_GATEWAY_<REASON>`. */
+export class GatewayError extends TallyError {
   constructor(
-    readonly code: 'upstream_init_failed' | 'session_exists' | 'engine_refused',
+    readonly reason: GatewayFailure,
     message: string,
   ) {
-    super(message);
+    super(`TALLY_GATEWAY_${reason.toUpperCase()}`, message);
+    this.name = 'GatewayError';
   }
 }
 

@@ -3,7 +3,7 @@
  * tool call refereed, recorded and sealed (docs/PROTOCOL.md §16, docs/HARNESS.md).
  */
 export { Gateway, GatewayError } from './gateway.js';
-export type { GatewayOptions } from './gateway.js';
+export type { GatewayOptions, GatewayFailure } from './gateway.js';
 export { Upstream, ChildChannel } from './upstream.js';
 export type { Channel, UpstreamOutcome } from './upstream.js';
 export { serveStdio, MAX_AGENT_LINE } from './stdio.js';
