@@ -78,3 +78,17 @@ export function agentResponse(id: string | number, data: Record<string, unknown>
       return ok(isolatedError(`The server is not running (${String(data['detail'])}); nothing was sent. Restart the gateway.`, { outcome: 'unavailable' }));
   }
 }
+
+/** The id of a JSON-RPC request (`undefined` for a notification or a response). */
+export function requestIdOf(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+  const m = message as Record<string, unknown>;
+  const id = m['id'];
+  return typeof m['method'] === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
+}
+
+/** What the agent is told when the day could not record its request (the store failed): a JSON-RPC error, the outcome unknown. */
+export function failureResponse(id: string | number, e: unknown): Record<string, unknown> {
+  const message = e instanceof Error ? e.message : String(e);
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `the Tally gateway could not record this request (${message.slice(0, 200)}); if it was a tool call its outcome is unknown; the gateway records nothing more` } };
+}

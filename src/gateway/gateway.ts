@@ -71,6 +71,8 @@ export class Gateway {
   /** Request id (its JSON) → authored hash and the ordinal of the frame that answered it. */
   private readonly answered = new Map<string, { hash: string; frame: number }>();
   private sealed: Receipt | undefined;
+  /** Why the gateway stopped recording (a store failure), once it has. */
+  private broken: string | undefined;
   /** Counts: turns written, calls sent upstream. */
   readonly counts = { turns: 0, upstreamCalls: 0, retries: 0 };
   /** The agent learns of a changed tool list through this (set by the transport glue). */
@@ -158,7 +160,11 @@ export class Gateway {
       case 'tools/list':
         return this.serial(async () => reply({ tools: this.tools }));
       case 'tools/call':
-        return this.serial(() => this.call(message));
+        return this.serial(() => this.call(message)).catch((e: unknown) => {
+          // A write the store refused leaves the day's line broken here: record nothing more.
+          this.broken ??= e instanceof Error ? e.message : String(e);
+          throw e;
+        });
       default:
         return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: the Tally gateway passes on tools only (${method.slice(0, 64)})` } };
     }
@@ -175,6 +181,7 @@ export class Gateway {
   private async call(message: Record<string, unknown>): Promise<Record<string, unknown>> {
     const id = message['id'] as string | number;
     if (this.sealed !== undefined || this.pending === undefined) return { jsonrpc: '2.0', id, error: { code: -32603, message: 'the gateway day is sealed; no further calls are recorded' } };
+    if (this.broken !== undefined) return { jsonrpc: '2.0', id, error: { code: -32603, message: `the gateway stopped recording after a store failure (${this.broken.slice(0, 200)}); nothing was sent upstream` } };
     const bytes = callBytes(message);
     const hash = toHex(authoredHash(sha256, bytes));
     const key = JSON.stringify(id);

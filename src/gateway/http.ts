@@ -15,6 +15,7 @@ import { readBody } from '../http/body.js';
 import { parseStrictJson } from '../protocol/index.js';
 import type { Gateway } from './gateway.js';
 import type { Channel } from './upstream.js';
+import { failureResponse, requestIdOf } from './frames.js';
 
 /** An upstream MCP server at a Streamable HTTP URL. */
 export class HttpChannel implements Channel {
@@ -86,7 +87,11 @@ export async function serveHttp(gateway: Gateway, host: string, port: number, on
     t.onmessage = (m) => {
       void gateway.handle(m).then(
         (r) => (r ? t.send(r as unknown as JSONRPCMessage) : undefined),
-        (e: unknown) => onError(e),
+        (e: unknown) => {
+          const id = requestIdOf(m);
+          if (id !== undefined) void t.send(failureResponse(id, e) as unknown as JSONRPCMessage);
+          onError(e);
+        },
       );
     };
     return t;

@@ -7,6 +7,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Gateway } from './gateway.js';
 import { LineReader } from './lines.js';
+import { failureResponse, requestIdOf } from './frames.js';
 
 /** Most bytes of one agent message (the SDK's stdio default buffer). */
 export const MAX_AGENT_LINE = 10 * 1024 * 1024;
@@ -25,7 +26,12 @@ export function serveStdio(gateway: Gateway, input: Readable, output: Writable, 
           (r) => {
             if (r) write(r);
           },
-          (e: unknown) => onError(e),
+          (e: unknown) => {
+            // The day could not record the call: the agent is told (never left waiting), the proxy reports it.
+            const id = requestIdOf(v);
+            if (id !== undefined) write(failureResponse(id, e));
+            onError(e);
+          },
         );
         inflight = inflight.then(() => job);
       },

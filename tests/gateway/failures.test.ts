@@ -93,3 +93,38 @@ describe('tools/list_changed', () => {
     expect(verified.ok && replayed.ok).toBe(true);
   }, 30_000);
 });
+
+describe('a store that fails mid-day', () => {
+  it('the agent gets a JSON-RPC error naming it, and later calls are refused without reaching the upstream', async () => {
+    const { PassThrough } = await import('node:stream');
+    const { serveStdio } = await import('../../src/gateway/index.js');
+    const d = await startDay(HOSTILE);
+    days.push(d);
+    // Fault injection on the real store: its next append fails as a full disk would.
+    const append = d.store.append.bind(d.store);
+    let fail = false;
+    d.store.append = (async (...a: Parameters<typeof append>) => {
+      if (fail) throw new Error('disk full (injected)');
+      return append(...a);
+    }) as typeof d.store.append;
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Record<string, unknown>[] = [];
+    output.on('data', (c: Buffer) => lines.push(...c.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)));
+    const errors: unknown[] = [];
+    const served = serveStdio(d.gateway, input, output, (e) => errors.push(e));
+    const send = (m: unknown) => input.write(JSON.stringify(m) + '\n');
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ok' } });
+    for (let i = 0; i < 100 && lines.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    fail = true;
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ok' } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'ok' } });
+    input.end();
+    await served;
+    expect(lines.map((l) => l['id'])).toEqual([1, 2, 3]);
+    expect((lines[1]!['error'] as { message: string }).message).toMatch(/could not record this request \(.*disk full/);
+    expect((lines[2]!['error'] as { message: string }).message).toMatch(/stopped recording after a store failure.*nothing was sent upstream/);
+    expect(errors).toHaveLength(1);
+    expect(d.gateway.counts.upstreamCalls).toBe(1);
+  }, 30_000);
+});
