@@ -5,11 +5,12 @@
  * Environment: `TALLY_BENCH_TURNS` (core turns, default 50,000),
  * `TALLY_BENCH_INTENT_TURNS` (intent turns per session, default 80),
  * `TALLY_BENCH_ONLY` (comma list of sections: core, intents, store, receipt,
- * wire, wire-served, referee, hostile, peer, telemetry, web, witness, longday, log, payments; default all);
+ * wire, wire-served, referee, hostile, peer, telemetry, web, witness, longday, log, payments, mcp; default all);
  * `TALLY_BENCH_PAYMENTS` (x402 payments ruled, default 400);
  * `TALLY_BENCH_PEER_ENTRIES` sizes peer; `TALLY_BENCH_WEB_ENTRIES` (entries of
  * the day the browser verifies, default 100,000); `TALLY_BENCH_LONGDAY_N` (entries of
- * the long day recorded, sealed, verified, replayed and proved, default 1,000,000). Sections whose module is missing or fails are
+ * the long day recorded, sealed, verified, replayed and proved, default 1,000,000); `TALLY_BENCH_MCP_CALLS`
+ * (calls per side of the MCP gateway section, default 400). Sections whose module is missing or fails are
  * reported and skipped, never fatal to the others.
  */
 import { availableParallelism } from 'node:os';
@@ -71,6 +72,7 @@ const OPTIONAL: ReadonlyArray<readonly [section: string, file: string, fn: strin
   ['longday', './longday.js', 'benchLongday'],
   ['log', './log.js', 'benchLog'],
   ['payments', './payments.js', 'benchPayments'],
+  ['mcp', './mcp.js', 'benchMcp'],
 ];
 
 const only = process.env['TALLY_BENCH_ONLY']?.split(',').map((s) => s.trim()).filter((s) => s.length > 0);

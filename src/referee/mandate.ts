@@ -31,6 +31,7 @@ import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
 import { isModelId } from './judge.js';
 import { checkMandateSignature, MANDATE_VERSION } from './mandate-sig.js';
 import type { Panel, PanelMember } from './panel.js';
+import { parseToolPolicy, ToolPolicyProblem, type ToolPolicy } from './tools.js';
 
 /** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
 export const MANDATE_LIMITS = Object.freeze({
@@ -103,6 +104,8 @@ export interface Mandate {
   readonly judgesIndependent: boolean;
   /** The one answer shape accepted (version 2: the shape the request asks for); `undefined`: either (version 1). */
   readonly answerShape: 'verdict' | 'matrix' | undefined;
+  /** The MCP tools the gateway may pass upstream (docs/PROTOCOL.md §18.3); absent: no tool is allowed. */
+  readonly tools?: ToolPolicy;
 }
 
 /** Result of {@link parseMandate}. */
@@ -121,7 +124,7 @@ const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
 const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
-const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent'];
+const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent', 'tools'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
 class Problem {
@@ -312,7 +315,18 @@ function build(m: unknown): Mandate {
   const answerShape = version === 1 ? undefined : judgeRequest === 'assessment' ? 'matrix' : 'verdict';
   if (panel !== undefined && judgesIndependent) panel = { ...panel, independent: true };
   if (panel !== undefined && answerShape !== undefined) panel = { ...panel, shape: answerShape };
+  let tools: ToolPolicy | undefined;
+  if (o['tools'] !== undefined) {
+    if (version === 1) fail(`${w}.tools needs ${w}.version ${MANDATE_VERSION} (a signed mandate)`);
+    try {
+      tools = parseToolPolicy(o['tools']);
+    } catch (e) {
+      if (e instanceof ToolPolicyProblem) fail(e.message);
+      throw e;
+    }
+  }
   return {
+    ...(tools === undefined ? {} : { tools }),
     version,
     intentSkewMs: 0,
     instance: instance as string,

@@ -15,9 +15,13 @@ export const REPLAY_RULERS = ['auto', 'intent', 'referee', 'none'] as const;
 /** One of {@link REPLAY_RULERS}. */
 export type ReplayRulerChoice = (typeof REPLAY_RULERS)[number];
 
-/** True when a genesis `spec` seals a referee mandate (its `mandate` member is present). */
+/**
+ * True when a genesis `spec` is ruled by the referee: it seals a mandate (its
+ * `mandate` member is present) or is a gateway day (its `mcp` member is: every
+ * tool call is ruled, mandate or not; docs/PROTOCOL.md §18).
+ */
 export function specSealsMandate(spec: unknown): boolean {
-  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) && (spec as { mandate?: unknown }).mandate !== undefined;
+  return typeof spec === 'object' && spec !== null && !Array.isArray(spec) && ((spec as { mandate?: unknown }).mandate !== undefined || (spec as { mcp?: unknown }).mcp !== undefined);
 }
 
 /** The ruler `replay` takes (`ReplayOptions['ruler']`) and its name, for a choice and whether the spec seals a mandate. */

@@ -31,6 +31,7 @@ import { checkPolicy } from './policy.js';
 import { isLegacyLimited, rateSlots, recordedRateFacts, type RateLimitRuling } from './rate.js';
 import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type RefereeFold, type TransitionOutcome } from './state.js';
 import { cleanText } from './verdict.js';
+import { checkGatewaySpec, isGatewaySpec, ruleToolTurn, ToolHistory } from './tool-ruler.js';
 import { traceJudge } from '../telemetry/index.js';
 import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer, type QuorumFigures } from './panel.js';
 
@@ -138,6 +139,8 @@ function outcome(ruling: RefereeRuling, nonces: RuleOutcome['nonces'] = []): Rul
 export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSpec']>>[0], options: { readonly legacy?: boolean } = {}): string | undefined {
   const intent = checkIntentSpec(spec);
   if (intent) return intent;
+  const gateway = checkGatewaySpec(spec);
+  if (gateway) return gateway;
   const m = parseMandate(spec, options);
   return m.ok ? undefined : m.problem;
 }
@@ -162,6 +165,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   if (!Number.isSafeInteger(judgeTimeoutMs) || judgeTimeoutMs < 1) throw new TallyError('TALLY_REFEREE_OPTIONS', 'judgeTimeoutMs must be a positive integer.');
   const legacy = { legacy: options.legacyMandates === true };
   const history = new RefereeHistory(options.store, 1024, legacy);
+  const tools = new ToolHistory(options.store);
 
   async function foldBefore(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<{ mandate: Mandate; fold: RefereeFold; transitions: readonly TransitionOutcome[] | undefined } | undefined> {
     const view = await history.fold(ctx.sessionId, slotIndex('frame', ctx.ordinal) + 1);
@@ -262,6 +266,8 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
   }
 
   async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
+    // A gateway day's turns are MCP tool calls (docs/PROTOCOL.md §18), never intents.
+    if (isGatewaySpec(ctx.spec)) return ruleToolTurn(ctx, tools, legacy);
     const sealed = mandateOf(ctx.spec, legacy);
     const carried = ctx.spec['agents'] === undefined ? undefined : intentOfAuthored(ctx.authored);
     if (sealed.kind !== 'mandate') {
@@ -311,6 +317,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
       return recordedRateFacts(recorded);
     },
     async ruleStandDown(ctx) {
+      if (isGatewaySpec(ctx.spec)) return undefined;
       if (mandateOf(ctx.spec, legacy).kind !== 'mandate') return undefined;
       const before = await foldBefore(ctx);
       if (!before || before.transitions === undefined) return undefined;

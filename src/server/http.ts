@@ -26,6 +26,7 @@ import { traceRequest } from '../telemetry/index.js';
 import { PROMETHEUS_CONTENT_TYPE, type MetricsRenderer } from './metrics-http.js';
 import { checkReadiness, type ReadyReport } from './ready.js';
 import { isTilePath, serveTile, type TileRoutes } from './http-tiles.js';
+import type { McpHttpRoute } from './mcp/http.js';
 
 export { BUNDLE_RANGE_MAX } from './http-sessions.js';
 
@@ -87,6 +88,8 @@ export class WireServer {
   private readonly sessionRoutes: SessionRoutes;
   private readonly probes: Pick<WireServerOptions, 'metrics' | 'readiness'>;
   private readonly tiles: TileRoutes | undefined;
+  /** The `/mcp` route, loaded on its first request (the MCP SDK is not loaded by servers that never see one). */
+  private mcp: Promise<McpHttpRoute> | undefined;
 
   constructor(options: WireServerOptions) {
     this.probes = { readiness: options.readiness ?? (() => checkReadiness({ store: options.engine.store })), ...(options.metrics ? { metrics: options.metrics } : {}) };
@@ -149,6 +152,7 @@ export class WireServer {
     if (this.closing) return this.closing;
     this.shutdown.abort();
     this.closing = (async () => {
+      await (await this.mcp)?.close();
       const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
       this.http.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
@@ -239,6 +243,13 @@ export class WireServer {
       return serveRpc(this.rpcRoute, req, res, t0, principal);
     }
     if (path === '/metrics') return this.metrics(req, res, t0, principal);
+    // MCP over Streamable HTTP: the same tools as `tally mcp`, each session bound to its token.
+    if (path === '/mcp') {
+      this.mcp ??= import('./mcp/http.js').then((m) => new m.McpHttpRoute(this.service, this.limits.maxBodyBytes));
+      await (await this.mcp).handle(req, res, principal);
+      this.log.info({ method: `${req.method} /mcp`, status: res.statusCode, ms: ms(t0), principal: principal.name }, 'mcp');
+      return;
+    }
     if (path === '/verifier-key') {
       if (req.method !== 'GET') return replies.refuse(req, res, t0, principal, { type: 'method-not-allowed', message: 'use GET /verifier-key' }, { allow: 'GET' });
       const key = this.service.verifierKey;

@@ -12,5 +12,7 @@ export { rulingLabel, turnOutcome } from './outcome.js';
 export { traceVerb, traceVerbs, traceVerify } from './verbs.js';
 export { traceAppend, recordBatch } from './store.js';
 export { traceJudge } from './judge.js';
+export { traceToolCall } from './tool.js';
+export type { ToolCallStart, ToolCallEnd } from './tool.js';
 export { traceRequest, routeOf } from './http.js';
 export { activeSpan, inSpan, inSpanSync, errorKind, tracing } from './spans.js';

@@ -24,6 +24,8 @@ export const SPAN = {
   judge: 'tally.referee.judge',
   append: 'tally.store.append',
   checkpoint: 'tally.checkpoint.sign',
+  /** OpenTelemetry GenAI: one tool call through the MCP gateway (`execute_tool <tool>`). */
+  tool: 'execute_tool',
 } as const;
 
 /** Attribute keys (the only keys instrumentation ever sets; see safe.ts). */
@@ -45,6 +47,13 @@ export const ATTR = {
   route: 'http.route',
   method: 'http.request.method',
   status: 'http.response.status_code',
+  // OpenTelemetry GenAI semantic conventions (the MCP gateway's execute_tool spans).
+  genAiOperation: 'gen_ai.operation.name',
+  genAiTool: 'gen_ai.tool.name',
+  genAiCallId: 'gen_ai.tool.call.id',
+  genAiConversation: 'gen_ai.conversation.id',
+  genAiGuardrail: 'gen_ai.guardrail.result',
+  toolOutcome: 'tally.tool.outcome',
 } as const;
 /** One of the attribute keys of {@link ATTR}. */
 export type AttrKey = (typeof ATTR)[keyof typeof ATTR];

@@ -9,7 +9,8 @@ import { ATTR, type TurnOutcome } from './names.js';
 import { label } from './safe.js';
 
 
-const RULING_STAGES = ['intent', 'policy', 'verdict'] as const;
+// `tool`: the MCP gateway's tool-call ruling (docs/PROTOCOL.md §18).
+const RULING_STAGES = ['intent', 'policy', 'verdict', 'tool'] as const;
 
 /**
  * A ruling's label: the code of the first stage that refused, `admitted` when

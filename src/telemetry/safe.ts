@@ -18,6 +18,9 @@ const KIND = /^(?:[A-Z][A-Z0-9_]{1,39}|[A-Z][A-Za-z]{0,39})$/;
 const MODEL = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,39}$/;
 /** A route template: lower-case path words and `{id}`. */
 const ROUTE = /^\/[a-z{}/-]{0,63}$/;
+/** An MCP tool name (set only for a tool the upstream offered): a short plain word. */
+const TOOL = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+const TOOL_OUTCOMES: ReadonlySet<string> = new Set(['result', 'error', 'refused', 'unknown', 'too-large', 'unavailable']);
 
 const DIAGNOSTICS: ReadonlySet<string> = new Set<string>([...SESSION_DIAGNOSTICS, ...CHAIN_ERROR_CODES]);
 const METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'OTHER']);
@@ -42,6 +45,12 @@ const SHAPES: Readonly<Record<AttrKey, Shape>> = {
   [ATTR.route]: ROUTE,
   [ATTR.method]: METHODS,
   [ATTR.status]: 'int',
+  [ATTR.genAiOperation]: new Set(['execute_tool']),
+  [ATTR.genAiTool]: TOOL,
+  [ATTR.genAiCallId]: 'int',
+  [ATTR.genAiConversation]: 'hex64',
+  [ATTR.genAiGuardrail]: new Set(['admitted', 'refused']),
+  [ATTR.toolOutcome]: TOOL_OUTCOMES,
 };
 
 /** True when `value` has the shape allowed for `key`. */

@@ -33,6 +33,8 @@ const RANK: Record<string, number> = {
   witness: 4.5,
   server: 5,
   web: 5,
+  // The MCP gateway: the runtime of a session in front of an upstream MCP server (rules through the referee).
+  gateway: 5.5,
   client: 6,
   demo: 6,
   'index.ts': 7,

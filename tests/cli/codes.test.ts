@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INTENT_RULING_CATALOGUE } from '../../src/intent/index.js';
 import { REFEREE_RULING_CATALOGUE } from '../../src/referee/index.js';
+import { TOOL_CODE_CATALOGUE } from '../../src/referee/tool-codes.js';
 import { FAILURE_CLASSES, SESSION_DIAGNOSTICS } from '../../src/protocol/index.js';
 import { tally } from './helpers.js';
 
@@ -11,6 +12,7 @@ describe('tally codes and --help (from outside)', () => {
     const c = JSON.parse(r.stdout) as { rulings: { source: string; stage: string; code: string; when: string; fix: string }[]; diagnostics: { code: string; when: string; fix: string }[]; standDowns: { class: string }[] };
     expect(c.rulings.filter((x) => x.source === 'intent').map((x) => x.code)).toEqual(INTENT_RULING_CATALOGUE.map((x) => x.code));
     expect(c.rulings.filter((x) => x.source === 'referee').map((x) => x.code)).toEqual(REFEREE_RULING_CATALOGUE.map((x) => x.code));
+    expect(c.rulings.filter((x) => x.source === 'gateway').map((x) => x.code)).toEqual(TOOL_CODE_CATALOGUE.map((x) => x.code));
     for (const x of c.rulings) for (const k of ['stage', 'when', 'fix'] as const) expect(x[k].length, `${x.code}.${k}`).toBeGreaterThan(10 * Number(k !== 'stage'));
     expect(c.diagnostics.map((d) => d.code)).toEqual([...SESSION_DIAGNOSTICS]);
     for (const d of c.diagnostics) expect(d.when.length + d.fix.length).toBeGreaterThan(40);
@@ -22,6 +24,7 @@ describe('tally codes and --help (from outside)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^intent +schema +invalid_schema +/m);
     expect(r.stdout).toMatch(/^referee +verdict +judge_denied +/m);
+    expect(r.stdout).toMatch(/^gateway +tool +tool_argument_refused +/m);
     expect(r.stdout).toMatch(/^ +turn-conflict +The slot is already filled/m);
     expect(r.stdout).toMatch(/^ +fix: /m);
     expect(tally(['codes', 'extra']).code).toBe(2);

@@ -1,6 +1,7 @@
 import { INTENT_RULING_CATALOGUE } from '../../intent/catalogue.js';
 import { REFEREE_RULING_CATALOGUE } from '../../referee/catalogue.js';
 import { PAYMENT_RULING_CATALOGUE } from '../../payments/catalogue.js';
+import { TOOL_CODE_CATALOGUE } from '../../referee/tool-codes.js';
 import { FAILURE_CLASSES, SESSION_DIAGNOSTICS, type FailureClass, type SessionDiagnostic } from '../../protocol/index.js';
 import { CliError, println, type Command } from '../command.js';
 
@@ -51,12 +52,13 @@ interface Row {
   readonly fix: string;
 }
 
-/** Every ruling a turn can carry: the intent contract's, then the referee's (mandate, judge, tickets), then x402 payments'. */
+/** Every ruling a turn can carry: the intent contract's, then the referee's (mandate, judge, tickets), then x402 payments', then the MCP gateway's (stage tool). */
 function rulingRows(): Row[] {
   return [
     ...INTENT_RULING_CATALOGUE.map((r) => ({ source: 'intent', stage: r.stage, code: r.code, when: r.when, fix: r.fix })),
     ...REFEREE_RULING_CATALOGUE.map((r) => ({ source: 'referee', stage: r.stage, code: r.code, when: r.when, fix: r.fix })),
     ...PAYMENT_RULING_CATALOGUE.map((r) => ({ source: 'x402', stage: r.stage, code: r.code, when: r.when, fix: r.fix })),
+    ...TOOL_CODE_CATALOGUE.map((r) => ({ source: 'gateway', stage: 'tool', code: r.code, when: r.when, fix: r.fix })),
   ];
 }
 

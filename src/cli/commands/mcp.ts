@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { TallyClient } from '../../client/index.js';
 import type { BackendFailure, McpBackend } from '../../server/mcp/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
+import { PROXY_HELP } from './mcp-proxy.js';
 
 function version(): string {
   try {
@@ -74,7 +75,11 @@ Options:
   --retries <n>         retries of a call that got no answer or a 5xx (remote mode; default 5)
   --log-level <level>   fatal|error|warn|info|debug|silent (default info)
 
-Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.`,
+Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
+
+The MCP gateway (record and referee another MCP server's tool calls):
+
+${PROXY_HELP}`,
   options: {
     db: { type: 'string' },
     key: { type: 'string' },
@@ -82,9 +87,17 @@ Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
     'token-file': { type: 'string' },
     retries: { type: 'string' },
     'log-level': { type: 'string' },
+    mandate: { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    'max-result-bytes': { type: 'string' },
+    receipt: { type: 'string' },
+    'upstream-url': { type: 'string' },
+    listen: { type: 'string' },
   },
   async run({ values, positionals }, io) {
-    if (positionals.length > 0) throw new CliError("mcp takes no positional arguments. Run 'tally mcp --help'.");
+    if (positionals[0] === 'proxy') return (await import('./mcp-proxy.js')).runProxy(values, positionals.slice(1), io);
+    if (positionals.length > 0) throw new CliError("mcp takes no positional arguments (or: tally mcp proxy … -- <command>). Run 'tally mcp --help'.");
+    for (const k of ['mandate', 'timeout-ms', 'max-result-bytes', 'receipt', 'upstream-url', 'listen']) if (values[k] !== undefined) throw new CliError(`--${k} is an option of 'tally mcp proxy'`);
     const level = str(values, 'log-level') ?? 'info';
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');

@@ -1,0 +1,101 @@
+// tool-calls.json (PROTOCOL.md §18): one scenario per tool-call ruling code
+// (and an admitted call), as the gateway records a day: the OPEN frame's
+// mcp-open data, each tools/call turn's authored bytes, each tool-result
+// frame's data, the closing turn and the seal; the transcript the referee
+// engine wrote; the ruling of the last call; and what replay answers.
+// Called by gen-vectors.mjs.
+import { createEngine } from '../../dist/index.js';
+import { createRefereeEngine, createRefereeRuler, signMandateWithKey } from '../../dist/referee/index.js';
+import { MemoryStore } from '../../dist/store/index.js';
+import { replay } from '../../dist/receipt/index.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { INTENT_KEYS } from './intents.mjs';
+import { REFEREE_KEYS } from './rulings.mjs';
+
+const A = (k) => privateKeyToAccount(k).address;
+const T0 = 1893456000000; // 2030-01-01T00:00:00Z
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+const TOOLS = {
+  allow: {
+    echo: {},
+    pay: { args: { amount: { type: 'decimal', maximum: '10' }, payee: { enum: ['acme'] } }, required: ['amount', 'payee'], additional: false, rate: { max: 1, window_ms: 60000 } },
+    files: { server: 'another-server' },
+  },
+};
+function mandate(over = {}) {
+  return {
+    version: 2, instance: 'gateway-corpus/1', principal: A(REFEREE_KEYS.principal), operator: A(REFEREE_KEYS.operator), executor: A(REFEREE_KEYS.executor),
+    actions: ['transfer'], caps: { size: '1', leverage: '1', slippage: '0' }, quota: { cap: '1' }, tx_cap: 1,
+    starts_at: T0, expires_at: T0 + 3600000, tools: TOOLS, ...over,
+  };
+}
+const signed = (name, m) => signMandateWithKey({ name, agents: { agent: A(INTENT_KEYS.alpha) }, mcp: { run: 'corpus' }, mandate: m }, REFEREE_KEYS.principal);
+const OPEN = {
+  kind: 'mcp-open',
+  server: 'corpus-server',
+  initialize: { capabilities: { tools: {} }, protocolVersion: '2025-11-25', serverInfo: { name: 'corpus-server', version: '1' } },
+  tools: ['echo', 'pay', 'files', 'secret'].map((name) => ({ inputSchema: { type: 'object' }, name })),
+};
+const call = (id, name, args) => JSON.stringify({ id, jsonrpc: '2.0', method: 'tools/call', params: { ...(args === undefined ? {} : { arguments: args }), name } });
+const result = (id, text) => ({ id, kind: 'tool-result', outcome: 'result', result: { content: [{ text, type: 'text' }] } });
+
+/** Drives one day: `calls` are [time, authored text, result-frame data]; the last call carries `code`. */
+async function run(name, code, spec, calls, opts = {}) {
+  const store = new MemoryStore();
+  const { engine } = createRefereeEngine({ store });
+  const o = await (opts.openWithout ? createEngine({ store }) : engine).open(spec);
+  if (!o.ok) throw new Error(`${name}: ${o.message}`);
+  const sid = o.sessionId;
+  let f = await engine.frame({ sessionId: sid, ordinal: -1, time: calls[0][0], data: OPEN });
+  const steps = [{ time: calls[0][0], data: OPEN }];
+  let ruling;
+  for (let i = 0; i < calls.length; i++) {
+    const [time, authored, data] = calls[i];
+    if (!f.ok) throw new Error(`${name}: ${f.message}`);
+    const t = await engine.turn({ sessionId: sid, ordinal: i - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: enc.encode(authored) } });
+    if (!t.ok) throw new Error(`${name}: ${t.message}`);
+    ruling = t.ruling?.tool;
+    f = await engine.frame({ sessionId: sid, ordinal: i, time, data });
+    steps[steps.length - 1].authored = authored;
+    steps.push({ time, data });
+  }
+  const close = '{"close":"agent-disconnected"}';
+  const t = await engine.turn({ sessionId: sid, ordinal: calls.length - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: enc.encode(close) } });
+  if (!t.ok) throw new Error(t.message);
+  steps[steps.length - 1].authored = close;
+  const fin = await engine.finalize(sid);
+  if (!fin.ok) throw new Error(fin.message);
+  const lines = [];
+  for await (const l of engine.exportEntries(sid)) lines.push(dec.decode(l));
+  const got = ruling?.admitted ? 'admitted' : ruling?.code;
+  if (got !== code) throw new Error(`${name}: the last call was ruled ${JSON.stringify(ruling)}, not ${code}`);
+  const r = await replay([enc.encode(lines.join('\n') + '\n')], { ruler: (s) => createRefereeRuler({ store: s }) });
+  const replayed = r.ok ? { ok: true, turns: r.turns, rulings: r.rulings } : { ok: false, stage: r.stage, ...(typeof r.index === 'number' ? { index: r.index } : {}), ...(typeof r.code === 'string' ? { code: r.code } : {}) };
+  return { name, code, spec, ...(opts.openWithout ? { openedWithout: 'referee' } : {}), steps, lines, expect: { index: 2 * calls.length, tool: ruling, replay: replayed } };
+}
+
+export async function toolCallVectors() {
+  const m = signed('gateway-corpus', mandate());
+  const at = (k) => T0 + k * 1000;
+  const cases = [
+    await run('admitted: a gateway day without a mandate admits every offered tool', 'admitted', { name: 'gateway-corpus-open', mcp: { run: 'corpus' } }, [[at(1), call(1, 'echo', { message: 'hi' }), result(1, 'hi')]]),
+    await run('admitted: an allowed tool with arguments the mandate allows', 'admitted', m, [[at(1), call(1, 'pay', { amount: '9.5', payee: 'acme' }), result(1, 'paid')]]),
+    await run('tool_call_malformed: authored bytes that are not a tools/call request', 'tool_call_malformed', m, [[at(1), '{"id":1,"jsonrpc":"2.0","method":"tools/list"}', result(1, 'x')]]),
+    await run('tool_call_not_canonical: a fractional number (recorded as its JSON text)', 'tool_call_not_canonical', m, [[at(1), '{"id":1,"jsonrpc":"2.0","method":"tools/call","params":{"arguments":{"amount":1.5,"payee":"acme"},"name":"pay"}}', result(1, 'x')]]),
+    await run('tool_call_id_conflict: request id 1 again with other bytes', 'tool_call_id_conflict', m, [[at(1), call(1, 'echo', { message: 'a' }), result(1, 'a')], [at(2), call(1, 'echo', { message: 'b' }), result(1, 'b')]]),
+    await run('tool_not_offered: a tool the OPEN frame does not list', 'tool_not_offered', m, [[at(1), call(1, 'nope'), result(1, 'x')]]),
+    await run('mandate_invalid: opened by an engine without the referee, its tools section with an unknown member', 'mandate_invalid', signed('gateway-corpus-invalid', mandate({ tools: { allow: {}, budget: 1 } })), [[at(1), call(1, 'echo'), result(1, 'x')]], { openWithout: true }),
+    await run('mandate_not_started: a call before starts_at', 'mandate_not_started', m, [[T0 - 1000, call(1, 'echo'), result(1, 'x')]]),
+    await run('mandate_expired: a call at expires_at', 'mandate_expired', m, [[T0 + 3600000, call(1, 'echo'), result(1, 'x')]]),
+    await run('tool_not_allowed: an offered tool the mandate does not list', 'tool_not_allowed', m, [[at(1), call(1, 'secret'), result(1, 'x')]]),
+    await run('server_not_allowed: a tool allowed only on another server', 'server_not_allowed', m, [[at(1), call(1, 'files'), result(1, 'x')]]),
+    await run('tool_argument_refused: an amount over the decimal cap', 'tool_argument_refused', m, [[at(1), call(1, 'pay', { amount: '10.01', payee: 'acme' }), result(1, 'x')]]),
+    await run('tool_rate_limited: a second pay within its 60 s window', 'tool_rate_limited', m, [[at(1), call(1, 'pay', { amount: '1', payee: 'acme' }), result(1, 'paid')], [at(30), call(2, 'pay', { amount: '1', payee: 'acme' }), result(2, 'x')]]),
+  ];
+  return {
+    description: 'One scenario per tool-call ruling code of the MCP gateway (PROTOCOL.md §18), and admitted calls. spec: the genesis spec (mcp, and a mandate signed by its principal, Anvil #3, with a tools section); openedWithout "referee": opened by an engine without the referee. steps: frame ordinal -1 (data: mcp-open), 0, 1, … each with its time and data, answered by the authored UTF-8 text (a tools/call request, the last one the closing turn {"close":…}); then the seal. lines: the transcript the referee engine wrote. expect: the turn index of the last call, its tool ruling, and what replaying lines with the referee ruler answers.',
+    cases,
+  };
+}

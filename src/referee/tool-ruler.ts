@@ -1,0 +1,240 @@
+/**
+ * Rulings on MCP tool calls (docs/PROTOCOL.md §18): in a gateway day (the
+ * spec has an `mcp` member) every authored turn is one `tools/call` request,
+ * ruled from the transcript alone — the mandate's `tools` section, the tools
+ * the OPEN frame (or a later `tools` frame) recorded as offered, and the
+ * earlier calls of the day (rates, request ids). The gateway sends a call
+ * upstream only when this ruling admits it, and replay re-derives it.
+ *
+ * Ruling: `{"tool": {"stage":"tool","admitted":true,"name":…}}` or
+ * `{"tool": {"stage":"tool","admitted":false,"code":…,"message":…,"name"?:…}}`.
+ */
+import { sha256 } from '../codec/sha256.js';
+import { authoredHash, fromBase64, parseEntry, parseStrictJson, slotIndex, TallyError, toHex, tryCanonicalJson, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
+import { isCanonicalParse } from '../protocol/canonical.js';
+import type { RuleContext, RuleOutcome } from '../session/types.js';
+import { KeyedMutex } from '../session/mutex.js';
+import type { EntrySource } from './history.js';
+import { mandateOf, type ParseMandateOptions } from './mandate.js';
+import type { ToolCode } from './tool-codes.js';
+import { checkArguments, type ToolRate } from './tools.js';
+
+/** The `tool` member of a gateway ruling. */
+export type ToolRuling =
+  | { readonly stage: 'tool'; readonly admitted: true; readonly name: string }
+  | { readonly stage: 'tool'; readonly admitted: false; readonly code: ToolCode; readonly message: string; readonly name?: string };
+
+/** A `tools/call` request as the turn carries it. */
+export interface ToolCall {
+  readonly id: string | number;
+  readonly name: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** The authored bytes of the turn that ends a gateway day (no ruling): `{"close":<reason>}`. */
+export const CLOSE_REASONS = ['agent-disconnected', 'signal', 'upstream-exited'] as const;
+
+const MCP_KEYS = ['upstream', 'run'];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True when the spec seals a gateway day (its `mcp` member is present). */
+export function isGatewaySpec(spec: SessionSpec): boolean {
+  return spec['mcp'] !== undefined;
+}
+
+/** Checks `spec.mcp` at open: an object of at most `upstream` and `run`, each a string of 1–200 characters. */
+export function checkGatewaySpec(spec: SessionSpec): string | undefined {
+  const m = spec['mcp'];
+  if (m === undefined) return undefined;
+  if (!isObject(m)) return 'spec.mcp must be an object { upstream?, run? }';
+  for (const k of Object.keys(m)) if (!MCP_KEYS.includes(k)) return `spec.mcp: unknown member "${k}"`;
+  for (const k of MCP_KEYS) {
+    const v = m[k];
+    if (v !== undefined && (typeof v !== 'string' || v.length === 0 || v.length > 200)) return `spec.mcp.${k} must be a string of 1–200 characters`;
+  }
+  return undefined;
+}
+
+/** What a gateway turn's authored bytes are. */
+export type GatewayTurn =
+  | { readonly kind: 'call'; readonly call: ToolCall }
+  | { readonly kind: 'close' }
+  | { readonly kind: 'refused'; readonly code: 'tool_call_malformed' | 'tool_call_not_canonical'; readonly message: string; readonly id?: string | number };
+
+/** Reads a gateway turn's bytes: strict JSON, canonical, a JSON-RPC `tools/call` request (or the closing turn). */
+export function readGatewayTurn(authored: Uint8Array): GatewayTurn {
+  const p = parseStrictJson(authored);
+  if (!p.ok) return { kind: 'refused', code: p.code === 'invalid-utf8' || p.code === 'syntax' || p.code === 'trailing-data' ? 'tool_call_malformed' : 'tool_call_not_canonical', message: `the request is not strict JSON (${p.code})` };
+  const v = p.value;
+  const text = new TextDecoder().decode(authored);
+  const idOf = isObject(v) && (typeof v['id'] === 'string' || (typeof v['id'] === 'number' && Number.isSafeInteger(v['id']))) ? { id: v['id'] as string | number } : {};
+  if (!isCanonicalParse(v, text) && !canonicalEquals(v, text)) return { kind: 'refused', code: 'tool_call_not_canonical', message: 'the request bytes are not canonical JSON (fractional numbers, null or unsorted keys)', ...idOf };
+  if (isObject(v) && Object.keys(v).length === 1 && typeof v['close'] === 'string' && (CLOSE_REASONS as readonly string[]).includes(v['close'])) return { kind: 'close' };
+  const bad = (message: string): GatewayTurn => ({ kind: 'refused', code: 'tool_call_malformed', message, ...idOf });
+  if (!isObject(v) || v['jsonrpc'] !== '2.0' || v['method'] !== 'tools/call') return bad('the turn is not a JSON-RPC 2.0 tools/call request');
+  for (const k of Object.keys(v)) if (!['jsonrpc', 'id', 'method', 'params'].includes(k)) return bad(`the request has an unknown member "${k.slice(0, 64)}"`);
+  if (idOf.id === undefined) return bad('the request id must be a string or an integer');
+  const params = v['params'];
+  if (!isObject(params) || typeof params['name'] !== 'string' || params['name'].length === 0) return bad('params.name must be a non-empty string');
+  const args = params['arguments'];
+  if (args !== undefined && !isObject(args)) return bad('params.arguments must be an object');
+  return { kind: 'call', call: { id: idOf.id, name: params['name'], arguments: (args ?? {}) as Record<string, unknown> } };
+}
+
+// isCanonicalParse is a fast sufficient test; this is the exact one (texts with escapes).
+function canonicalEquals(v: unknown, text: string): boolean {
+  const c = tryCanonicalJson(v);
+  return c.ok && c.text === text;
+}
+
+/** What the fold of a gateway day holds before a turn. */
+export interface ToolFold {
+  /** The upstream server's name as the OPEN frame recorded it. */
+  server: string | undefined;
+  /** Tool names offered, from the latest `tools` the frames recorded. */
+  offered: Set<string> | undefined;
+  /** Frame times of admitted calls, all tools, in order. */
+  admitted: number[];
+  /** Frame times of admitted calls, per tool. */
+  perTool: Map<string, number[]>;
+  /** Request id (canonical JSON of it) → authored hash of its first call. */
+  ids: Map<string, string>;
+  /** Time of the last frame folded. */
+  time: number;
+}
+
+interface Cached {
+  fold: ToolFold;
+  size: number;
+  lastHash: string;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+function offeredOf(tools: unknown): Set<string> | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  const s = new Set<string>();
+  for (const t of tools) if (isObject(t) && typeof t['name'] === 'string') s.add(t['name']);
+  return s;
+}
+
+/** Reads a recorded value: `<name>` when canonical, else `<name>_text` (its JSON text). */
+export function recordedValue(data: Record<string, unknown>, name: string): unknown {
+  if (data[name] !== undefined) return data[name];
+  const t = data[`${name}_text`];
+  if (typeof t !== 'string') return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per-session folds of gateway days, continued while the last folded entry is still in place (as `RefereeHistory`). */
+export class ToolHistory {
+  private readonly cache = new Map<string, Cached>();
+  private readonly lock = new KeyedMutex();
+  constructor(
+    private readonly source: EntrySource,
+    private readonly maxSessions = 1024,
+  ) {}
+
+  fold(sessionId: string, size: number): Promise<ToolFold> {
+    return this.lock.run(sessionId, async () => {
+      let c = this.cache.get(sessionId);
+      if (c && c.size > size) c = undefined;
+      if (c) {
+        const [last] = await this.source.readRange(sessionId, c.size - 1, c.size);
+        if (!last || last.hash !== c.lastHash) c = undefined;
+      }
+      c ??= { fold: { server: undefined, offered: undefined, admitted: [], perTool: new Map(), ids: new Map(), time: 0 }, size: 0, lastHash: '' };
+      while (c.size < size) {
+        const rows = await this.source.readRange(sessionId, c.size, Math.min(size, c.size + 256));
+        if (rows.length === 0) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The store holds fewer entries than the gateway fold needs.', { details: `session ${sessionId} entry ${c.size}` });
+        for (const row of rows) {
+          const p = parseEntry(JSON.parse(decoder.decode(row.bytes)) as unknown);
+          if (!p.ok) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The transcript is inconsistent with the referee.', { details: `session ${sessionId} entry ${row.index}: ${p.reason}` });
+          foldEntry(c.fold, p.entry);
+          c.size = row.index + 1;
+          c.lastHash = row.hash;
+        }
+      }
+      this.cache.delete(sessionId);
+      this.cache.set(sessionId, c);
+      if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
+      return c.fold;
+    });
+  }
+}
+
+function foldEntry(f: ToolFold, e: ReturnType<typeof parseEntry> extends { ok: true; entry: infer E } | { ok: false } ? E : never): void {
+  if (e.kind === 'frame') {
+    f.time = e.time;
+    if (isObject(e.data)) {
+      if (e.ordinal === -1 && typeof e.data['server'] === 'string') f.server = e.data['server'];
+      const tools = recordedValue(e.data, 'tools');
+      const offered = offeredOf(tools);
+      if (offered) f.offered = offered;
+    }
+    return;
+  }
+  if (e.kind !== 'turn' || e.body.kind !== 'authored') return;
+  const bytes = fromBase64(e.body.bytes);
+  if (bytes === undefined) return;
+  const t = readGatewayTurn(bytes);
+  if (t.kind !== 'call') return;
+  const key = JSON.stringify(t.call.id);
+  if (!f.ids.has(key)) f.ids.set(key, e.body.hash);
+  const r = e.ruling;
+  if (isObject(r) && isObject(r['tool']) && r['tool']['admitted'] === true) {
+    f.admitted.push(f.time);
+    let xs = f.perTool.get(t.call.name);
+    if (!xs) f.perTool.set(t.call.name, (xs = []));
+    xs.push(f.time);
+  }
+}
+
+/** Admitted calls within the window ending at `now` (times `t` with `now − window < t ≤ now`). */
+function inWindow(times: readonly number[], rate: ToolRate, now: number): number {
+  let n = 0;
+  for (let i = times.length - 1; i >= 0 && times[i]! > now - rate.windowMs; i--) n++;
+  return n;
+}
+
+function refused(code: ToolCode, message: string, name?: string): RuleOutcome {
+  const tool: ToolRuling = { stage: 'tool', admitted: false, code, message: message.slice(0, 240), ...(name === undefined ? {} : { name }) };
+  return { ruling: { tool } as unknown as CanonicalObject, nonces: [] };
+}
+
+/** Rules on one gateway turn (see the module comment); `undefined` for the closing turn. */
+export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, mandates: ParseMandateOptions): Promise<RuleOutcome | undefined> {
+  const t = readGatewayTurn(ctx.authored);
+  if (t.kind === 'close') return undefined;
+  if (t.kind === 'refused') return refused(t.code, t.message);
+  const { call } = t;
+  const f = await history.fold(ctx.sessionId, slotIndex('frame', ctx.ordinal) + 1);
+  const first = f.ids.get(JSON.stringify(call.id));
+  if (first !== undefined) {
+    const same = first === toHex(authoredHash(sha256, ctx.authored));
+    return refused('tool_call_id_conflict', `request id ${JSON.stringify(call.id).slice(0, 80)} was used earlier today ${same ? 'for this very call (a retry is answered from the record, never sent twice)' : 'for another call'}`, call.name);
+  }
+  if (f.offered !== undefined && !f.offered.has(call.name)) return refused('tool_not_offered', `the upstream does not offer a tool named "${call.name.slice(0, 80)}"`, call.name);
+  const sealed = mandateOf(ctx.spec, mandates);
+  if (sealed.kind === 'invalid') return refused('mandate_invalid', sealed.problem, call.name);
+  if (sealed.kind === 'none') return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
+  const m = sealed.mandate;
+  const now = ctx.frameTime;
+  if (now < m.startsAt) return refused('mandate_not_started', `the mandate is in force from ${new Date(m.startsAt).toISOString()}`, call.name);
+  if (now >= m.expiresAt) return refused('mandate_expired', `the mandate expired at ${new Date(m.expiresAt).toISOString()}`, call.name);
+  const rule = m.tools?.allow.get(call.name);
+  if (rule === undefined) return refused('tool_not_allowed', m.tools === undefined ? 'the mandate has no tools section: no tool is allowed' : `the mandate does not allow the tool "${call.name.slice(0, 80)}"`, call.name);
+  if (rule.server !== undefined && rule.server !== f.server) return refused('server_not_allowed', `the mandate allows "${call.name.slice(0, 80)}" only on server "${rule.server}" (this day's upstream is "${(f.server ?? '?').slice(0, 80)}")`, call.name);
+  const why = checkArguments(rule, call.arguments);
+  if (why !== undefined) return refused('tool_argument_refused', why, call.name);
+  if (m.tools?.rate !== undefined && inWindow(f.admitted, m.tools.rate, now) >= m.tools.rate.max) return refused('tool_rate_limited', `at most ${m.tools.rate.max} calls per ${m.tools.rate.windowMs} ms`, call.name);
+  if (rule.rate !== undefined && inWindow(f.perTool.get(call.name) ?? [], rule.rate, now) >= rule.rate.max) return refused('tool_rate_limited', `at most ${rule.rate.max} calls of "${call.name.slice(0, 80)}" per ${rule.rate.windowMs} ms`, call.name);
+  return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
+}
