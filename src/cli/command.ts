@@ -97,7 +97,8 @@ function joinNegativeValues(cmd: Command, argv: string[]): string[] {
 
 /** Parses argv for `cmd` strictly (unknown options are usage errors, with a did-you-mean). */
 export function parseFor(cmd: Command, argv: string[]): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
-  const options = { ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
+  // --help and --json are the framework's: every command takes them (see wantsJson and jsonMode).
+  const options = { json: { type: 'boolean' }, ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
   try {
     const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true, tokens: true });
     // A single-valued option given twice is a usage error, never "last wins" on an append-only log.
@@ -134,6 +135,41 @@ export function parseFor(cmd: Command, argv: string[]): { values: Record<string,
  */
 export function invocation(io: CommandIO): string {
   return io.env['npm_command'] !== undefined && io.env['npm_command'] !== '' ? 'npx tally' : 'tally';
+}
+
+/**
+ * True when argv asks for JSON output (`--json` before any `--`). Read from the
+ * raw arguments, so a usage error found while parsing them is JSON too.
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--json') return true;
+  }
+  return false;
+}
+
+/** True when the parsed options ask for JSON output. */
+export function jsonMode(values: Record<string, unknown>): boolean {
+  return values['json'] === true;
+}
+
+/** The one JSON shape of a failure under --json: `{"ok":false,"code","message","exit"}` (code stable, exit = the exit code). */
+export interface JsonFailure {
+  readonly ok: false;
+  readonly code: string;
+  readonly message: string;
+  readonly exit: number;
+}
+
+/**
+ * Prints a command's result: with --json the object as one line on stdout,
+ * else the human lines. Returns EXIT.ok.
+ */
+export function emit(io: CommandIO, values: Record<string, unknown>, result: object, lines: () => readonly string[]): number {
+  if (jsonMode(values)) println(io.stdout, JSON.stringify(result));
+  else for (const l of lines()) println(io.stdout, l);
+  return EXIT.ok;
 }
 
 /** Writes one line. */

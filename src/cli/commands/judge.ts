@@ -1,7 +1,7 @@
 // The judge service loads only when `tally judge serve` runs.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, jsonMode, println, str, type Command, type CommandIO } from '../command.js';
 import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { serveUntilSignal } from '../listen.js';
 
@@ -49,6 +49,8 @@ Options:
   --host <addr>      address (default 127.0.0.1)
   --upstream <url>   base URL of the model endpoint, e.g. http://127.0.0.1:8080/v1
   --format <f>       the local model's answer: verdict (default) or matrix
+  --json             print {"ok", "listening", "signer"} when ready (errors as
+                     {"ok":false, "code", "message", "exit"})
 ${timeoutHelp(16)}
 
 A body over 256 KiB is answered 413; a body that is not the canonical bytes of
@@ -81,7 +83,8 @@ a "__proto__" member…) is answered 400 with {"error":{"code":…}} and not sig
       timeouts,
       model: upstream === undefined ? { kind: 'local', format } : { kind: 'upstream', baseUrl: upstream, ...(apiKey === undefined ? {} : { apiKey }) },
     });
-    await serveUntilSignal(server, Number(port), host, (url) => println(io.stdout, `tally judge: listening on ${url} signer ${privateKeyToAccount(key).address.toLowerCase()}`), { cut: true });
+    const signer = privateKeyToAccount(key).address.toLowerCase();
+    await serveUntilSignal(server, Number(port), host, (url) => println(io.stdout, jsonMode(values) ? JSON.stringify({ ok: true, listening: url, signer }) : `tally judge: listening on ${url} signer ${signer}`), { cut: true });
     return EXIT.ok;
   },
 };

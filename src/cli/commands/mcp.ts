@@ -73,6 +73,8 @@ Options:
   --token-file <file>   file holding the bearer token (remote mode; else $TALLY_TOKEN)
   --retries <n>         retries of a call that got no answer or a 5xx (remote mode; default 5)
   --log-level <level>   fatal|error|warn|info|debug|silent (default info)
+  --json                a start-up error is one line {"ok":false, "code", "message", "exit"}
+                        on stdout (before any MCP message; the process then exits)
 
 Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.`,
   options: {

@@ -114,7 +114,9 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     }
     const chosen = replayRuler(ruler as ReplayRulerChoice, ruler === 'auto' && (await hasMandate(file)));
     const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
-    const progress = progressReporter(io, 'replaying');
+    const json = values['json'] === true;
+    // --json: stdout has the one result object and stderr nothing human (not even a progress bar).
+    const progress = json ? { tick: () => {}, done: () => {} } : progressReporter(io, 'replaying');
     const r = await replayFile(file, {
       ruler: rulerOption,
       requireSealed: values['unsealed'] !== true,
@@ -123,10 +125,12 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       onEntry: (i) => progress.tick(i + 1),
     });
     progress.done();
-    const json = values['json'] === true;
-    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: chosen.name, ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
+    if (json) {
+      println(io.stdout, JSON.stringify({ ...r, ruler: chosen.name, ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
+      return r.ok ? EXIT.ok : EXIT.invalid;
+    }
     if (r.ok) {
-      if (!json) {
+      {
         println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
         println(io.stdout, verdictLine(pin, pinnedTo));
         println(io.stdout, `session      ${r.sessionId}`);

@@ -144,14 +144,14 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
   const policy = await witnessPolicyFor(values, io);
   const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
   const json = values['json'] === true;
-  const progress = progressReporter(io, 'verifying');
+  const progress = json ? { done: () => {} } : progressReporter(io, 'verifying');
   const opts = { signedCheckpoint, verifiers, requireSealed: values['unsealed'] !== true, pin };
   const chunks = bundleFileChunks(resolve(io.cwd, path));
   const r = policy === undefined ? await verifyBundleCheckpoint(chunks, opts) : await (await import('../../witness/index.js')).verifyWitnessedBundleCheckpoint(chunks, { ...opts, policy });
   progress.done();
   if (!r.ok) {
     if (json) println(io.stdout, JSON.stringify(r));
-    if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
+    else if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
     else println(io.stderr, `invalid: checkpoint ${cpPath}: ${r.stage}: ${r.code}: ${r.message}`);
     return EXIT.invalid;
   }

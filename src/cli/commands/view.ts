@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, emit, println, str, type Command } from '../command.js';
 import { readTextFile, writeTextFile } from './checkpoint.js';
 
 export const viewCommand: Command = {
   name: 'view',
   summary: "Write the grader's desk as one offline HTML file with a bundle (and its receipt and key) embedded.",
-  help: `Usage: tally view <bundle.jsonl> [--checkpoint <receipt.note|.tlog-proof>] [--key <vkey|file>] [--policy <file>] [--out <file.html>] [--open]
+  help: `Usage: tally view <bundle.jsonl> [--checkpoint <receipt.note|.tlog-proof>] [--key <vkey|file>] [--policy <file>] [--out <file.html>] [--open] [--json]
 
 Writes the audit page (a single self-contained HTML file, no network) with the
 bundle's exact bytes embedded, and prints its path. Opened in a browser, the
@@ -21,6 +21,7 @@ Options:
   --policy <file>   a witness policy (Sigsum format, as tally verify --policy)
   --out <file>      where to write (default: <bundle>.html next to the bundle)
   --open            also ask the desktop to open it (xdg-open/open); never required
+  --json            print {"ok", "out", "bytes"} (and errors as {"ok":false,"code","message","exit"})
 
 Exit codes: 0 written, 2 usage error, 3 file unreadable or unwritable.`,
   options: { checkpoint: { type: 'string' }, key: { type: 'string' }, policy: { type: 'string' }, out: { type: 'string' }, open: { type: 'boolean' } },
@@ -42,7 +43,7 @@ Exit codes: 0 written, 2 usage error, 3 file unreadable or unwritable.`,
       ...(policyPath === undefined ? {} : { policy: readTextFile(policyPath, io, 'the witness policy') }),
     });
     const out = writeTextFile(str(values, 'out') ?? `${full.replace(/\.jsonl$/, '')}.html`, html, io, 'the page');
-    println(io.stdout, out);
+    emit(io, values, { ok: true, out, bytes: Buffer.byteLength(html) }, () => [out]);
     if (values['open'] === true) {
       const { spawn } = await import('node:child_process');
       const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
