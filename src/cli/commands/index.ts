@@ -40,5 +40,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'key', summary: 'Create the engine signing key (tally key new): the one explicit act that makes an engine identity.', load: async () => (await import('./key.js')).keyCommand },
   { name: 'intent', summary: "Sign an Intent with a key file (or a public test key), print its canonical payload and hash, verify its signature, or print a key's address.", load: async () => (await import('./intent.js')).intentCommand },
   { name: 'mandate', summary: "Sign a session spec's mandate as its principal (EIP-712 or EIP-191), verify it, or print its typed data for a wallet.", load: async () => (await import('./mandate.js')).mandateCommand },
-  { name: 'codes', summary: 'List every ruling code, session diagnostic and stand-down class: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },
+  { name: 'codes', summary: 'List or explain (tally codes <code>) every ruling, refusal, diagnostic, verification and replay code: when it happens, how to fix it.', load: async () => (await import('./codes.js')).codesCommand },
 ];
