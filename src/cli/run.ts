@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { TallyError } from '../protocol/index.js';
 import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, wantsJson, type CommandIO, type JsonFailure } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 
 function version(): string {
   try {
@@ -19,15 +19,15 @@ function version(): string {
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const groups = COMMAND_GROUPS.flatMap(([group, title]) => ['', `${title}:`, ...COMMANDS.filter((c) => c.group === group).map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)]);
   return [
     'Usage: tally <command> [options]',
     '',
     'Tally records an autonomous agent\'s day as a hash-chained, sealed, verifiable transcript.',
-    '',
-    'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...groups,
     '',
     "Run 'tally <command> --help' for a command's options; 'tally version' prints the version.",
+    'Every command takes --json: its result, or its error as {"ok":false,"code","message","exit"}, on stdout.',
     'Exit codes: 0 ok, 1 invalid input or refused, 2 usage error, 3 I/O error, 70 internal error.',
   ].join('\n');
 }
