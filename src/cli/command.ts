@@ -97,8 +97,8 @@ function joinNegativeValues(cmd: Command, argv: string[]): string[] {
 
 /** Parses argv for `cmd` strictly (unknown options are usage errors, with a did-you-mean). */
 export function parseFor(cmd: Command, argv: string[]): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
-  // --help and --json are the framework's: every command takes them (see wantsJson and jsonMode).
-  const options = { json: { type: 'boolean' }, ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
+  // --help, --json and --no-color are the framework's: every command takes them (see wantsJson, jsonMode, useColour).
+  const options = { json: { type: 'boolean' }, 'no-color': { type: 'boolean' }, ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
   try {
     const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true, tokens: true });
     // A single-valued option given twice is a usage error, never "last wins" on an append-only log.
@@ -172,9 +172,41 @@ export function emit(io: CommandIO, values: Record<string, unknown>, result: obj
   return EXIT.ok;
 }
 
-/** Writes one line. */
+/** The streams verdicts are coloured on (set per run by {@link useColour}). */
+const COLOURED = new WeakSet<object>();
+
+/**
+ * Decides, once per run, whether each stream shows verdicts in colour: only a
+ * terminal (never a pipe or a file), and never when $NO_COLOR is set to
+ * anything non-empty (no-color.org) or --no-color was given.
+ */
+export function useColour(io: CommandIO, argv: readonly string[]): void {
+  const off = (io.env['NO_COLOR'] ?? '') !== '' || argv.slice(0, argv.includes('--') ? argv.indexOf('--') : undefined).includes('--no-color');
+  for (const stream of [io.stdout, io.stderr]) {
+    if (!off && stream.isTTY === true) COLOURED.add(stream);
+    else COLOURED.delete(stream);
+  }
+}
+
+/** A verdict at the start of a line, and its colour (SGR): pinned-valid green, unpinned yellow, failures red. */
+const VERDICTS: readonly (readonly [RegExp, string])[] = [
+  [/^valid, unpinned\b/, '33'],
+  [/^(?:valid|replayed|verified)\b[^:,]*/, '32'],
+  [/^(?:invalid|diverged|refused|equivocation)\b[^:]*/, '31'],
+];
+
+/** The line with its leading verdict word coloured (bold), or unchanged when it starts with none. */
+export function paintVerdict(line: string): string {
+  for (const [re, sgr] of VERDICTS) {
+    const m = re.exec(line);
+    if (m) return `\x1b[1;${sgr}m${m[0]}\x1b[0m${line.slice(m[0].length)}`;
+  }
+  return line;
+}
+
+/** Writes one line (its verdict coloured when the stream is a terminal that takes colour). */
 export function println(stream: NodeJS.WritableStream, line = ''): void {
-  stream.write(line + '\n');
+  stream.write((COLOURED.has(stream) ? paintVerdict(line) : line) + '\n');
 }
 
 /** A string option's value, or undefined. */

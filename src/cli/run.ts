@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { TallyError } from '../protocol/index.js';
-import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, wantsJson, type CommandIO, type JsonFailure } from './command.js';
+import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, useColour, wantsJson, type CommandIO, type JsonFailure } from './command.js';
 import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 
 function version(): string {
@@ -28,6 +28,7 @@ function usage(): string {
     '',
     "Run 'tally <command> --help' for a command's options; 'tally version' prints the version.",
     'Every command takes --json: its result, or its error as {"ok":false,"code","message","exit"}, on stdout.',
+    'Verdicts are coloured on a terminal; NO_COLOR=1 or --no-color turns colour off.',
     'Exit codes: 0 ok, 1 invalid input or refused, 2 usage error, 3 I/O error, 70 internal error.',
   ].join('\n');
 }
@@ -86,6 +87,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     if (e.code !== 'EPIPE') io.stderr.write(`tally: cannot write output: ${e.message}\n`);
   });
   const json = wantsJson(argv);
+  useColour(io, argv);
   let [name, ...rest] = argv;
   // `tally help <command>` is `tally <command> --help`.
   if (name === 'help' && rest.length > 0) [name, rest] = [rest[0], ['--help']];

@@ -122,7 +122,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       requireSealed: values['unsealed'] !== true,
       ...(Object.keys(replayPin).length === 0 ? {} : { pin: replayPin as ChainPin }),
       ...(max === undefined ? {} : { maxDivergences: max }),
-      onEntry: (i) => progress.tick(i + 1),
+      onEntry: (i) => progress.tick(i + 1, replayPin.size),
     });
     progress.done();
     if (json) {
