@@ -4,7 +4,7 @@
  * lists a command or an option the CLI does not have.
  */
 import { CliError, println, type Command } from '../command.js';
-import { COMMANDS } from './index.js';
+import type { CommandEntry } from './index.js';
 
 /** One command as completion sees it. */
 interface Completable {
@@ -15,9 +15,9 @@ interface Completable {
   readonly options: readonly string[];
 }
 
-async function table(): Promise<Completable[]> {
+async function table(commands: readonly CommandEntry[]): Promise<Completable[]> {
   return Promise.all(
-    COMMANDS.map(async (c) => {
+    commands.map(async (c) => {
       const cmd = await c.load();
       const options = [...new Set([...Object.keys(cmd.options), 'json', 'help'])].map((o) => `--${o}`);
       return { name: c.name, summary: c.summary, subcommands: c.subcommands ?? [], options };
@@ -98,7 +98,8 @@ function fish(cmds: readonly Completable[]): string {
 
 const SHELLS = { bash, zsh, fish } as const;
 
-export const completionCommand: Command = {
+/** The completion command over `commands` (the index passes its table: this module does not import it back). */
+export const completionCommand = (commands: readonly CommandEntry[]): Command => ({
   name: 'completion',
   summary: 'Print a shell completion script (bash, zsh or fish) made from this command table.',
   help: `Usage: tally completion bash|zsh|fish
@@ -118,7 +119,7 @@ Exit codes: 0 printed, 2 usage error.`,
   async run({ positionals }, io) {
     const shell = positionals[0];
     if (positionals.length !== 1 || !(shell! in SHELLS)) throw new CliError("usage: tally completion bash|zsh|fish (run 'tally completion --help')");
-    println(io.stdout, SHELLS[shell as keyof typeof SHELLS](await table()).trimEnd());
+    println(io.stdout, SHELLS[shell as keyof typeof SHELLS](await table(commands)).trimEnd());
     return 0;
   },
-};
+});
