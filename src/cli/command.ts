@@ -38,6 +38,12 @@ export interface Command {
   /** Full text for `tally <name> --help`. */
   readonly help: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
+  /**
+   * Options renamed in this release (old name → new name, for the given
+   * positionals): the old spelling still works, with a one-line notice on
+   * stderr, until the next release. See {@link applyRenames}.
+   */
+  readonly renamedOptions?: (positionals: readonly string[]) => Readonly<Record<string, string>>;
   /** Runs with parsed values and positionals; returns the exit code. */
   run(args: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] }, io: CommandIO): Promise<number>;
 }
@@ -125,6 +131,20 @@ export function parseFor(cmd: Command, argv: string[]): { values: Record<string,
     const missing = /^Option '(?:-\w, )?(--[^ ']+)(?: <value>)?' argument missing/.exec(err.message);
     if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing) throw new CliError(`${missing[1]} needs a value\n${help}`);
     throw new CliError(`${err.message}\n${help}`);
+  }
+}
+
+/**
+ * Moves the value of an old option spelling to its new name (and says so on
+ * stderr, one line); both spellings at once is a usage error.
+ */
+export function applyRenames(cmd: Command, args: { values: Record<string, unknown>; positionals: string[] }, io: CommandIO): void {
+  for (const [old, now] of Object.entries(cmd.renamedOptions?.(args.positionals) ?? {})) {
+    if (args.values[old] === undefined) continue;
+    if (args.values[now] !== undefined) throw new CliError(`give --${now} only (--${old} is its old spelling here)\nRun 'tally ${cmd.name} --help' for usage.`);
+    args.values[now] = args.values[old];
+    delete args.values[old];
+    println(io.stderr, `tally ${cmd.name}: --${old} here is now --${now} (a verifier key, not a private key file); --${old} is accepted until the next release`);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { TallyError } from '../protocol/index.js';
-import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, useColour, wantsJson, type CommandIO, type JsonFailure } from './command.js';
+import { applyRenames, CliError, EXIT, didYouMean, ioProblem, parseFor, println, useColour, wantsJson, type CommandIO, type JsonFailure } from './command.js';
 import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 
 function version(): string {
@@ -112,6 +112,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
       println(io.stdout, cmd.help);
       return EXIT.ok;
     }
+    applyRenames(cmd, args, io);
     return await cmd.run(args, io);
   } catch (e) {
     return report(io, json, `tally ${cmd.name}: `, failureOf(e, io));

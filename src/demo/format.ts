@@ -69,8 +69,8 @@ export function formatReport(r: DemoReport, tally = 'tally'): string[] {
       .join(', ')}`,
     '',
     `  next          ${tally} inspect ${r.files.bundle} --ruling rejected`,
-    `                ${tally} verify ${r.files.bundle} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
-    `                ${tally} verify-proof ${r.files.proof} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify ${r.files.bundle} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify-proof ${r.files.proof} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
     `                ${tally} replay ${r.files.bundle}`,
   ];
   return lines;

@@ -32,7 +32,7 @@ async function hasMandate(path: string): Promise<boolean> {
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|none] [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -58,9 +58,10 @@ Options:
                     contract), referee (mandates, tickets, verdicts; recorded
                     judge evidence is re-verified, never re-asked), none, or
                     auto (default: referee when the spec seals a mandate, else intent)
-  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
+                    --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
-                    'tally verify --key --checkpoint' (signed by --key, names the
+                    'tally verify --vkey --checkpoint' (signed by --vkey, names the
                     bundle's session, the bundle's first <size> entries have its
                     root) before the replay; the result says what it was pinned to
   --root <hex>      pin the receipt root; --session <hex> and --size <n> likewise
@@ -70,7 +71,9 @@ Options:
 
 Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverged,
 2 usage error, 3 file unreadable.`,
+  renamedOptions: () => ({ key: 'vkey' }),
   options: {
+    vkey: { type: 'string' },
     ruler: { type: 'string' },
     key: { type: 'string' },
     checkpoint: { type: 'string' },
@@ -101,10 +104,10 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const max = countOption(values, 'max');
     const file = resolve(io.cwd, path);
     inputFile(file, io, 'the bundle');
-    // --key/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
+    // --vkey/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
     let pinnedTo: string | undefined;
     const replayPin: { sessionId?: string; size?: number; receiptRoot?: string } = { ...pin };
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined) {
       const { checkAgainstCheckpoint } = await import('./verify-proof.js');
       const c = await checkAgainstCheckpoint(file, pin as ChainPin, values, io);
       if (typeof c === 'number') return c;

@@ -12,7 +12,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witne
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
   summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
-  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --vkey <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Checks one entry of a day from its receipt file and the engine's verifier key,
 with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint
@@ -26,9 +26,10 @@ Pin the checkpoint to the sealed receipt you were given with --checkpoint
 (or --session/--size/--root): a receipt against any other tree then fails.
 
 Options:
-  --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
+  --vkey <vkey|file>   (--key: the old spelling, until the next release)
+                       the engine's verifier key (name+keyid+base64), or a file
                        of verifier keys, one per line
-  --checkpoint <file>  the sealed checkpoint to pin (opened with --key)
+  --checkpoint <file>  the sealed checkpoint to pin (opened with --vkey)
   --session <hex>      pin the session id
   --size <n>           pin the checkpoint's tree size
   --root <hex>         pin the checkpoint's root (hex)
@@ -41,7 +42,8 @@ and the message names the witnesses that cosigned and those that did not.
 
 Exit codes: 0 valid, 1 invalid (the failing stage and code are printed), 2 usage
 error, 3 I/O error.`,
-  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { vkey: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-proof takes exactly one receipt file. Run 'tally verify-proof --help'.");
@@ -132,14 +134,14 @@ export interface CheckpointPinned {
 }
 
 /**
- * The one check of a bundle against `--key <vkey> --checkpoint <file>` (and a
+ * The one check of a bundle against `--vkey <vkey> --checkpoint <file>` (and a
  * witness policy), shared by `tally verify` and `tally replay`: see
  * `verifyBundleCheckpoint`. A failure is printed and returned as an exit code.
  */
 export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number | CheckpointPinned> {
   const cpPath = str(values, 'checkpoint');
-  if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
-  if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
+  if (cpPath === undefined) throw new CliError('--vkey needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
+  if (values['vkey'] === undefined) throw new CliError("--checkpoint needs --vkey <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
   const verifiers = await verifierKeysFor(values, io);
   const policy = await witnessPolicyFor(values, io);
   const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
@@ -162,7 +164,7 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
 }
 
 /**
- * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
+ * `tally verify <bundle> --vkey <vkey> --checkpoint <file>`: the bundle against
  * a signed checkpoint (see {@link checkAgainstCheckpoint}). Returns the exit code.
  */
 export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {

@@ -9,7 +9,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS } from './witness-policy.js
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -22,9 +22,10 @@ Options:
   --unsealed        accept a bundle without a finalize seal (in-progress export)
   --parallel        spread the per-line checks over worker threads (same result;
                     faster on long days when cores are free)
-  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
+                    --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day (the sealed receipt, or an earlier
-                    one): it must carry a valid signature by --key, name the bundle's
+                    one): it must carry a valid signature by --vkey, name the bundle's
                     session, and its root must be the root of the bundle's first
                     <size> entries (for the receipt: all of them)
   --json            print the result as JSON
@@ -33,7 +34,9 @@ ${WITNESS_POLICY_HELP}
                     cosignatures are checked before the bundle is read)
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
+  renamedOptions: () => ({ key: 'vkey' }),
   options: {
+    vkey: { type: 'string' },
     root: { type: 'string' },
     session: { type: 'string' },
     size: { type: 'string' },
@@ -65,7 +68,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined) {
       // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
       const { verifyWithCheckpoint } = await import('./verify-proof.js');
       return verifyWithCheckpoint(path, pin as ChainPin, values, io);
