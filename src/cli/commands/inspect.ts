@@ -21,7 +21,7 @@ function rulingValues(): string[] {
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'Print a readable timeline of a bundle: frames, turns, rulings, diagnostics, the seal.',
-  help: `Usage: tally inspect <bundle.jsonl> [--agent <id>] [--action <action>] [--ruling <ruling>] [--json]
+  help: `Usage: tally inspect <bundle.jsonl> [--agent <id>] [--action <action>] [--ruling <ruling>] [--wide] [--json]
 
 Verifies the bundle while reading it and prints the day: every frame (time,
 prices, fills), every turn (who asked for what, and the ruling with its code
@@ -39,10 +39,11 @@ Filters (turns; combine them):
                       a stand-down class, or a diagnostic (turn-conflict, …) / duplicate
                       to list the runtime notices with that outcome; a panel judge's
                       answer code (judge_denied, …) or failure (timeout, …) matches too
+  --wide              show reasons and texts whole (default: cut to fit a line)
   --json              print {verdict, counts, rows, agents} as JSON
 
 Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
-  options: { agent: { type: 'string' }, action: { type: 'string' }, ruling: { type: 'string' }, json: { type: 'boolean' } },
+  options: { wide: { type: 'boolean' }, agent: { type: 'string' }, action: { type: 'string' }, ruling: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("inspect takes exactly one bundle path. Run 'tally inspect --help'.");
@@ -74,7 +75,7 @@ Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
         const guess = didYouMean(filter.agent!, agents);
         println(io.stderr, `tally inspect: this day knows no agent '${filter.agent}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; its agents: ${agents.length === 0 ? 'none (no turn names an agent)' : agents.join(', ')}`);
       }
-      for (const line of formatTimeline(t.rows, filter)) println(io.stdout, line);
+      for (const line of formatTimeline(t.rows, filter, { wide: values['wide'] === true })) println(io.stdout, line);
       println(io.stdout, '');
       if (Object.keys(filter).length > 0) println(io.stdout, `${rows.length} ${rows.length === 1 ? 'row matches' : 'rows match'}`);
       for (const line of formatCounts(t.counts)) println(io.stdout, line);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { canonicalJson, isDigestHex, isoTime, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
+import { isDigestHex, isoTime, type ChainPin } from '../../protocol/index.js';
 import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ParsedVerifierKey, type ReceiptPin } from '../../receipt/index.js';
 import type { WitnessPolicy } from '../../witness/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
@@ -107,7 +107,15 @@ error, 3 I/O error.`,
             : `genesis of "${e.spec.name}"`;
     println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${cpPath !== undefined ? ' (pinned checkpoint)' : Object.keys(pin).length > 0 ? ` (${verdictLine(pin).replace('valid, ', '')})` : ' (unpinned: in some tree the key signed; pin the sealed one with --checkpoint)'}`);
     println(io.stdout, `entry        ${what}`);
-    if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
+    if (e.kind === 'turn' && e.ruling !== undefined) {
+      // The ruling summed up as inspect shows it (the whole ruling is in --json).
+      const [{ rowOf }, { turnVerdict }] = await Promise.all([import('../../demo/timeline.js'), import('../../demo/format.js')]);
+      const row = rowOf(r.index, r.entryHash, e, 0);
+      if (row.kind === 'turn') {
+        const what = [row.agent, row.action, row.side, row.size, row.market].filter((x) => x !== undefined).join(' ');
+        println(io.stdout, `ruling       ${what === '' ? '' : `${what}: `}${turnVerdict(row)} (the whole ruling: --json)`);
+      }
+    }
     println(io.stdout, `entry hash   ${r.entryHash}`);
     println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}, root ${cp.root}`);
     println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);

@@ -1,6 +1,7 @@
 import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
-import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CliError, EXIT, inputFile, invocation, println, str, type Command, type CommandIO } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
@@ -89,7 +90,36 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       println(io.stdout, `head         ${result.head}`);
     } else {
       println(io.stderr, `invalid: entry ${result.index}: ${result.code}: ${result.message}`);
+      if (result.index === 0) {
+        const hint = notABundle(path, io);
+        if (hint !== undefined) println(io.stderr, hint);
+      }
     }
     return result.ok ? EXIT.ok : EXIT.invalid;
   },
 };
+
+/**
+ * When a file that is not a bundle is one of Tally's other files, says which
+ * and how to use it: a signed note (a checkpoint: --checkpoint) or a
+ * single-turn receipt (tally verify-proof). Read from its first 64 KiB.
+ */
+function notABundle(path: string, io: CommandIO): string | undefined {
+  let head: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(65536);
+      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const t = invocation(io);
+  if (head.startsWith('c2sp.org/tlog-proof@v1\n')) return `this is a single-turn receipt (a tlog-proof), not a bundle: ${t} verify-proof ${path} --vkey <vkey>`;
+  // A signed note: text lines, a blank line, then signature lines "— <name> <base64>".
+  if (/^[^\n{]+\n[0-9]+\n[A-Za-z0-9+/=]+\n(?:[^\n]*\n)*?\n\u2014 \S+ \S+/.test(head)) return `this is a signed note (a checkpoint), not a bundle: use it as --checkpoint with the bundle: ${t} verify <bundle.jsonl> --vkey <vkey> --checkpoint ${path}`;
+  return undefined;
+}
