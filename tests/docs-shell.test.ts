@@ -249,8 +249,8 @@ npx tally frame --session $sid --ordinal 0 --time 2030-01-01T09:30:00Z
 npx tally turn --session $sid --auto --stand-down timeout
 npx tally finalize --session $sid
 npx tally export --session $sid --out day
-npx tally verify day/bundle.jsonl --key "$(cat engine.vkey)" --checkpoint day/receipt.note
-npx tally replay day/bundle.jsonl --key "$(cat engine.vkey)" --checkpoint day/receipt.note
+npx tally verify day/bundle.jsonl --vkey "$(cat engine.vkey)" --checkpoint day/receipt.note
+npx tally replay day/bundle.jsonl --vkey "$(cat engine.vkey)" --checkpoint day/receipt.note
 `;
 
 describe('a newcomer', () => {

@@ -38,6 +38,12 @@ export interface Command {
   /** Full text for `tally <name> --help`. */
   readonly help: string;
   readonly options: NonNullable<ParseArgsConfig['options']>;
+  /**
+   * Options renamed in this release (old name → new name, for the given
+   * positionals): the old spelling still works, with a one-line notice on
+   * stderr, until the next release. See {@link applyRenames}.
+   */
+  readonly renamedOptions?: (positionals: readonly string[]) => Readonly<Record<string, string>>;
   /** Runs with parsed values and positionals; returns the exit code. */
   run(args: { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] }, io: CommandIO): Promise<number>;
 }
@@ -97,7 +103,8 @@ function joinNegativeValues(cmd: Command, argv: string[]): string[] {
 
 /** Parses argv for `cmd` strictly (unknown options are usage errors, with a did-you-mean). */
 export function parseFor(cmd: Command, argv: string[]): { values: Record<string, string | boolean | (string | boolean)[] | undefined>; positionals: string[] } {
-  const options = { ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
+  // --help, --json and --no-color are the framework's: every command takes them (see wantsJson, jsonMode, useColour).
+  const options = { json: { type: 'boolean' }, 'no-color': { type: 'boolean' }, ...cmd.options, help: { type: 'boolean', short: 'h' } } as const;
   try {
     const r = parseArgs({ args: joinNegativeValues(cmd, argv), options, allowPositionals: true, strict: true, tokens: true });
     // A single-valued option given twice is a usage error, never "last wins" on an append-only log.
@@ -128,6 +135,20 @@ export function parseFor(cmd: Command, argv: string[]): { values: Record<string,
 }
 
 /**
+ * Moves the value of an old option spelling to its new name (and says so on
+ * stderr, one line); both spellings at once is a usage error.
+ */
+export function applyRenames(cmd: Command, args: { values: Record<string, unknown>; positionals: string[] }, io: CommandIO): void {
+  for (const [old, now] of Object.entries(cmd.renamedOptions?.(args.positionals) ?? {})) {
+    if (args.values[old] === undefined) continue;
+    if (args.values[now] !== undefined) throw new CliError(`give --${now} only (--${old} is its old spelling here)\nRun 'tally ${cmd.name} --help' for usage.`);
+    args.values[now] = args.values[old];
+    delete args.values[old];
+    println(io.stderr, `tally ${cmd.name}: --${old} here is now --${now} (a verifier key, not a private key file); --${old} is accepted until the next release`);
+  }
+}
+
+/**
  * How the person runs tally, for the commands a hint suggests: `npx tally`
  * when npm started us (`npm start`, `npx tally …`, where `tally` alone is not on
  * the PATH), else `tally`.
@@ -136,9 +157,76 @@ export function invocation(io: CommandIO): string {
   return io.env['npm_command'] !== undefined && io.env['npm_command'] !== '' ? 'npx tally' : 'tally';
 }
 
-/** Writes one line. */
+/**
+ * True when argv asks for JSON output (`--json` before any `--`). Read from the
+ * raw arguments, so a usage error found while parsing them is JSON too.
+ */
+export function wantsJson(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--json') return true;
+  }
+  return false;
+}
+
+/** True when the parsed options ask for JSON output. */
+export function jsonMode(values: Record<string, unknown>): boolean {
+  return values['json'] === true;
+}
+
+/** The one JSON shape of a failure under --json: `{"ok":false,"code","message","exit"}` (code stable, exit = the exit code). */
+export interface JsonFailure {
+  readonly ok: false;
+  readonly code: string;
+  readonly message: string;
+  readonly exit: number;
+}
+
+/**
+ * Prints a command's result: with --json the object as one line on stdout,
+ * else the human lines. Returns EXIT.ok.
+ */
+export function emit(io: CommandIO, values: Record<string, unknown>, result: object, lines: () => readonly string[]): number {
+  if (jsonMode(values)) println(io.stdout, JSON.stringify(result));
+  else for (const l of lines()) println(io.stdout, l);
+  return EXIT.ok;
+}
+
+/** The streams verdicts are coloured on (set per run by {@link useColour}). */
+const COLOURED = new WeakSet<object>();
+
+/**
+ * Decides, once per run, whether each stream shows verdicts in colour: only a
+ * terminal (never a pipe or a file), and never when $NO_COLOR is set to
+ * anything non-empty (no-color.org) or --no-color was given.
+ */
+export function useColour(io: CommandIO, argv: readonly string[]): void {
+  const off = (io.env['NO_COLOR'] ?? '') !== '' || argv.slice(0, argv.includes('--') ? argv.indexOf('--') : undefined).includes('--no-color');
+  for (const stream of [io.stdout, io.stderr]) {
+    if (!off && stream.isTTY === true) COLOURED.add(stream);
+    else COLOURED.delete(stream);
+  }
+}
+
+/** A verdict at the start of a line, and its colour (SGR): pinned-valid green, unpinned yellow, failures red. */
+const VERDICTS: readonly (readonly [RegExp, string])[] = [
+  [/^valid, unpinned\b/, '33'],
+  [/^(?:valid|replayed|verified)\b[^:,]*/, '32'],
+  [/^(?:invalid|diverged|refused|equivocation)\b[^:]*/, '31'],
+];
+
+/** The line with its leading verdict word coloured (bold), or unchanged when it starts with none. */
+export function paintVerdict(line: string): string {
+  for (const [re, sgr] of VERDICTS) {
+    const m = re.exec(line);
+    if (m) return `\x1b[1;${sgr}m${m[0]}\x1b[0m${line.slice(m[0].length)}`;
+  }
+  return line;
+}
+
+/** Writes one line (its verdict coloured when the stream is a terminal that takes colour). */
 export function println(stream: NodeJS.WritableStream, line = ''): void {
-  stream.write(line + '\n');
+  stream.write((COLOURED.has(stream) ? paintVerdict(line) : line) + '\n');
 }
 
 /** A string option's value, or undefined. */

@@ -11,7 +11,7 @@ export interface GivenPins {
 }
 
 /** The phrase for an unpinned result. */
-export const UNPINNED = 'valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint)';
+export const UNPINNED = 'valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint)';
 
 /**
  * `valid, unpinned (…)` or `valid, pinned to receipt root …, session …, size …`

@@ -37,14 +37,24 @@ function columns(io: CommandIO): number {
   return typeof c === 'number' && c > 0 ? c : 80;
 }
 
+/** Seconds as m:ss (h:mm:ss from an hour on). */
+export function etaText(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  const [h, m, r] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60];
+  const ss = String(r).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
+}
+
 /**
  * One progress line that fits in `width - 1` columns (so it never wraps): the
- * bar shrinks first (down to nothing), then the line is cut.
+ * bar shrinks first (down to nothing), then the line is cut. With a total and
+ * a rate, it ends with the time left at that rate ("ETA 1:05").
  */
 export function progressLine(label: string, done: number, total: number | undefined, rate: number, width: number): string {
   const room = Math.max(1, width - 1);
   if (total === undefined || total <= 0) return `${label} ${done} (${rate}/s)`.slice(0, room);
-  const tail = ` ${done}/${total} (${rate}/s)`;
+  const eta = rate > 0 && done < total ? `, ETA ${etaText((total - done) / rate)}` : '';
+  const tail = ` ${done}/${total} (${rate}/s${eta})`;
   const barWidth = Math.min(30, room - label.length - tail.length - 3);
   if (barWidth < 5) return `${label}${tail}`.slice(0, room);
   const filled = Math.min(barWidth, Math.round((done / total) * barWidth));

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { TallyError } from '../protocol/index.js';
-import { CliError, EXIT, didYouMean, ioProblem, parseFor, println, type CommandIO } from './command.js';
-import { COMMANDS } from './commands/index.js';
+import { applyRenames, CliError, EXIT, didYouMean, ioProblem, parseFor, println, useColour, wantsJson, type CommandIO, type JsonFailure } from './command.js';
+import { COMMAND_GROUPS, COMMANDS } from './commands/index.js';
 
 function version(): string {
   try {
@@ -19,17 +19,65 @@ function version(): string {
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const groups = COMMAND_GROUPS.flatMap(([group, title]) => ['', `${title}:`, ...COMMANDS.filter((c) => c.group === group).map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`)]);
   return [
     'Usage: tally <command> [options]',
     '',
     'Tally records an autonomous agent\'s day as a hash-chained, sealed, verifiable transcript.',
-    '',
-    'Commands:',
-    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...groups,
     '',
     "Run 'tally <command> --help' for a command's options; 'tally version' prints the version.",
+    'Every command takes --json: its result, or its error as {"ok":false,"code","message","exit"}, on stdout.',
+    'Verdicts are coloured on a terminal; NO_COLOR=1 or --no-color turns colour off.',
     'Exit codes: 0 ok, 1 invalid input or refused, 2 usage error, 3 I/O error, 70 internal error.',
   ].join('\n');
+}
+
+/** A failure as the dispatcher reports it: human lines for stderr, or one JSON object on stdout under --json. */
+interface Failure {
+  readonly code: string;
+  readonly message: string;
+  readonly exit: number;
+  /** The human line ends with the code in brackets (an engine error; a CLI error's words stand alone). */
+  readonly tagged?: boolean;
+  /** Extra human lines (a stack trace under TALLY_DEBUG, the report hint). */
+  readonly extra?: readonly string[];
+}
+
+function report(io: CommandIO, json: boolean, prefix: string, f: Failure): number {
+  if (json) {
+    const out: JsonFailure = { ok: false, code: f.code, message: f.message, exit: f.exit };
+    println(io.stdout, JSON.stringify(out));
+  } else {
+    println(io.stderr, `${prefix}${f.message}${f.tagged === true ? ` [${f.code}]` : ''}`);
+  }
+  for (const l of f.extra ?? []) println(io.stderr, l);
+  return f.exit;
+}
+
+/** What went wrong, in words, with its stable code and exit code. */
+function failureOf(e: unknown, io: CommandIO): Failure {
+  if (e instanceof CliError) return { code: e.code, message: e.shortMessage, exit: e.exitCode };
+  if (e instanceof TallyError) {
+    return {
+      code: e.code,
+      message: `${e.shortMessage}${e.details ? ` (${e.details})` : ''}`,
+      tagged: true,
+      exit: e.code.startsWith('TALLY_STORE') || e.code.includes('_IO') ? EXIT.io : EXIT.invalid,
+      ...(io.env['TALLY_DEBUG'] ? { extra: [String(e.stack)] } : {}),
+    };
+  }
+  const err = e as NodeJS.ErrnoException;
+  if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
+    const path = typeof err.path === 'string' ? `${err.path}: ` : '';
+    return { code: 'TALLY_CLI_IO', message: `cannot read or write ${path}${ioProblem(err)}${path === '' && err.code === 'EISDIR' ? ' (a path given is a directory)' : ''}`, exit: EXIT.io };
+  }
+  return {
+    code: 'TALLY_CLI_INTERNAL',
+    message: `internal error: ${(e as Error)?.message ?? String(e)}`,
+    exit: EXIT.internal,
+    extra: [io.env['TALLY_DEBUG'] ? String((e as Error)?.stack) : 'Set TALLY_DEBUG=1 for a stack trace, and please report this.'],
+  };
 }
 
 /** Runs `tally` with `argv` (without node and script); returns the exit code. */
@@ -38,6 +86,8 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   io.stdout.on?.('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') io.stderr.write(`tally: cannot write output: ${e.message}\n`);
   });
+  const json = wantsJson(argv);
+  useColour(io, argv);
   let [name, ...rest] = argv;
   // `tally help <command>` is `tally <command> --help`.
   if (name === 'help' && rest.length > 0) [name, rest] = [rest[0], ['--help']];
@@ -45,15 +95,15 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     println(name === undefined ? io.stderr : io.stdout, usage());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  if (name === '--version' || name === '-v' || (name === 'version' && rest.length === 0)) {
-    println(io.stdout, version());
+  if (name === '--version' || name === '-v' || (name === 'version' && (rest.length === 0 || (rest.length === 1 && json)))) {
+    println(io.stdout, json ? JSON.stringify({ ok: true, version: version() }) : version());
     return EXIT.ok;
   }
   const entry = COMMANDS.find((c) => c.name === name);
   if (!entry) {
     const guess = didYouMean(name, COMMANDS.map((c) => c.name));
-    println(io.stderr, `tally: unknown command '${name}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}. Run 'tally --help' for the list.`);
-    return EXIT.usage;
+    const message = `unknown command '${name}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}. Run 'tally --help' for the list.`;
+    return report(io, json, 'tally: ', { code: 'TALLY_CLI_USAGE', message, exit: EXIT.usage });
   }
   const cmd = await entry.load();
   try {
@@ -62,26 +112,9 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
       println(io.stdout, cmd.help);
       return EXIT.ok;
     }
+    applyRenames(cmd, args, io);
     return await cmd.run(args, io);
   } catch (e) {
-    if (e instanceof CliError) {
-      println(io.stderr, `tally ${cmd.name}: ${e.shortMessage}`);
-      return e.exitCode;
-    }
-    if (e instanceof TallyError) {
-      println(io.stderr, `tally ${cmd.name}: ${e.shortMessage}${e.details ? ` (${e.details})` : ''} [${e.code}]`);
-      if (io.env['TALLY_DEBUG']) println(io.stderr, String(e.stack));
-      return e.code.startsWith('TALLY_STORE') || e.code.includes('_IO') ? EXIT.io : EXIT.invalid;
-    }
-    const err = e as NodeJS.ErrnoException;
-    if (err && typeof err.code === 'string' && /^E[A-Z]+$/.test(err.code)) {
-      const path = typeof err.path === 'string' ? `${err.path}: ` : '';
-      println(io.stderr, `tally ${cmd.name}: cannot read or write ${path}${ioProblem(err)}${path === '' && err.code === 'EISDIR' ? ' (a path given is a directory)' : ''}`);
-      return EXIT.io;
-    }
-    println(io.stderr, `tally ${cmd.name}: internal error: ${(e as Error)?.message ?? String(e)}`);
-    if (io.env['TALLY_DEBUG']) println(io.stderr, String((e as Error)?.stack));
-    else println(io.stderr, 'Set TALLY_DEBUG=1 for a stack trace, and please report this.');
-    return EXIT.internal;
+    return report(io, json, `tally ${cmd.name}: `, failureOf(e, io));
   }
 }

@@ -16,17 +16,16 @@ import { SESSION_DIAGNOSTICS, isMember, parseStrictJson, toBase64, type FailureC
 import type {
   DescribeResult,
   EventsResult,
-  FinalizeResult,
   FrameInput,
   FrameResult,
   OpenResult,
-  Receipt,
   SessionEvent,
   TurnResult,
 } from '../session/index.js';
 import type { InclusionProofResult } from '../server/service.js';
 import { isWireErrorType, wireErrorRow, type WireErrorType, type WireFailure } from '../server/vocabulary.js';
 import { WireError } from './errors.js';
+import type { ClientFinalizeResult, ClientReceipt } from './types.js';
 import { DEFAULT_RETRY, backoffDelay, sleep, type RetryPolicy } from './retry.js';
 import { fetchTransport, keepAliveTransport, type TransportResponse, type Transport } from './transport.js';
 
@@ -104,7 +103,7 @@ export interface TallyClient {
   turn(input: ClientTurnInput, options?: CallOptions): Promise<TurnResult>;
   events(sessionId: string, options?: EventsOptions): Promise<EventsResult>;
   describe(sessionId: string, options?: CallOptions): Promise<DescribeResult>;
-  finalize(sessionId: string, artifacts?: Record<string, unknown>, options?: CallOptions): Promise<FinalizeResult>;
+  finalize(sessionId: string, artifacts?: Record<string, unknown>, options?: CallOptions): Promise<ClientFinalizeResult>;
   /**
    * Every entry after `after`, in order, exactly once, across disconnects and
    * server restarts (it resumes from the last index it yielded); ends after
@@ -114,7 +113,15 @@ export interface TallyClient {
   /** The session's bundle (JSONL) as byte chunks, streamed. */
   bundle(sessionId: string, options?: CallOptions): AsyncGenerator<Uint8Array>;
   /** The sealed receipt (throws `not-found` before the seal). */
-  receipt(sessionId: string, options?: CallOptions): Promise<Receipt>;
+  receipt(sessionId: string, options?: CallOptions): Promise<ClientReceipt>;
+  /** The engine-signed checkpoint of the first `size` entries (default all), as C2SP note text (404 `not-found` without an engine key). */
+  checkpoint(sessionId: string, size?: number, options?: CallOptions): Promise<string>;
+  /** The single-turn receipt of entry `index` (C2SP tlog-proof text), against the checkpoint of `size` entries (default all). */
+  turnReceipt(sessionId: string, index: number, size?: number, options?: CallOptions): Promise<string>;
+  /** A consistency proof from size `from` to `to` (default all) with a fresh signed checkpoint at `to` (text). */
+  consistency(sessionId: string, from: number, to?: number, options?: CallOptions): Promise<string>;
+  /** The engine's verifier key as the server states it (pin one obtained out of band, not this). */
+  verifierKey(options?: CallOptions): Promise<string>;
   /** RFC 6962 inclusion proof of entry `index` (in the first `size` entries; default all). */
   proof(sessionId: string, index: number, size?: number, options?: CallOptions): Promise<InclusionProofResult>;
 }
@@ -296,7 +303,7 @@ class Client implements TallyClient {
     return this.verb('session/describe', { sessionId }, options);
   }
 
-  finalize(sessionId: string, artifacts?: Record<string, unknown>, options?: CallOptions): Promise<FinalizeResult> {
+  finalize(sessionId: string, artifacts?: Record<string, unknown>, options?: CallOptions): Promise<ClientFinalizeResult> {
     return this.verb('session/finalize', artifacts === undefined ? { sessionId } : { sessionId, artifacts }, options);
   }
 
@@ -345,8 +352,38 @@ class Client implements TallyClient {
     for await (const chunk of res.chunks()) yield chunk;
   }
 
-  receipt(sessionId: string, options?: CallOptions): Promise<Receipt> {
+  receipt(sessionId: string, options?: CallOptions): Promise<ClientReceipt> {
     return this.getJson(`/sessions/${encodeURIComponent(sessionId)}/receipt`, options);
+  }
+
+  /** A text GET (200: the body as UTF-8, which must be valid); a refusal is thrown as a {@link WireError}. */
+  private async getText(path: string, options: CallOptions = {}): Promise<string> {
+    const { res, attempts } = await this.send(path, { method: 'GET' }, options);
+    if (res.status !== 200) {
+      const f = failureOf(res.status, await this.json(res, attempts));
+      throw new WireError(f.type, f.message, { status: res.status, attempts, ...(f.data === undefined ? {} : { data: f.data }) });
+    }
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(await readAll(res));
+    } catch {
+      throw new WireError('bad-response', `${path}: the answer is not UTF-8`, { status: res.status, attempts });
+    }
+  }
+
+  checkpoint(sessionId: string, size?: number, options?: CallOptions): Promise<string> {
+    return this.getText(`/sessions/${encodeURIComponent(sessionId)}/checkpoint${size === undefined ? '' : `?size=${size}`}`, options);
+  }
+
+  turnReceipt(sessionId: string, index: number, size?: number, options?: CallOptions): Promise<string> {
+    return this.getText(`/sessions/${encodeURIComponent(sessionId)}/turn-receipt?index=${index}${size === undefined ? '' : `&size=${size}`}`, options);
+  }
+
+  consistency(sessionId: string, from: number, to?: number, options?: CallOptions): Promise<string> {
+    return this.getText(`/sessions/${encodeURIComponent(sessionId)}/consistency?from=${from}${to === undefined ? '' : `&to=${to}`}`, options);
+  }
+
+  verifierKey(options?: CallOptions): Promise<string> {
+    return this.getText('/verifier-key', options).then((t) => t.trim());
   }
 
   proof(sessionId: string, index: number, size?: number, options?: CallOptions): Promise<InclusionProofResult> {

@@ -8,6 +8,8 @@
  */
 export { createClient } from './client.js';
 export type { TallyClient, ClientOptions, CallOptions, ClientTurnBody, ClientTurnInput, EventsOptions, FollowOptions, WireCallOutcome } from './client.js';
+export { rulingView } from './types.js';
+export type { ClientFinalizeResult, ClientReceipt, RulingView, SignedParts } from './types.js';
 export { WireError } from './errors.js';
 export type { ClientFailureType } from './errors.js';
 export { DEFAULT_RETRY, backoffDelay } from './retry.js';

@@ -69,8 +69,8 @@ export function formatReport(r: DemoReport, tally = 'tally'): string[] {
       .join(', ')}`,
     '',
     `  next          ${tally} inspect ${r.files.bundle} --ruling rejected`,
-    `                ${tally} verify ${r.files.bundle} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
-    `                ${tally} verify-proof ${r.files.proof} --key ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify ${r.files.bundle} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify-proof ${r.files.proof} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
     `                ${tally} replay ${r.files.bundle}`,
   ];
   return lines;
@@ -80,10 +80,16 @@ function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
 
+/** How long texts are shown: cut to fit a line, or (inspect --wide) whole. */
+type Cut = (s: string, n: number) => string;
+
 function clip(s: string, n: number): string {
   const one = s.replace(/\s+/g, ' ');
   return one.length <= n ? one : one.slice(0, n - 1) + '…';
 }
+
+/** The whole text on one line (whitespace runs folded, nothing cut). */
+const whole: Cut = (s) => s.replace(/\s+/g, ' ');
 
 /** True when a turn row passes the filter. */
 export function turnMatches(row: Extract<TimelineRow, { kind: 'turn' }>, f: TimelineFilter): boolean {
@@ -126,32 +132,41 @@ function noticeLine(n: Notice): string {
   return `          ! slot ${n.ordinal}: ${n.probe} → ${n.outcome} (${how})`;
 }
 
-function turnLine(r: Extract<TimelineRow, { kind: 'turn' }>): string {
-  const head = `turn  ${String(r.ordinal).padStart(5)}`;
-  if (r.body === 'stand-down') return `${head}  ${'runtime'.padEnd(7)}  stand-down (${r.failureClass})`;
-  if (r.body === 'note') return `${head}  ${'agent'.padEnd(7)}  note: ${clip(r.text ?? '', 90)}`;
-  const what = [r.action, r.side, r.size, r.market, r.target === undefined ? undefined : `→ ${r.target}`].filter((x) => x !== undefined).join(' ');
+/**
+ * A turn's outcome in one line: ADMITTED, or REJECTED with each refusing
+ * code (stage) and the first reason (cut to `width` unless `cut` is whole).
+ */
+export function turnVerdict(r: Extract<TimelineRow, { kind: 'turn' }>, cut: Cut = clip, width = 80): string {
   const bad = r.rulings.filter((x) => !x.admitted);
   const verdict = r.rulings.length === 0 ? 'no ruling' : bad.length === 0 ? 'ADMITTED' : `REJECTED ${bad.map((b) => `${b.code ?? b.by}${b.stage ? ` (${b.stage})` : ''}`).join(', ')}`;
   const why = bad[0]?.message;
   const ticket = r.ticket === undefined ? '' : ` ticket #${r.ticket}`;
-  return `${head}  ${(r.agent ?? '?').padEnd(7)}  ${clip(what, 44).padEnd(44)}  ${verdict}${ticket}${why ? `: ${clip(why, 80)}` : ''}`;
+  return `${verdict}${ticket}${why ? `: ${cut(why, width)}` : ''}`;
+}
+
+function turnLine(r: Extract<TimelineRow, { kind: 'turn' }>, cut: Cut): string {
+  const head = `turn  ${String(r.ordinal).padStart(5)}`;
+  if (r.body === 'stand-down') return `${head}  ${'runtime'.padEnd(7)}  stand-down (${r.failureClass})`;
+  if (r.body === 'note') return `${head}  ${'agent'.padEnd(7)}  note: ${cut(r.text ?? '', 90)}`;
+  const what = [r.action, r.side, r.size, r.market, r.target === undefined ? undefined : `→ ${r.target}`].filter((x) => x !== undefined).join(' ');
+  return `${head}  ${(r.agent ?? '?').padEnd(7)}  ${cut(what, 44).padEnd(44)}  ${turnVerdict(r, cut)}`;
 }
 
 /** Who said what, when a panel did not allow unanimously. */
-function panelLines(r: Extract<TimelineRow, { kind: 'turn' }>): string[] {
+function panelLines(r: Extract<TimelineRow, { kind: 'turn' }>, cut: Cut): string[] {
   const p = r.panel;
   if (!p || p.answers.every((a) => a.admitted)) return [];
-  const who = p.answers.map((a) => `${a.model} ${a.outcome}${a.admitted || a.message === undefined ? '' : ` (${clip(a.message, 60)})`}`);
+  const who = p.answers.map((a) => `${a.model} ${a.outcome}${a.admitted || a.message === undefined ? '' : ` (${cut(a.message, 60)})`}`);
   return [`          panel ${panelSplit(p)} (quorum ${p.k}): ${who.join(' · ')}`];
 }
 
-function transitionLines(r: Extract<TimelineRow, { kind: 'turn' }>): string[] {
-  return (r.transitions ?? []).filter((t) => !t.ok).map((t) => `          ! ticket${t.ticket === undefined ? '' : ` #${t.ticket}`}: ${t.op} refused: ${t.code ?? '?'}${t.message ? ` (${clip(t.message, 80)})` : ''}`);
+function transitionLines(r: Extract<TimelineRow, { kind: 'turn' }>, cut: Cut): string[] {
+  return (r.transitions ?? []).filter((t) => !t.ok).map((t) => `          ! ticket${t.ticket === undefined ? '' : ` #${t.ticket}`}: ${t.op} refused: ${t.code ?? '?'}${t.message ? ` (${cut(t.message, 80)})` : ''}`);
 }
 
 /** The timeline as text, one line per row (and one per notice). */
-export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter = {}): string[] {
+export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter = {}, options: { readonly wide?: boolean } = {}): string[] {
+  const cut: Cut = options.wide === true ? whole : clip;
   const lines: string[] = [];
   for (const r of filterRows(rows, f)) {
     switch (r.kind) {
@@ -160,7 +175,7 @@ export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter =
         break;
       case 'frame': {
         if (!hasFilter(f)) {
-          const prices = r.prices ? Object.entries(r.prices).map(([k, v]) => `${k} ${v}`).join('  ') : r.data === undefined ? '' : clip(JSON.stringify(r.data), 80);
+          const prices = r.prices ? Object.entries(r.prices).map(([k, v]) => `${k} ${v}`).join('  ') : r.data === undefined ? '' : cut(JSON.stringify(r.data), 80);
           const fills = r.fills && r.fills.length > 0 ? `  fills: ${r.fills.map((x) => `${String(x['agent'])} ${String(x['action'])}${x['price'] === undefined ? '' : ` @ ${String(x['price'])}`}`).join(', ')}` : '';
           const tickets = r.referee
             ? `  tickets: ${[...r.referee.redeemed.map((t) => `#${t} redeemed`), ...r.referee.released.map((t) => `#${t} released`), ...(r.referee.terminate ? ['mandate terminated'] : [])].join(', ')}`
@@ -171,7 +186,7 @@ export function formatTimeline(rows: readonly TimelineRow[], f: TimelineFilter =
         break;
       }
       case 'turn':
-        lines.push(turnLine(r), ...panelLines(r), ...transitionLines(r));
+        lines.push(turnLine(r, cut), ...panelLines(r, cut), ...transitionLines(r, cut));
         break;
       case 'seal':
         if (!hasFilter(f)) lines.push(`seal         commits to the ${counted(r.size, 'entry', 'entries')} before it (root ${r.root})`);

@@ -55,6 +55,8 @@ export type {
 export { reconcileTurn, reconcileFrame, phaseGate } from './reconcile.js';
 export type { TurnClaim, SlotPrior, FrameClaim, FrameSlotPrior, ReconcileResult, WriteVerb } from './reconcile.js';
 export { ChainVerifier, CHAIN_ERROR_CODES } from './chain.js';
+export { CHAIN_ERROR_CATALOGUE } from './chain-catalogue.js';
+export type { ChainErrorEntry } from './chain-catalogue.js';
 export type { ChainError, ChainErrorCode, ChainSummary, VerifiedEntry, ChainPin, FinishOptions } from './chain.js';
 export { LineSplitter, splitLines, verifyChunks } from './stream.js';
 export type { VerifyChunksOptions } from './stream.js';

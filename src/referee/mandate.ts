@@ -27,37 +27,15 @@
  */
 import { INTENT_ACTIONS, type IntentAction } from '../intent/schema.js';
 import type { SessionSpec } from '../protocol/index.js';
-import { decCmp, decDigits, isCanonicalDecimal } from './decimal.js';
+import { decCmp } from './decimal.js';
+import { address, attempt, exactKeys, fail, figure, intIn, isObject, list, MANDATE_LIMITS, Problem, text, unique, withoutFollowOns } from './mandate-checks.js';
+
+export { MANDATE_LIMITS } from './mandate-checks.js';
 import { isModelId } from './judge.js';
 import { checkMandateSignature, MANDATE_VERSION } from './mandate-sig.js';
 import type { Panel, PanelMember } from './panel.js';
 import { parseToolPolicy, ToolPolicyProblem, type ToolPolicy } from './tools.js';
 
-/** Bounds of a mandate (the seed's, adapted to decimal figures and frame time). */
-export const MANDATE_LIMITS = Object.freeze({
-  /** Engine instance id: 1–64 characters of `[A-Za-z0-9._:/-]`. */
-  instanceLength: 64,
-  maxRules: 6,
-  ruleLength: 800,
-  maxMarkets: 32,
-  maxTargets: 32,
-  maxJudges: 8,
-  /** Quota cap: at most 38 integer digits (< 10^38 < 2^128) and 18 fraction digits. */
-  quotaIntegerDigits: 38,
-  figureIntegerDigits: 18,
-  figureFractionDigits: 18,
-  maxTxCap: 1_000_000,
-  minTicketTtlMs: 30_000,
-  maxTicketTtlMs: 86_400_000,
-  maxJudgeRate: 10_000,
-  minJudgeWindowMs: 60_000,
-  maxJudgeWindowMs: 86_400_000,
-  /** Judge calls per UTC day of frame time across every agent and session of the store. */
-  maxJudgeDaily: 1_000_000,
-  /** Mandate lifetime `expires_at − starts_at` (seed 003: 60 s – 30 days). */
-  minLifetimeMs: 60_000,
-  maxLifetimeMs: 2_592_000_000,
-});
 
 /** Judge rate limit: at most `max` judge calls per agent (across every session of the store) per window of `window_ms` frame time. */
 export const DEFAULT_JUDGE_RATE = Object.freeze({ max: 30, window_ms: 3_600_000 });
@@ -111,7 +89,14 @@ export interface Mandate {
 /** Result of {@link parseMandate}. */
 export type ParseMandateResult =
   | { readonly ok: true; readonly mandate: Mandate | undefined }
-  | { readonly ok: false; readonly code: 'mandate_invalid' | 'mandate_unsigned' | 'mandate_bad_signature'; readonly problem: string };
+  | {
+      readonly ok: false;
+      readonly code: 'mandate_invalid' | 'mandate_unsigned' | 'mandate_bad_signature';
+      /** The first problem (what a ruling under a sealed invalid mandate quotes). */
+      readonly problem: string;
+      /** Every problem one pass found (mandate_invalid), the first being `problem`. */
+      readonly problems?: readonly string[];
+    };
 
 /** Options of {@link parseMandate}. */
 export interface ParseMandateOptions {
@@ -119,199 +104,188 @@ export interface ParseMandateOptions {
   readonly legacy?: boolean;
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const ZERO = /^0x0{40}$/;
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
 const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
 const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent', 'tools'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 
-class Problem {
-  constructor(readonly text: string) {}
-}
-const fail = (text: string): never => {
-  throw new Problem(text);
-};
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function exactKeys(o: Record<string, unknown>, where: string, allowed: readonly string[], required: readonly string[]): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) fail(`${where}: unknown member "${k}"`);
-  for (const k of required) if (!Object.hasOwn(o, k)) fail(`${where}.${k} is required`);
-}
-
-function address(v: unknown, where: string): string {
-  if (typeof v !== 'string' || !ADDRESS.test(v)) fail(`${where} must be a 0x-prefixed 20-byte hex address`);
-  const a = (v as string).toLowerCase();
-  if (ZERO.test(a)) fail(`${where} must not be the zero address`);
-  return a;
-}
-
-function list(v: unknown, where: string, min: number, max: number): unknown[] {
-  if (!Array.isArray(v) || v.length < min || v.length > max) fail(`${where} must be a list of ${min}–${max} entries`);
-  return v as unknown[];
-}
-
-function unique(xs: readonly string[], where: string): void {
-  if (new Set(xs).size !== xs.length) fail(`${where} has a duplicate entry`);
-}
-
-function figure(v: unknown, where: string, opts: { positive: boolean; maxInteger: number }): string {
-  if (!isCanonicalDecimal(v)) fail(`${where} must be a canonical decimal string such as "1.5" (no exponent, no trailing zeros)`);
-  const d = v as string;
-  if (d.startsWith('-')) fail(`${where} must not be negative`);
-  if (opts.positive && d === '0') fail(`${where} must be greater than 0`);
-  const digits = decDigits(d);
-  if (digits.integer > opts.maxInteger) fail(`${where} has more than ${opts.maxInteger} integer digits`);
-  if (digits.fraction > MANDATE_LIMITS.figureFractionDigits) fail(`${where} has more than ${MANDATE_LIMITS.figureFractionDigits} fraction digits`);
-  return d;
-}
-
-function intIn(v: unknown, where: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) fail(`${where} must be an integer from ${min} to ${max}`);
-  return v as number;
-}
-
-function text(v: unknown, where: string, max: number): string {
-  if (typeof v !== 'string' || v.trim().length === 0 || v.length > max) fail(`${where} must be a non-blank string of at most ${max} characters`);
-  return v as string;
-}
-
 function build(m: unknown): Mandate {
   if (!isObject(m)) fail('spec.mandate must be an object');
   const o = m as Record<string, unknown>;
-  exactKeys(o, 'spec.mandate', KEYS, REQUIRED);
+  const problems: string[] = [];
   const w = 'spec.mandate';
-  if (o['version'] !== undefined && o['version'] !== MANDATE_VERSION) fail(`${w}.version must be ${MANDATE_VERSION} (a mandate without version is version 1: sealed before mandates were signed, replay only)`);
+  attempt(problems, () => exactKeys(o, 'spec.mandate', KEYS, REQUIRED));
+  if (o['version'] !== undefined && o['version'] !== MANDATE_VERSION) {
+    // Every later check depends on the version: stop here, with what was found before.
+    problems.push(`${w}.version must be ${MANDATE_VERSION} (a mandate without version is version 1: sealed before mandates were signed, replay only)`);
+    throw new Problem(problems[0]!, problems);
+  }
   const version = o['version'] === undefined ? 1 : 2;
-  if (version === 1 && o['signature'] !== undefined) fail(`${w}.signature needs ${w}.version ${MANDATE_VERSION} (a version-1 mandate is unsigned)`);
+  attempt(problems, () => {
+    if (version === 1 && o['signature'] !== undefined) fail(`${w}.signature needs ${w}.version ${MANDATE_VERSION} (a version-1 mandate is unsigned)`);
+  });
   const instance = o['instance'];
-  if (typeof instance !== 'string' || instance.length === 0 || instance.length > MANDATE_LIMITS.instanceLength || !INSTANCE.test(instance)) {
-    fail(`${w}.instance must be 1–${MANDATE_LIMITS.instanceLength} characters of letters, digits and . _ : / -`);
-  }
-  const principal = address(o['principal'], `${w}.principal`);
-  const operator = address(o['operator'], `${w}.operator`);
-  const executor = address(o['executor'], `${w}.executor`);
-
-  const actions = list(o['actions'], `${w}.actions`, 1, INTENT_ACTIONS.length).map((a, i) => {
-    if (typeof a !== 'string' || !(INTENT_ACTIONS as readonly string[]).includes(a)) fail(`${w}.actions[${i}] must be one of ${INTENT_ACTIONS.join(', ')}`);
-    return a as IntentAction;
-  });
-  unique(actions, `${w}.actions`);
-
-  const needsMarkets = actions.some((a) => a !== 'transfer');
-  const markets = o['markets'] === undefined ? [] : list(o['markets'], `${w}.markets`, 1, MANDATE_LIMITS.maxMarkets).map((x, i) => {
-    if (typeof x !== 'string' || !MARKET.test(x)) fail(`${w}.markets[${i}] must be a market symbol such as "BTC-PERP"`);
-    return x as string;
-  });
-  if (needsMarkets && markets.length === 0) fail(`${w}.markets is required when actions include open, modify or close`);
-  unique(markets, `${w}.markets`);
-
-  let targets: string[] | undefined;
-  if (o['targets'] !== undefined) {
-    if (!actions.includes('transfer')) fail(`${w}.targets is only meaningful when actions include transfer`);
-    targets = list(o['targets'], `${w}.targets`, 1, MANDATE_LIMITS.maxTargets).map((x, i) => address(x, `${w}.targets[${i}]`));
-    unique(targets, `${w}.targets`);
-  }
-
-  const caps = o['caps'];
-  if (!isObject(caps)) fail(`${w}.caps must be an object { size, leverage, slippage }`);
-  const c = caps as Record<string, unknown>;
-  exactKeys(c, `${w}.caps`, ['size', 'leverage', 'slippage'], ['size', 'leverage', 'slippage']);
-  const fig = { positive: true, maxInteger: MANDATE_LIMITS.figureIntegerDigits };
-  const size = figure(c['size'], `${w}.caps.size`, fig);
-  const leverage = figure(c['leverage'], `${w}.caps.leverage`, fig);
-  const slippage = figure(c['slippage'], `${w}.caps.slippage`, { positive: false, maxInteger: 1 });
-  if (decCmp(slippage, '1') > 0) fail(`${w}.caps.slippage must be a fraction in [0, 1]`);
-
-  const quota = o['quota'];
-  if (!isObject(quota)) fail(`${w}.quota must be an object { cap, weights? }`);
-  const q = quota as Record<string, unknown>;
-  exactKeys(q, `${w}.quota`, ['cap', 'weights'], ['cap']);
-  const quotaCap = figure(q['cap'], `${w}.quota.cap`, { positive: true, maxInteger: MANDATE_LIMITS.quotaIntegerDigits });
-  const weights: Record<IntentAction, string> = { open: '1', modify: '1', close: '1', transfer: '1' };
-  if (q['weights'] !== undefined) {
-    const ws = q['weights'];
-    if (!isObject(ws)) fail(`${w}.quota.weights must be an object of action → decimal multiplier`);
-    for (const [k, v] of Object.entries(ws as Record<string, unknown>)) {
-      if (!actions.includes(k as IntentAction)) fail(`${w}.quota.weights.${k}: not an allowed action of this mandate`);
-      weights[k as IntentAction] = figure(v, `${w}.quota.weights.${k}`, { positive: false, maxInteger: MANDATE_LIMITS.figureIntegerDigits });
+  attempt(problems, () => {
+    if (typeof instance !== 'string' || instance.length === 0 || instance.length > MANDATE_LIMITS.instanceLength || !INSTANCE.test(instance)) {
+      fail(`${w}.instance must be 1–${MANDATE_LIMITS.instanceLength} characters of letters, digits and . _ : / -`);
     }
-  }
+  });
+  const principal = attempt(problems, () => address(o['principal'], `${w}.principal`));
+  const operator = attempt(problems, () => address(o['operator'], `${w}.operator`));
+  const executor = attempt(problems, () => address(o['executor'], `${w}.executor`));
 
-  const txCap = intIn(o['tx_cap'], `${w}.tx_cap`, 1, MANDATE_LIMITS.maxTxCap);
-  const startsAt = intIn(o['starts_at'], `${w}.starts_at`, 0, Number.MAX_SAFE_INTEGER);
-  const expiresAt = intIn(o['expires_at'], `${w}.expires_at`, 1, Number.MAX_SAFE_INTEGER);
-  const lifetime = expiresAt - startsAt;
-  if (lifetime < MANDATE_LIMITS.minLifetimeMs || lifetime > MANDATE_LIMITS.maxLifetimeMs) {
-    fail(`${w}: lifetime expires_at − starts_at = ${lifetime} ms must be from ${MANDATE_LIMITS.minLifetimeMs} ms (60 s) to ${MANDATE_LIMITS.maxLifetimeMs} ms (30 days)`);
-  }
-  const ticketTtlMs = o['ticket_ttl_ms'] === undefined ? DEFAULT_TICKET_TTL_MS : intIn(o['ticket_ttl_ms'], `${w}.ticket_ttl_ms`, MANDATE_LIMITS.minTicketTtlMs, MANDATE_LIMITS.maxTicketTtlMs);
-
-  let rules: string[] = [];
-  let judges: string[] = [];
-  if (o['rules'] !== undefined) {
-    rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
-    if (o['judges'] === undefined && o['panel'] === undefined) fail(`${w}.judges or ${w}.panel is required when the mandate has rules (the judge signers it trusts)`);
-  }
-  let panel: Panel | undefined;
-  if (o['panel'] !== undefined) {
-    if (rules.length === 0) fail(`${w}.panel needs ${w}.rules (there is nothing to judge)`);
-    if (o['judges'] !== undefined) fail(`${w}.judges and ${w}.panel are exclusive (a panel names its judges)`);
-    const p = o['panel'];
-    if (!isObject(p)) fail(`${w}.panel must be an object { judges, quorum }`);
-    const pp = p as Record<string, unknown>;
-    exactKeys(pp, `${w}.panel`, ['judges', 'quorum'], ['judges', 'quorum']);
-    const members = list(pp['judges'], `${w}.panel.judges`, 1, MANDATE_LIMITS.maxJudges).map((j, i): PanelMember => {
-      const where = `${w}.panel.judges[${i}]`;
-      if (!isObject(j)) fail(`${where} must be an object { signer, model, endpoint? }`);
-      const jj = j as Record<string, unknown>;
-      exactKeys(jj, where, ['signer', 'model', 'endpoint'], ['signer', 'model']);
-      const signer = address(jj['signer'], `${where}.signer`);
-      if (!isModelId(jj['model'])) fail(`${where}.model must be 1–128 printable ASCII characters without spaces`);
-      const endpoint = jj['endpoint'];
-      if (endpoint !== undefined && (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint))) fail(`${where}.endpoint must be an http(s) URL of at most 200 printable ASCII characters`);
-      return { signer, model: jj['model'] as string, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
+  const actions = attempt(problems, () => {
+    const xs = list(o['actions'], `${w}.actions`, 1, INTENT_ACTIONS.length).map((a, i) => {
+      if (typeof a !== 'string' || !(INTENT_ACTIONS as readonly string[]).includes(a)) fail(`${w}.actions[${i}] must be one of ${INTENT_ACTIONS.join(', ')}`);
+      return a as IntentAction;
     });
-    unique(members.map((x) => x.signer), `${w}.panel.judges (signers)`);
-    const quorum = intIn(pp['quorum'], `${w}.panel.quorum`, 1, members.length);
-    panel = { members, quorum };
-    judges = members.map((x) => x.signer);
-  }
-  if (o['judges'] !== undefined) {
-    if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
-    judges = list(o['judges'], `${w}.judges`, 1, MANDATE_LIMITS.maxJudges).map((x, i) => address(x, `${w}.judges[${i}]`));
-    unique(judges, `${w}.judges`);
-  }
-  let judgeRate: Mandate['judgeRate'] = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined };
-  if (o['judge_rate'] !== undefined) {
-    const r = o['judge_rate'];
-    if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms, daily_max? }`);
-    const rr = r as Record<string, unknown>;
-    exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms', 'daily_max'], ['max', 'window_ms']);
-    judgeRate = {
-      max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
-      windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
-      dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
-    };
-  }
+    unique(xs, `${w}.actions`);
+    return xs;
+  });
+
+  const markets = attempt(problems, () => {
+    const needsMarkets = actions === undefined || actions.some((a) => a !== 'transfer');
+    const xs = o['markets'] === undefined ? [] : list(o['markets'], `${w}.markets`, 1, MANDATE_LIMITS.maxMarkets).map((x, i) => {
+      if (typeof x !== 'string' || !MARKET.test(x)) fail(`${w}.markets[${i}] must be a market symbol such as "BTC-PERP"`);
+      return x as string;
+    });
+    if (needsMarkets && actions !== undefined && xs.length === 0) fail(`${w}.markets is required when actions include open, modify or close`);
+    unique(xs, `${w}.markets`);
+    return xs;
+  });
+
+  const targets = attempt(problems, () => {
+    if (o['targets'] === undefined) return undefined;
+    if (actions !== undefined && !actions.includes('transfer')) fail(`${w}.targets is only meaningful when actions include transfer`);
+    const xs = list(o['targets'], `${w}.targets`, 1, MANDATE_LIMITS.maxTargets).map((x, i) => address(x, `${w}.targets[${i}]`));
+    unique(xs, `${w}.targets`);
+    return xs;
+  });
+
+  const caps = attempt(problems, () => {
+    const caps = o['caps'];
+    if (!isObject(caps)) fail(`${w}.caps must be an object { size, leverage, slippage }`);
+    const c = caps as Record<string, unknown>;
+    exactKeys(c, `${w}.caps`, ['size', 'leverage', 'slippage'], ['size', 'leverage', 'slippage']);
+    const fig = { positive: true, maxInteger: MANDATE_LIMITS.figureIntegerDigits };
+    const inner: string[] = [];
+    const size = attempt(inner, () => figure(c['size'], `${w}.caps.size`, fig));
+    const leverage = attempt(inner, () => figure(c['leverage'], `${w}.caps.leverage`, fig));
+    const slippage = attempt(inner, () => {
+      const x = figure(c['slippage'], `${w}.caps.slippage`, { positive: false, maxInteger: 1 });
+      if (decCmp(x, '1') > 0) fail(`${w}.caps.slippage must be a fraction in [0, 1]`);
+      return x;
+    });
+    if (inner.length > 0) throw new Problem(inner[0]!, inner);
+    return { size: size!, leverage: leverage!, slippage: slippage! };
+  });
+
+  const quotaParts = attempt(problems, () => {
+    const quota = o['quota'];
+    if (!isObject(quota)) fail(`${w}.quota must be an object { cap, weights? }`);
+    const q = quota as Record<string, unknown>;
+    exactKeys(q, `${w}.quota`, ['cap', 'weights'], ['cap']);
+    const quotaCap = figure(q['cap'], `${w}.quota.cap`, { positive: true, maxInteger: MANDATE_LIMITS.quotaIntegerDigits });
+    const weights: Record<IntentAction, string> = { open: '1', modify: '1', close: '1', transfer: '1' };
+    if (q['weights'] !== undefined) {
+      const ws = q['weights'];
+      if (!isObject(ws)) fail(`${w}.quota.weights must be an object of action → decimal multiplier`);
+      for (const [k, v] of Object.entries(ws as Record<string, unknown>)) {
+        if (actions !== undefined && !actions.includes(k as IntentAction)) fail(`${w}.quota.weights.${k}: not an allowed action of this mandate`);
+        weights[k as IntentAction] = figure(v, `${w}.quota.weights.${k}`, { positive: false, maxInteger: MANDATE_LIMITS.figureIntegerDigits });
+      }
+    }
+    return { quotaCap, weights };
+  });
+
+  const txCap = attempt(problems, () => intIn(o['tx_cap'], `${w}.tx_cap`, 1, MANDATE_LIMITS.maxTxCap));
+  const startsAt = attempt(problems, () => intIn(o['starts_at'], `${w}.starts_at`, 0, Number.MAX_SAFE_INTEGER));
+  const expiresAt = attempt(problems, () => intIn(o['expires_at'], `${w}.expires_at`, 1, Number.MAX_SAFE_INTEGER));
+  attempt(problems, () => {
+    if (startsAt === undefined || expiresAt === undefined) return;
+    const lifetime = expiresAt - startsAt;
+    if (lifetime < MANDATE_LIMITS.minLifetimeMs || lifetime > MANDATE_LIMITS.maxLifetimeMs) {
+      fail(`${w}: lifetime expires_at − starts_at = ${lifetime} ms must be from ${MANDATE_LIMITS.minLifetimeMs} ms (60 s) to ${MANDATE_LIMITS.maxLifetimeMs} ms (30 days)`);
+    }
+  });
+  const ticketTtlMs = attempt(problems, () => (o['ticket_ttl_ms'] === undefined ? DEFAULT_TICKET_TTL_MS : intIn(o['ticket_ttl_ms'], `${w}.ticket_ttl_ms`, MANDATE_LIMITS.minTicketTtlMs, MANDATE_LIMITS.maxTicketTtlMs)));
+
+  // The judging members depend on one another (rules, judges, panel): checked as one.
+  const judging = attempt(problems, () => {
+    let rules: string[] = [];
+    let judges: string[] = [];
+    if (o['rules'] !== undefined) {
+      rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
+      if (o['judges'] === undefined && o['panel'] === undefined) fail(`${w}.judges or ${w}.panel is required when the mandate has rules (the judge signers it trusts)`);
+    }
+    let panel: Panel | undefined;
+    if (o['panel'] !== undefined) {
+      if (rules.length === 0) fail(`${w}.panel needs ${w}.rules (there is nothing to judge)`);
+      if (o['judges'] !== undefined) fail(`${w}.judges and ${w}.panel are exclusive (a panel names its judges)`);
+      const p = o['panel'];
+      if (!isObject(p)) fail(`${w}.panel must be an object { judges, quorum }`);
+      const pp = p as Record<string, unknown>;
+      exactKeys(pp, `${w}.panel`, ['judges', 'quorum'], ['judges', 'quorum']);
+      const members = list(pp['judges'], `${w}.panel.judges`, 1, MANDATE_LIMITS.maxJudges).map((j, i): PanelMember => {
+        const where = `${w}.panel.judges[${i}]`;
+        if (!isObject(j)) fail(`${where} must be an object { signer, model, endpoint? }`);
+        const jj = j as Record<string, unknown>;
+        exactKeys(jj, where, ['signer', 'model', 'endpoint'], ['signer', 'model']);
+        const signer = address(jj['signer'], `${where}.signer`);
+        if (!isModelId(jj['model'])) fail(`${where}.model must be 1–128 printable ASCII characters without spaces`);
+        const endpoint = jj['endpoint'];
+        if (endpoint !== undefined && (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint))) fail(`${where}.endpoint must be an http(s) URL of at most 200 printable ASCII characters`);
+        return { signer, model: jj['model'] as string, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
+      });
+      unique(members.map((x) => x.signer), `${w}.panel.judges (signers)`);
+      const quorum = intIn(pp['quorum'], `${w}.panel.quorum`, 1, members.length);
+      panel = { members, quorum };
+      judges = members.map((x) => x.signer);
+    }
+    if (o['judges'] !== undefined) {
+      if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
+      judges = list(o['judges'], `${w}.judges`, 1, MANDATE_LIMITS.maxJudges).map((x, i) => address(x, `${w}.judges[${i}]`));
+      unique(judges, `${w}.judges`);
+    }
+    return { rules, judges, panel };
+  });
+  const judgeRate = attempt(problems, () => {
+    let judgeRate: Mandate['judgeRate'] = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined };
+    if (o['judge_rate'] !== undefined) {
+      const r = o['judge_rate'];
+      if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms, daily_max? }`);
+      const rr = r as Record<string, unknown>;
+      exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms', 'daily_max'], ['max', 'window_ms']);
+      judgeRate = {
+        max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
+        windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
+        dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
+      };
+    }
+    return judgeRate;
+  });
+  const hasRules = judging !== undefined ? judging.rules.length > 0 : o['rules'] !== undefined;
   // Version 2's verdict request is seed 002's (amount, thinking off); version 1 keeps the request it was sealed with.
   const verdictRequest = version === 2 ? 'verdict-v2' : 'verdict';
-  let judgeRequest: Mandate['judgeRequest'] = verdictRequest;
-  if (o['judge_request'] !== undefined) {
-    if (rules.length === 0) fail(`${w}.judge_request needs ${w}.rules (there is nothing to judge)`);
+  const judgeRequest = attempt(problems, (): Mandate['judgeRequest'] => {
+    if (o['judge_request'] === undefined) return verdictRequest;
+    if (!hasRules) fail(`${w}.judge_request needs ${w}.rules (there is nothing to judge)`);
     if (o['judge_request'] !== 'verdict' && o['judge_request'] !== 'assessment') fail(`${w}.judge_request must be "verdict" or "assessment"`);
-    judgeRequest = o['judge_request'] === 'assessment' ? 'assessment' : verdictRequest;
-  }
-  let judgesIndependent = false;
-  if (o['judges_independent'] !== undefined) {
-    if (rules.length === 0) fail(`${w}.judges_independent needs ${w}.rules (there is nothing to judge)`);
+    return o['judge_request'] === 'assessment' ? 'assessment' : verdictRequest;
+  });
+  const judgesIndependent = attempt(problems, () => {
+    if (o['judges_independent'] === undefined) return false;
+    if (!hasRules) fail(`${w}.judges_independent needs ${w}.rules (there is nothing to judge)`);
     if (typeof o['judges_independent'] !== 'boolean') fail(`${w}.judges_independent must be true or false`);
-    judgesIndependent = o['judges_independent'] as boolean;
+    return o['judges_independent'] as boolean;
+  });
+  if (problems.length > 0) {
+    const all = withoutFollowOns(problems);
+    throw new Problem(all[0]!, all);
   }
+  const { rules, judges } = judging!;
+  let panel = judging!.panel;
   const answerShape = version === 1 ? undefined : judgeRequest === 'assessment' ? 'matrix' : 'verdict';
   if (panel !== undefined && judgesIndependent) panel = { ...panel, independent: true };
   if (panel !== undefined && answerShape !== undefined) panel = { ...panel, shape: answerShape };
@@ -330,25 +304,25 @@ function build(m: unknown): Mandate {
     version,
     intentSkewMs: 0,
     instance: instance as string,
-    principal,
-    operator,
-    executor,
-    actions,
-    markets,
+    principal: principal!,
+    operator: operator!,
+    executor: executor!,
+    actions: actions!,
+    markets: markets!,
     targets,
-    caps: { size, leverage, slippage },
-    quotaCap,
-    weights,
-    txCap,
-    startsAt,
-    expiresAt,
-    ticketTtlMs,
+    caps: caps!,
+    quotaCap: quotaParts!.quotaCap,
+    weights: quotaParts!.weights,
+    txCap: txCap!,
+    startsAt: startsAt!,
+    expiresAt: expiresAt!,
+    ticketTtlMs: ticketTtlMs!,
     rules,
     judges,
     panel,
-    judgeRate,
-    judgeRequest,
-    judgesIndependent,
+    judgeRate: judgeRate!,
+    judgeRequest: judgeRequest!,
+    judgesIndependent: judgesIndependent!,
     answerShape,
   };
 }
@@ -366,7 +340,7 @@ export function parseMandate(spec: SessionSpec, options: ParseMandateOptions = {
   try {
     mandate = build(spec['mandate']);
   } catch (e) {
-    if (e instanceof Problem) return { ok: false, code: 'mandate_invalid', problem: e.text };
+    if (e instanceof Problem) return { ok: false, code: 'mandate_invalid', problem: e.text, problems: e.all };
     throw e;
   }
   if (spec['agents'] === undefined) return { ok: false, code: 'mandate_invalid', problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };

@@ -142,7 +142,10 @@ export function checkRefereeSpec(spec: Parameters<NonNullable<TurnRuler['checkSp
   const gateway = checkGatewaySpec(spec);
   if (gateway) return gateway;
   const m = parseMandate(spec, options);
-  return m.ok ? undefined : m.problem;
+  if (m.ok) return undefined;
+  // Every problem at once, so a spec is mended in one round, not one open per problem.
+  const all = m.problems ?? [m.problem];
+  return all.length === 1 ? m.problem : `${all.length} problems in spec.mandate: ${all.join('; ')}`;
 }
 
 /**

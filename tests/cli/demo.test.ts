@@ -59,16 +59,16 @@ describe('tally demo (from outside)', () => {
     expect(v.code).toBe(0);
     // The grader's commands take the demo's files as they are.
     const key = readFileSync(join(dir, 'day-a', 'engine.vkey'), 'utf8').trim();
-    const withKey = tally(['verify', join(dir, 'day-a', 'bundle.jsonl'), '--key', key, '--checkpoint', join(dir, 'day-a', 'receipt.note')]);
+    const withKey = tally(['verify', join(dir, 'day-a', 'bundle.jsonl'), '--vkey', key, '--checkpoint', join(dir, 'day-a', 'receipt.note')]);
     expect(withKey.code, withKey.stderr).toBe(0);
-    const proof = tally(['verify-proof', join(dir, 'day-a', 'proof.tlog-proof'), '--key', key, '--checkpoint', join(dir, 'day-a', 'receipt.note')]);
+    const proof = tally(['verify-proof', join(dir, 'day-a', 'proof.tlog-proof'), '--vkey', key, '--checkpoint', join(dir, 'day-a', 'receipt.note')]);
     expect(proof.code, proof.stderr).toBe(0);
   });
 
   it('tally replay --key --checkpoint checks the signed checkpoint as verify does and says what it was pinned to', () => {
     const day = join(dir, 'day-a');
     const key = readFileSync(join(day, 'engine.vkey'), 'utf8').trim();
-    const r = tally(['replay', join(day, 'bundle.jsonl'), '--key', key, '--checkpoint', join(day, 'receipt.note')]);
+    const r = tally(['replay', join(day, 'bundle.jsonl'), '--vkey', key, '--checkpoint', join(day, 'receipt.note')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`^valid, pinned to the checkpoint ${join(day, 'receipt.note').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(${summary.receipt.size} entries\\) signed by \\S+\\+[0-9a-f]{8}$`, 'm'));
     expect(r.stdout).toContain('rulings re-derived');
@@ -78,13 +78,13 @@ describe('tally demo (from outside)', () => {
     const note = readFileSync(join(day, 'receipt.note'), 'utf8').split('\n');
     note[2] = note[2]!.startsWith('A') ? `B${note[2]!.slice(1)}` : `A${note[2]!.slice(1)}`;
     writeFileSync(join(dir, 'edited.note'), note.join('\n'));
-    const bad = tally(['replay', join(day, 'bundle.jsonl'), '--key', key, '--checkpoint', join(dir, 'edited.note')]);
+    const bad = tally(['replay', join(day, 'bundle.jsonl'), '--vkey', key, '--checkpoint', join(dir, 'edited.note')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^invalid: checkpoint .*edited\.note: /);
     expect(bad.stdout).not.toContain('replayed');
-    const half = tally(['replay', join(day, 'bundle.jsonl'), '--key', key]);
+    const half = tally(['replay', join(day, 'bundle.jsonl'), '--vkey', key]);
     expect(half.code).toBe(2);
-    expect(half.stderr).toContain('--key needs --checkpoint <file>');
+    expect(half.stderr).toContain('--vkey needs --checkpoint <file>');
   });
 
   it('the same seed gives the same receipt root in another directory; re-running into the same db reuses the sealed day', () => {

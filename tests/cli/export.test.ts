@@ -43,11 +43,11 @@ describe('tally export (from outside)', () => {
     const vkey = readFileSync(join(out, 'engine.vkey'), 'utf8').trim();
     expect(receipt['verifierKey']).toBe(vkey);
 
-    const v = run(['verify', 'out/bundle.jsonl', '--key', vkey, '--checkpoint', 'out/receipt.note']);
+    const v = run(['verify', 'out/bundle.jsonl', '--vkey', vkey, '--checkpoint', 'out/receipt.note']);
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).toContain('valid, pinned to the checkpoint out/receipt.note (6 entries)');
     for (const n of [2, 4]) {
-      const p = run(['verify-proof', `out/turns/${n}.tlog-proof`, '--key', 'out/engine.vkey', '--checkpoint', 'out/receipt.note']);
+      const p = run(['verify-proof', `out/turns/${n}.tlog-proof`, '--vkey', 'out/engine.vkey', '--checkpoint', 'out/receipt.note']);
       expect(p.code, p.stderr).toBe(0);
       expect(p.stdout).toContain(`valid: entry ${n} of session ${sid} (pinned checkpoint)`);
     }

@@ -28,13 +28,13 @@ describe('CLI note/proof/checkpoint/policy files: one encoding', () => {
       const f = join(dir, `${name.replace(/ /g, '-')}.txt`);
       writeFileSync(f, bytes);
       const runs = [
-        ['verify', bundle, '--key', KEY, '--checkpoint', f],
-        ['verify-proof', f, '--key', KEY],
-        ['verify-proof', f, '--key', KEY, '--checkpoint', f],
-        ['prove', bundle, '--entry', '0', '--key', KEY, '--checkpoint', f],
-        ['grade', 'verify', f, bundle, '--key', KEY],
-        ['consistency', 'verify', f, f, '--key', KEY],
-        ['verify-proof', f, '--key', KEY, '--policy', f],
+        ['verify', bundle, '--vkey', KEY, '--checkpoint', f],
+        ['verify-proof', f, '--vkey', KEY],
+        ['verify-proof', f, '--vkey', KEY, '--checkpoint', f],
+        ['prove', bundle, '--entry', '0', '--vkey', KEY, '--checkpoint', f],
+        ['grade', 'verify', f, bundle, '--vkey', KEY],
+        ['consistency', 'verify', f, f, '--vkey', KEY],
+        ['verify-proof', f, '--vkey', KEY, '--policy', f],
       ];
       for (const args of runs) {
         const r = await inProcess(args);
@@ -48,7 +48,7 @@ describe('CLI note/proof/checkpoint/policy files: one encoding', () => {
   it('the binary: a BOM on a checkpoint file is exit 1 with the problem named', () => {
     const f = join(dir, 'bin-bom.txt');
     writeFileSync(f, bad.bom.bytes);
-    const r = tally(['verify-proof', f, '--key', KEY]);
+    const r = tally(['verify-proof', f, '--vkey', KEY]);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(bad.bom.says);
   });

@@ -30,7 +30,7 @@ describe('tally inspect (from outside)', () => {
     expect(r.stdout).toMatch(/! ticket #\d+: redeem refused: ticket_not_active/);
     expect(r.stdout).toMatch(/tickets: #\d+ released/);
     expect(r.stdout).toMatch(/^seal +commits to the \d+ entries before it/m);
-    expect(r.stdout).toContain(`valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint): ${report.receipt.size} entries, sealed; receipt root ${report.receipt.receiptRoot}`);
+    expect(r.stdout).toContain(`valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint): ${report.receipt.size} entries, sealed; receipt root ${report.receipt.receiptRoot}`);
     expect(r.stdout).toMatch(/^quota: [0-9.]+ used \+ [0-9.]+ locked of \d+/m);
   });
 

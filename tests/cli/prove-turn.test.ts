@@ -14,7 +14,7 @@ describe('tally prove --turn', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tally-prove-turn-'));
     expect(tally(['demo', '--out', 'day', '--wakes', '4'], { cwd: dir }).code).toBe(0);
     const vkey = readFileSync(join(dir, 'day', 'engine.vkey'), 'utf8').trim();
-    const base = ['prove', 'day/bundle.jsonl', '--checkpoint', 'day/receipt.note', '--key', vkey];
+    const base = ['prove', 'day/bundle.jsonl', '--checkpoint', 'day/receipt.note', '--vkey', vkey];
     const byEntry = tally([...base, '--entry', '4'], { cwd: dir });
     const byTurn = tally([...base, '--turn', '0'], { cwd: dir });
     expect(byTurn.code, byTurn.stderr).toBe(0);

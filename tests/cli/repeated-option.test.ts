@@ -20,7 +20,9 @@ describe('repeated options', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--text was given more than once');
     expect(JSON.parse(tally(['describe', '--session', sid, '--json'], { cwd: dir, env }).stdout)).toMatchObject({ size: 2 });
-    expect(tally(['verify', 'x.jsonl', '--json', '--json']).stderr).toContain('--json was given more than once');
+    expect(tally(['verify', 'x.jsonl', '--root', '0', '--root', '1']).stderr).toContain('--root was given more than once');
+    // Under --json the same usage error is the JSON failure object on stdout.
+    expect(JSON.parse(tally(['verify', 'x.jsonl', '--json', '--json']).stdout)).toMatchObject({ ok: false, code: 'TALLY_CLI_USAGE', exit: 2, message: expect.stringContaining('--json was given more than once') });
   });
 
   it('options meant to repeat still repeat', () => {

@@ -53,12 +53,12 @@ describe('typos and option values', () => {
   });
 
   it('a malformed --key value is a usage error (2); a directory as a file is explained (3)', () => {
-    const key = tally(['verify', golden, '--key', 'garbage', '--checkpoint', golden]);
+    const key = tally(['verify', golden, '--vkey', 'garbage', '--checkpoint', golden]);
     expect(key.code).toBe(2);
-    expect(key.stderr).toContain("--key: 'garbage' is neither a verifier key");
+    expect(key.stderr).toContain("--vkey: 'garbage' is neither a verifier key");
     const d = join(dir, 'a-directory');
     mkdirSync(d, { recursive: true });
-    for (const args of [['verify', d], ['inspect', d], ['replay', d], ['verify-proof', d, '--key', 'tally.example/golden+60fb338e+AddamAGCsQq31Uv+08lkBzoO4XLz2qYjJa8CGmj3B1Ea']]) {
+    for (const args of [['verify', d], ['inspect', d], ['replay', d], ['verify-proof', d, '--vkey', 'tally.example/golden+60fb338e+AddamAGCsQq31Uv+08lkBzoO4XLz2qYjJa8CGmj3B1Ea']]) {
       const r = tally(args);
       expect(r.code, args.join(' ')).toBe(3);
       expect(r.stderr, args.join(' ')).toContain(`${d}: it is a directory, not a file`);
@@ -114,14 +114,14 @@ describe('stores and sessions', () => {
 describe('what a verification checked', () => {
   it('unpinned results say so; pinned ones say what they were pinned to', () => {
     const plain = tally(['verify', golden]);
-    expect(plain.stdout.split('\n')[0]).toBe('valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint)');
+    expect(plain.stdout.split('\n')[0]).toBe('valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint)');
     const pinned = tally(['verify', golden, '--root', goldenRoot]);
     expect(pinned.stdout.split('\n')[0]).toBe(`valid, pinned to receipt root ${goldenRoot}`);
     const replay = tally(['replay', golden]);
     expect(replay.code).toBe(0);
-    expect(replay.stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint)');
+    expect(replay.stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint)');
     expect(tally(['replay', golden, '--root', goldenRoot]).stdout).toContain(`valid, pinned to receipt root ${goldenRoot}`);
-    expect(tally(['inspect', golden]).stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint): 10 entries, sealed');
+    expect(tally(['inspect', golden]).stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint): 10 entries, sealed');
   });
 
   it('an edited entry is named with its neighbour: entry N+1\'s link does not match entry N', () => {

@@ -106,11 +106,11 @@ describe('driving a session from the shell (from outside)', () => {
     expect(json(r)).toMatchObject({ db: join(cwd, '.tally', 'tally.db') });
   });
 
-  it('user errors: exit 2 for usage, 3 for a missing database or file, 1 for a diagnostic; never a stack trace', async () => {
+  it('user errors: exit 2 for usage, 3 for a missing database or file, 1 for a diagnostic or input that is not JSON; never a stack trace', async () => {
     const sid = 'ab'.repeat(32);
     const cases: [string[], number, RegExp][] = [
       [['open', '--db', db], 2, /exactly one of --spec/],
-      [['open', '--spec', '{not json', '--db', db], 2, /not valid JSON/],
+      [['open', '--spec', '{not json', '--db', db], 1, /not valid JSON/],
       [['open', '--spec', join(dir, 'missing.json'), '--db', db], 3, /cannot read the spec/],
       [['open', '--spec', '{"nom":"x"}', '--db', db], 1, /malformed-entry: spec.name/],
       // `--ordinal -1` is the OPEN frame (no option is spelled like a number); the session is unknown.

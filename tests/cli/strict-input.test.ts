@@ -69,9 +69,9 @@ describe('tally open --spec: the strict parser and the one depth rule', () => {
     ['duplicate-key', '{"name":"a","name":"b"}'],
     ['bom', '\uFEFF{"name":"bom"}'],
     ['lone-surrogate', '{"name":"a\\ud800"}'],
-  ])('a spec file with %s is a usage error (exit 2) naming it', (code, body) => {
+  ])('a spec file with %s is invalid input (exit 1, as an invalid bundle is) naming it', (code, body) => {
     const r = tally(['open', '--spec', spec(`${code}.json`, body), '--db', db]);
-    expect(r.code, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toContain(code);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
@@ -80,7 +80,7 @@ describe('tally open --spec: the strict parser and the one depth rule', () => {
     const p = join(dir, 'latin1.json');
     writeFileSync(p, Uint8Array.from([...new TextEncoder().encode('{"name":"caf'), 0xe9, ...new TextEncoder().encode('"}')]));
     const r = tally(['open', '--spec', p, '--db', db]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stderr).toContain('invalid-utf8');
   });
 });

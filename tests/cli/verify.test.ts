@@ -12,7 +12,7 @@ describe('tally verify (from outside)', () => {
   it('exit 0 and a readable summary for a valid bundle', () => {
     const r = tally(['verify', golden]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --key + --checkpoint)');
+    expect(r.stdout).toContain('valid, unpinned (internal consistency only; pin with --root or --vkey + --checkpoint)');
     expect(r.stdout).toContain('entries      10 (');
     expect(r.stdout).toContain(receipt.receiptRoot);
     expect(r.stderr).toBe('');

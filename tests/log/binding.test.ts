@@ -105,7 +105,7 @@ describe('the command line requires the binding with --log-key', async () => {
     expect(existsSync(join(dir, 'nope.key'))).toBe(false);
   });
 
-  const pinned = (out: string) => ['--key', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey')];
+  const pinned = (out: string) => ['--vkey', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey')];
 
   it('tally verify: valid with the binding beside the checkpoint, and says where the day is in the log', async () => {
     const r = await run(['verify', join(outA, 'bundle.jsonl'), ...pinned(outA)]);
@@ -119,13 +119,13 @@ describe('the command line requires the binding with --log-key', async () => {
     const lone = join(dir, 'lone');
     mkdirSync(lone, { recursive: true });
     copyFileSync(join(outA, 'receipt.note'), join(lone, 'receipt.note'));
-    const missing = await run(['verify', join(outA, 'bundle.jsonl'), '--key', join(outA, 'engine.vkey'), '--checkpoint', join(lone, 'receipt.note'), '--log-key', join(outA, 'log.vkey')]);
+    const missing = await run(['verify', join(outA, 'bundle.jsonl'), '--vkey', join(outA, 'engine.vkey'), '--checkpoint', join(lone, 'receipt.note'), '--log-key', join(outA, 'log.vkey')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('TALLY_LOG_BINDING_MISSING');
     const other = await run(['verify', join(outA, 'bundle.jsonl'), ...pinned(outA), '--log-proof', join(outB, 'log-proof.tlog-proof')]);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('TALLY_LOG_LEAF_MISMATCH');
-    const wrongKey = await run(['verify', join(outA, 'bundle.jsonl'), '--key', join(outA, 'engine.vkey'), '--checkpoint', join(outA, 'receipt.note'), '--log-key', join(outA, 'engine.vkey')]);
+    const wrongKey = await run(['verify', join(outA, 'bundle.jsonl'), '--vkey', join(outA, 'engine.vkey'), '--checkpoint', join(outA, 'receipt.note'), '--log-key', join(outA, 'engine.vkey')]);
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('TALLY_LOG_UNSIGNED');
     const flipped = join(dir, 'flipped.tlog-proof');
@@ -136,7 +136,7 @@ describe('the command line requires the binding with --log-key', async () => {
     const bad = await run(['verify', join(outA, 'bundle.jsonl'), ...pinned(outA), '--log-proof', flipped, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, stage: 'log', code: expect.stringMatching(/^TALLY_LOG_(NOT_INCLUDED|PROOF_INVALID)$/) });
-    const alone = await run(['verify', join(outA, 'bundle.jsonl'), '--key', join(outA, 'engine.vkey'), '--checkpoint', join(outA, 'receipt.note'), '--log-proof', join(outA, 'log-proof.tlog-proof')]);
+    const alone = await run(['verify', join(outA, 'bundle.jsonl'), '--vkey', join(outA, 'engine.vkey'), '--checkpoint', join(outA, 'receipt.note'), '--log-proof', join(outA, 'log-proof.tlog-proof')]);
     expect(alone.code).toBe(2);
   });
 
@@ -160,7 +160,7 @@ describe('the command line requires the binding with --log-key', async () => {
     const grade = join(dir, 'grade.note');
     expect((await run(['grade', 'sign', join(outA, 'bundle.jsonl'), '--grade', '{"score":7}', '--key', gk, '--name', 'grader.example', '--out', grade])).code).toBe(0);
     const gv = (await run(['grade', 'key', '--key', gk])).stdout.trim();
-    const args = ['grade', 'verify', grade, join(outA, 'bundle.jsonl'), '--key', gv, '--checkpoint', join(outA, 'receipt.note'), '--engine-key', join(outA, 'engine.vkey'), '--log-key', join(outA, 'log.vkey')];
+    const args = ['grade', 'verify', grade, join(outA, 'bundle.jsonl'), '--vkey', gv, '--checkpoint', join(outA, 'receipt.note'), '--engine-key', join(outA, 'engine.vkey'), '--log-key', join(outA, 'log.vkey')];
     const ok = await run(args);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('the seal, signed by the log key');
@@ -173,7 +173,7 @@ describe('the command line requires the binding with --log-key', async () => {
     } finally {
       renameSync(moved, join(outA, 'log-proof.tlog-proof'));
     }
-    const noCheckpoint = await run(['grade', 'verify', grade, join(outA, 'bundle.jsonl'), '--key', gv, '--log-key', join(outA, 'log.vkey')]);
+    const noCheckpoint = await run(['grade', 'verify', grade, join(outA, 'bundle.jsonl'), '--vkey', gv, '--log-key', join(outA, 'log.vkey')]);
     expect(noCheckpoint.code).toBe(2);
   });
 });

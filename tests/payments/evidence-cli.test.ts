@@ -29,37 +29,37 @@ describe('tally evidence / verify-evidence', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tally-x402-evidence-'));
     writeFileSync(join(dir, 'bundle.jsonl'), encodeBundle(lines));
     writeFileSync(join(dir, 'receipt.note'), sealed.signedCheckpoint);
-    const base = ['bundle.jsonl', '--checkpoint', 'receipt.note', '--key', key.verifierKey];
+    const base = ['bundle.jsonl', '--checkpoint', 'receipt.note', '--vkey', key.verifierKey];
 
     const w = tally(['evidence', ...base, '--payment', '1', '--out', 'p1.json'], { cwd: dir });
     expect(w.code, w.stderr).toBe(0);
     expect(w.stdout).toMatch(/evidence for payment 1 \(7 receipts, session [0-9a-f]{64}\) written to/);
-    const v = tally(['verify-evidence', 'p1.json', '--key', key.verifierKey], { cwd: dir });
+    const v = tally(['verify-evidence', 'p1.json', '--vkey', key.verifierKey], { cwd: dir });
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).toMatch(/^valid: payment [0-9a-f]{64} in session/);
     expect(v.stdout).toContain('final state SETTLED (0xabab');
     expect(v.stdout).toContain('reasons: none');
 
-    const json = JSON.parse(tally(['verify-evidence', 'p1.json', '--key', key.verifierKey, '--json'], { cwd: dir }).stdout) as { ok: boolean; payment: { payment_hash: string } };
+    const json = JSON.parse(tally(['verify-evidence', 'p1.json', '--vkey', key.verifierKey, '--json'], { cwd: dir }).stdout) as { ok: boolean; payment: { payment_hash: string } };
     expect(json.ok).toBe(true);
 
     // The refused payment, by its payment hash: offer_drift.
     const entries = readFileSync(join(dir, 'bundle.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ruling?: { x402?: { payment?: { code?: string; payment_hash: string } } } });
     const drift = entries.find((e) => e.ruling?.x402?.payment?.code === 'offer_drift')!.ruling!.x402!.payment!.payment_hash;
     expect(tally(['evidence', ...base, '--payment', drift, '--out', 'drift.json'], { cwd: dir }).code).toBe(0);
-    expect(tally(['verify-evidence', 'drift.json', '--key', key.verifierKey], { cwd: dir }).stdout).toContain('reasons: offer_drift');
+    expect(tally(['verify-evidence', 'drift.json', '--vkey', key.verifierKey], { cwd: dir }).stdout).toContain('reasons: offer_drift');
 
     // tally replay picks the payment referee from the spec and re-derives every ruling; the referee alone does not.
-    const rp = tally(['replay', 'bundle.jsonl', '--key', key.verifierKey, '--checkpoint', 'receipt.note'], { cwd: dir });
+    const rp = tally(['replay', 'bundle.jsonl', '--vkey', key.verifierKey, '--checkpoint', 'receipt.note'], { cwd: dir });
     expect(rp.code, rp.stdout + rp.stderr).toBe(0);
     expect(rp.stdout).toMatch(/ruler\s+payments/);
     expect(tally(['replay', 'bundle.jsonl', '--ruler', 'referee'], { cwd: dir }).code).toBe(1);
 
     // Another key, an edited pack, an unknown payment, a bad selector.
     const other = generateEngineKey('tally.example/x402-cli').verifierKey;
-    expect(tally(['verify-evidence', 'p1.json', '--key', other], { cwd: dir })).toMatchObject({ code: 1 });
+    expect(tally(['verify-evidence', 'p1.json', '--vkey', other], { cwd: dir })).toMatchObject({ code: 1 });
     writeFileSync(join(dir, 'edited.json'), readFileSync(join(dir, 'p1.json'), 'utf8').replace('"role":"offer"', '"role":"payment"'));
-    expect(tally(['verify-evidence', 'edited.json', '--key', key.verifierKey], { cwd: dir })).toMatchObject({ code: 1 });
+    expect(tally(['verify-evidence', 'edited.json', '--vkey', key.verifierKey], { cwd: dir })).toMatchObject({ code: 1 });
     expect(tally(['evidence', ...base, '--payment', '9'], { cwd: dir }).code).toBe(1);
     expect(tally(['evidence', ...base, '--payment', 'x'], { cwd: dir }).code).toBe(2);
   }, 120_000);

@@ -58,9 +58,9 @@ describe('tally checkpoint', () => {
 
 describe('tally verify --key --checkpoint', () => {
   it('pins the day with the sealed checkpoint, and accepts an earlier checkpoint as a prefix', () => {
-    const all = run(['verify', 'day.jsonl', '--key', vkey, '--checkpoint', 'sealed.cp']);
+    const all = run(['verify', 'day.jsonl', '--vkey', vkey, '--checkpoint', 'sealed.cp']);
     expect([all.code, all.stdout]).toEqual([0, expect.stringContaining('(the whole bundle)')]);
-    const mid = run(['verify', 'day.jsonl', '--key', vkey, '--checkpoint', 'mid.cp']);
+    const mid = run(['verify', 'day.jsonl', '--vkey', vkey, '--checkpoint', 'mid.cp']);
     expect([mid.code, mid.stdout]).toEqual([0, expect.stringContaining('the first 5')]);
   });
 
@@ -68,26 +68,26 @@ describe('tally verify --key --checkpoint', () => {
     const forged = reseal(entriesOf(lines).map((e) => (e.kind === 'finalize' ? { ...e, artifacts: { note: 'better day' } } : e)));
     writeFileSync(join(dir, 'forged.jsonl'), forged.bundle);
     expect((await verifyBundle([forged.bundle])).ok).toBe(true);
-    const r = run(['verify', 'forged.jsonl', '--key', vkey, '--checkpoint', 'sealed.cp']);
+    const r = run(['verify', 'forged.jsonl', '--vkey', vkey, '--checkpoint', 'sealed.cp']);
     expect([r.code, r.stderr]).toEqual([1, expect.stringContaining('match: root-mismatch')]);
     const other = generateEngineKey('tally.example/desk').verifierKey;
-    expect(run(['verify', 'day.jsonl', '--key', other, '--checkpoint', 'sealed.cp']).stderr).toContain('no-pinned-signature');
+    expect(run(['verify', 'day.jsonl', '--vkey', other, '--checkpoint', 'sealed.cp']).stderr).toContain('no-pinned-signature');
     const lone = run(['verify', 'day.jsonl', '--checkpoint', 'sealed.cp']);
-    expect([lone.code, lone.stderr]).toEqual([2, expect.stringContaining('needs --key')]);
+    expect([lone.code, lone.stderr]).toEqual([2, expect.stringContaining('needs --vkey')]);
   });
 });
 
 describe('tally prove / verify-proof', () => {
   it('writes a single-turn receipt a grader verifies with the verifier key alone', () => {
-    expect(run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--key', vkey, '--out', 't4.tlog-proof']).code).toBe(0);
+    expect(run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--vkey', vkey, '--out', 't4.tlog-proof']).code).toBe(0);
     const text = readFileSync(join(dir, 't4.tlog-proof'), 'utf8');
     expect(text.startsWith('c2sp.org/tlog-proof@v1\nextra ')).toBe(true);
-    const v = run(['verify-proof', 't4.tlog-proof', '--key', vkey, '--checkpoint', 'sealed.cp']);
+    const v = run(['verify-proof', 't4.tlog-proof', '--vkey', vkey, '--checkpoint', 'sealed.cp']);
     expect(v.code).toBe(0);
     expect(v.stdout).toContain(`valid: entry 4 of session ${sid} (pinned checkpoint)`);
     expect(v.stdout).toMatch(/ruling {2,}{"intent":{"admitted":false,.*"code":"expired"/);
     // Without --out the receipt goes to stdout, the same bytes; prove never signs (no --checkpoint: usage error).
-    const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--key', vkey]);
+    const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--vkey', vkey]);
     expect([p.code, p.stdout]).toEqual([0, text]);
     expect(run(['prove', 'day.jsonl', '--entry', '4']).code).toBe(2);
   });
@@ -95,13 +95,13 @@ describe('tally prove / verify-proof', () => {
   it('fails on a tampered receipt, another pin, a wrong key; usage and I/O errors have their codes', () => {
     const text = readFileSync(join(dir, 't4.tlog-proof'), 'utf8');
     writeFileSync(join(dir, 'bad.tlog-proof'), text.replace('index 4', 'index 5'));
-    const bad = run(['verify-proof', 'bad.tlog-proof', '--key', vkey, '--json']);
+    const bad = run(['verify-proof', 'bad.tlog-proof', '--vkey', vkey, '--json']);
     expect([bad.code, JSON.parse(bad.stdout)]).toEqual([1, expect.objectContaining({ ok: false, stage: 'inclusion', code: 'root-mismatch' })]);
-    const pinned = run(['verify-proof', 't4.tlog-proof', '--key', vkey, '--checkpoint', 'mid.cp']);
+    const pinned = run(['verify-proof', 't4.tlog-proof', '--vkey', vkey, '--checkpoint', 'mid.cp']);
     expect([pinned.code, pinned.stderr]).toEqual([1, expect.stringContaining('pin: pin-mismatch')]);
     expect(run(['verify-proof', 't4.tlog-proof']).code).toBe(2);
-    expect(run(['verify-proof', 'missing.tlog-proof', '--key', vkey]).code).toBe(3);
-    const beyond = run(['prove', 'day.jsonl', '--entry', '5', '--checkpoint', 'mid.cp', '--key', vkey]);
+    expect(run(['verify-proof', 'missing.tlog-proof', '--vkey', vkey]).code).toBe(3);
+    const beyond = run(['prove', 'day.jsonl', '--entry', '5', '--checkpoint', 'mid.cp', '--vkey', vkey]);
     expect([beyond.code, beyond.stderr]).toEqual([1, expect.stringContaining('index-out-of-range')]);
   });
 });
@@ -134,11 +134,11 @@ describe('tally grade', () => {
     expect(s.code).toBe(0);
     const gk = run(['grade', 'key', '--key', 'grader.key']).stdout.trim();
     expect(gk).toMatch(/^grader\.example\+/);
-    const ok = run(['grade', 'verify', 'day.grade', 'day.jsonl', '--key', gk]);
+    const ok = run(['grade', 'verify', 'day.grade', 'day.jsonl', '--vkey', gk]);
     expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining('grade        {"rubric":"v3","score":87}')]);
-    const other = run(['grade', 'verify', 'day.grade', 'forged.jsonl', '--key', gk]);
+    const other = run(['grade', 'verify', 'day.grade', 'forged.jsonl', '--vkey', gk]);
     expect([other.code, other.stderr]).toEqual([1, expect.stringContaining('transcript: other-transcript')]);
-    expect(run(['grade', 'verify', 'day.grade', 'day.jsonl', '--key', vkey]).stderr).toContain('no-pinned-signature');
+    expect(run(['grade', 'verify', 'day.grade', 'day.jsonl', '--vkey', vkey]).stderr).toContain('no-pinned-signature');
     expect(run(['grade', 'sign', 'day.jsonl', '--grade', '{"score":0.5}', '--key', 'grader.key']).code).toBe(2);
   });
 });

@@ -93,22 +93,22 @@ describe("a grader's prove signs nothing", () => {
 
   it('prove needs the verifier key (exit 2), and refuses a checkpoint the key did not sign or of another transcript (exit 1)', () => {
     const noKey = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'receipt.note']);
-    expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining('--key <vkey> is required')]);
+    expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringContaining('--vkey <vkey> is required')]);
     // An engine private key file is not a verifier key: a grader never needs one.
-    const priv = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--key', env.TALLY_KEY]);
+    const priv = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--vkey', env.TALLY_KEY]);
     expect(priv.code).toBe(2);
     const other = readFileSync(join(dir, 'receipt.note'), 'utf8').replace(/ [A-Za-z0-9+/=]+\n$/, ' ' + Buffer.alloc(68, 7).toString('base64') + '\n');
     writeFileSync(join(dir, 'bad-sig.note'), other);
-    const bad = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'bad-sig.note', '--key', vkey]);
+    const bad = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'bad-sig.note', '--vkey', vkey]);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('checkpoint-unverified')]);
-    const forgedBundle = run(['prove', 'forged.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--key', vkey]);
+    const forgedBundle = run(['prove', 'forged.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--vkey', vkey]);
     expect([forgedBundle.code, forgedBundle.stderr]).toEqual([1, expect.stringContaining('checkpoint-mismatch')]);
   });
 
   it("with the engine's checkpoint, prove writes a receipt that verify-proof accepts pinned to that checkpoint", () => {
-    const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--key', vkey, '--out', 't4.tlog-proof']);
+    const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'receipt.note', '--vkey', vkey, '--out', 't4.tlog-proof']);
     expect(p.code, p.stderr).toBe(0);
-    const v = run(['verify-proof', 't4.tlog-proof', '--key', vkey, '--checkpoint', 'receipt.note']);
+    const v = run(['verify-proof', 't4.tlog-proof', '--vkey', vkey, '--checkpoint', 'receipt.note']);
     expect([v.code, v.stdout]).toEqual([0, expect.stringContaining(`valid: entry 4 of session ${sid} (pinned checkpoint)`)]);
   });
 });

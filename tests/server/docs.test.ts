@@ -47,6 +47,6 @@ describe('public surface', () => {
   });
 
   it('agent-tally/client', () => {
-    expect(Object.keys(client).sort()).toEqual(['DEFAULT_RETRY', 'WireError', 'backoffDelay', 'createClient', 'fetchTransport', 'keepAliveTransport']);
+    expect(Object.keys(client).sort()).toEqual(['DEFAULT_RETRY', 'WireError', 'backoffDelay', 'createClient', 'fetchTransport', 'keepAliveTransport', 'rulingView']);
   });
 });

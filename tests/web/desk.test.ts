@@ -55,7 +55,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
   }
 
   it('shows the demo day as verified and pinned, with the CLI receipt root', async () => {
-    const cli = JSON.parse(tally(['verify', file('bundle.jsonl'), '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']).stdout) as { receiptRoot: string };
+    const cli = JSON.parse(tally(['verify', file('bundle.jsonl'), '--vkey', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']).stdout) as { receiptRoot: string };
     const page = await verifyInPage(file('bundle.jsonl'), true, 'demo-pinned-1280.png');
     expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
     expect(await page.textContent('#banner strong')).toBe('Valid, pinned');
@@ -87,7 +87,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     for (const [name, bytes] of Object.entries(variants)) {
       const p = file(`${name}.jsonl`);
       writeFileSync(p, bytes);
-      const r = tally(['verify', p, '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
+      const r = tally(['verify', p, '--vkey', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
       expect(r.code, name).toBe(1);
       const cli = JSON.parse(r.stdout) as { stage: string; index?: number; code: string };
       const page = await verifyInPage(p, true, `tampered-${name}.png`);
@@ -125,7 +125,7 @@ describe.skipIf(!CHROMIUM)("the grader's desk in Chromium", () => {
     const lines = readFileSync(saved, 'utf8').split('\n');
     const proofLines = lines.slice(lines.findIndex((l) => l.startsWith('index ')) + 1, lines.indexOf(''));
     expect(shown.map((x) => Buffer.from(x, 'hex').toString('base64'))).toEqual(proofLines);
-    const r = tally(['verify-proof', saved, '--key', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
+    const r = tally(['verify-proof', saved, '--vkey', file('engine.vkey'), '--checkpoint', file('receipt.note'), '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as { index: number }).index).toBe(index);
     // A deep link opens its entry after verification. (No string evaluation in the page: its CSP forbids eval.)

@@ -115,7 +115,7 @@ describe.skipIf(!CHROMIUM)('the desk explains the evidence (Chromium)', () => {
 
   it('opens a deep link on load in view, and the detail follows the filter', async () => {
     const out = file('view.html');
-    expect(tally(['view', file('bundle.jsonl'), '--checkpoint', file('receipt.note'), '--key', file('engine.vkey'), '--out', out]).code).toBe(0);
+    expect(tally(['view', file('bundle.jsonl'), '--checkpoint', file('receipt.note'), '--vkey', file('engine.vkey'), '--out', out]).code).toBe(0);
     const page = await ctx.newPage();
     await page.goto(`file://${out}#entry=60`);
     await page.waitForSelector('body[data-ready=true]');

@@ -28,7 +28,7 @@ describe('tally view', () => {
     const bundle = join(dir, 'odd.jsonl');
     writeFileSync(bundle, bytes);
     writeFileSync(join(dir, 'k.vkey'), 'x+00000000+AA==\n');
-    const r = tally(['view', bundle, '--key', join(dir, 'k.vkey'), '--out', join(dir, 'odd.html')]);
+    const r = tally(['view', bundle, '--vkey', join(dir, 'k.vkey'), '--out', join(dir, 'odd.html')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(join(dir, 'odd.html'));
     const html = readFileSync(join(dir, 'odd.html'), 'utf8');

@@ -63,7 +63,7 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
     return page;
   }
 
-  const cli = (note: string, policy: string) => tally(['verify', file('bundle.jsonl'), '--key', file('engine.vkey'), '--checkpoint', file(note), '--policy', file(policy), '--json']);
+  const cli = (note: string, policy: string) => tally(['verify', file('bundle.jsonl'), '--vkey', file('engine.vkey'), '--checkpoint', file(note), '--policy', file(policy), '--json']);
 
   it('pins by quorum when the policy is met, and says k of n', async () => {
     for (const [note, policy, text] of [
@@ -80,7 +80,7 @@ describe.skipIf(!CHROMIUM)('witness quorum in the page', () => {
     }
     // tally view --policy embeds the policy: the offline page checks the quorum on open.
     const out = file('witnessed.html');
-    const v = tally(['view', file('bundle.jsonl'), '--checkpoint', file('both.note'), '--key', file('engine.vkey'), '--policy', file('all.policy'), '--out', out]);
+    const v = tally(['view', file('bundle.jsonl'), '--checkpoint', file('both.note'), '--vkey', file('engine.vkey'), '--policy', file('all.policy'), '--out', out]);
     expect(v.code, v.stderr).toBe(0);
     const viewed = await ctx.newPage();
     await viewed.goto(`file://${out}`);

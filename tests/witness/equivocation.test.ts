@@ -79,7 +79,7 @@ describe('tally consistency', () => {
     const p = run(['consistency', 'prove', 'a3.cp', 'a.cp', '--db', 'a.db', '--out', 'a3-a.proof']);
     expect(p.code).toBe(0);
     expect(read('a3-a.proof').startsWith('old 3\n')).toBe(true);
-    const v = run(['consistency', 'verify', 'a3.cp', 'a3-a.proof', '--key', vkey]);
+    const v = run(['consistency', 'verify', 'a3.cp', 'a3-a.proof', '--vkey', vkey]);
     expect([v.code, v.stdout]).toEqual([0, expect.stringContaining(`consistent: session ${sid} grew from 3 to`)]);
     // The views share their first entries: A's size-3 checkpoint is a state of B too.
     expect(run(['consistency', 'prove', 'a3.cp', 'b.cp', '--db', 'b.db']).code).toBe(0);
@@ -91,9 +91,9 @@ describe('tally consistency', () => {
     expect(run(['consistency', 'prove', 'a3.cp', '--db', 'a.db', '--out', 'fresh.proof']).code).toBe(0);
     const swapped = read('fresh.proof').replace(/\n\n[\s\S]*$/, `\n\n${read('b.cp')}`);
     writeFileSync(join(dir, 'swapped.proof'), swapped);
-    const v = run(['consistency', 'verify', 'a3.cp', 'swapped.proof', '--key', vkey]);
+    const v = run(['consistency', 'verify', 'a3.cp', 'swapped.proof', '--vkey', vkey]);
     expect([v.code, v.stderr]).toEqual([1, expect.stringContaining('consistency')]);
-    expect(run(['consistency', 'verify', 'a3.cp', '--key', vkey]).code).toBe(2);
+    expect(run(['consistency', 'verify', 'a3.cp', '--vkey', vkey]).code).toBe(2);
   });
 });
 
@@ -113,24 +113,24 @@ describe('the equivocation', () => {
     writeFileSync(join(dir, 'b-cosigned.cp'), addSignatureLines(read('b.cp'), b2.lines));
     // Graders requiring 2 of 2 refuse either view, naming the witness that did not cosign.
     for (const [bundle, cp, missing] of [['a.jsonl', 'a-cosigned.cp', 'w2.example'], ['b.jsonl', 'b-cosigned.cp', 'w1.example']] as const) {
-      const receipt = run(['prove', bundle, '--entry', '1', '--checkpoint', cp, '--key', vkey, '--out', `${cp}.tlog-proof`]);
+      const receipt = run(['prove', bundle, '--entry', '1', '--checkpoint', cp, '--vkey', vkey, '--out', `${cp}.tlog-proof`]);
       expect(receipt.code, receipt.stderr).toBe(0);
-      const g = run(['verify-proof', `${cp}.tlog-proof`, '--key', vkey, '--witness', wkeys[0]!, '--witness', wkeys[1]!, '--quorum', '2']);
+      const g = run(['verify-proof', `${cp}.tlog-proof`, '--vkey', vkey, '--witness', wkeys[0]!, '--witness', wkeys[1]!, '--quorum', '2']);
       expect(g.code).toBe(1);
       expect(g.stderr).toContain(`not cosigned by ${missing}`);
-      expect(run(['verify-proof', `${cp}.tlog-proof`, '--key', vkey, '--witness', wkeys[0]!, '--witness', wkeys[1]!, '--quorum', '1']).code).toBe(0);
+      expect(run(['verify-proof', `${cp}.tlog-proof`, '--vkey', vkey, '--witness', wkeys[0]!, '--witness', wkeys[1]!, '--quorum', '1']).code).toBe(0);
     }
     // The monitor holds view A and follows the engine serving view B.
     const server = await startServer({ db: join(dir, 'b.db'), args: ['--key', env.TALLY_KEY], env, dir });
     try {
-      const m = tally(['monitor', '--url', server.url, '--session', sid, '--key', vkey, '--checkpoint', 'a-cosigned.cp', '--rounds', '3', '--interval', '0', '--evidence', 'evidence.json'], { cwd: dir, env: { TALLY_TOKEN: TOKENS.auditor } });
+      const m = tally(['monitor', '--url', server.url, '--session', sid, '--vkey', vkey, '--checkpoint', 'a-cosigned.cp', '--rounds', '3', '--interval', '0', '--evidence', 'evidence.json'], { cwd: dir, env: { TALLY_TOKEN: TOKENS.auditor } });
       expect(m.code).toBe(1);
       expect(m.stderr).toContain('EQUIVOCATION');
       const ev = JSON.parse(read('evidence.json')) as { older: string; newer: string };
       expect(ev.older).toBe(read('a-cosigned.cp'));
       expect(ev.newer.split('\n').slice(0, 3)).toEqual(read('b.cp').split('\n').slice(0, 3));
       // Following the honest view from A's own size-3 checkpoint, every round is consistent.
-      const ok = tally(['monitor', '--url', server.url, '--session', sid, '--key', vkey, '--rounds', '2', '--interval', '0'], { cwd: dir, env: { TALLY_TOKEN: TOKENS.auditor } });
+      const ok = tally(['monitor', '--url', server.url, '--session', sid, '--vkey', vkey, '--rounds', '2', '--interval', '0'], { cwd: dir, env: { TALLY_TOKEN: TOKENS.auditor } });
       expect([ok.code, ok.stdout]).toEqual([0, expect.stringContaining('no equivocation')]);
     } finally {
       await server.stop();

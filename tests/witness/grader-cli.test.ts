@@ -58,21 +58,21 @@ const W = () => ['--witness', ws[0]!.verifierKey, '--witness', ws[1]!.verifierKe
 
 describe('tally verify --checkpoint with witnesses', () => {
   it('2 of 2 cosigned: valid, names the cosigners', () => {
-    const r = run(['verify', 'day.jsonl', '--key', engineKey.verifierKey, '--checkpoint', 'both.cp', ...W()]);
+    const r = run(['verify', 'day.jsonl', '--vkey', engineKey.verifierKey, '--checkpoint', 'both.cp', ...W()]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('cosigned by  w1.example, w2.example (witness quorum met)');
   });
 
   it('1 of 2 cosigned with a 2-of-2 policy: invalid, naming who signed and who did not; --quorum 1 accepts', () => {
-    const r = run(['verify', 'day.jsonl', '--key', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W()]);
+    const r = run(['verify', 'day.jsonl', '--vkey', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W()]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('witnesses: below-quorum: witness quorum not met: cosigned by w1.example; not cosigned by w2.example');
-    expect(run(['verify', 'day.jsonl', '--key', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W(), '--quorum', '1']).code).toBe(0);
-    expect(run(['verify', 'day.jsonl', '--key', engineKey.verifierKey, '--checkpoint', 'one.cp', '--policy', 'policy']).code).toBe(1);
+    expect(run(['verify', 'day.jsonl', '--vkey', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W(), '--quorum', '1']).code).toBe(0);
+    expect(run(['verify', 'day.jsonl', '--vkey', engineKey.verifierKey, '--checkpoint', 'one.cp', '--policy', 'policy']).code).toBe(1);
   });
 
   it('usage errors: --quorum without --witness, both --policy and --witness, a bad key, k out of range', () => {
-    const base = ['verify', 'day.jsonl', '--key', engineKey.verifierKey, '--checkpoint', 'both.cp'];
+    const base = ['verify', 'day.jsonl', '--vkey', engineKey.verifierKey, '--checkpoint', 'both.cp'];
     expect(run([...base, '--quorum', '1']).code).toBe(2);
     expect(run([...base, '--policy', 'policy', ...W()]).code).toBe(2);
     expect(run([...base, '--witness', engineKey.verifierKey]).code).toBe(2);
@@ -83,19 +83,19 @@ describe('tally verify --checkpoint with witnesses', () => {
 
 describe('tally verify-proof with witnesses', () => {
   it('the receipt carrying 2 of 2 is valid; carrying 1 of 2 is refused', () => {
-    const ok = run(['verify-proof', 'both.tlog-proof', '--key', engineKey.verifierKey, '--policy', 'policy']);
+    const ok = run(['verify-proof', 'both.tlog-proof', '--vkey', engineKey.verifierKey, '--policy', 'policy']);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain('cosigned by  w1.example, w2.example');
-    const bad = run(['verify-proof', 'one.tlog-proof', '--key', engineKey.verifierKey, ...W()]);
+    const bad = run(['verify-proof', 'one.tlog-proof', '--vkey', engineKey.verifierKey, ...W()]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid: witnesses: below-quorum');
     expect(bad.stderr).toContain('not cosigned by w2.example');
     // Without a policy the cosignatures are ignored (the old behaviour).
-    expect(run(['verify-proof', 'one.tlog-proof', '--key', engineKey.verifierKey]).code).toBe(0);
+    expect(run(['verify-proof', 'one.tlog-proof', '--vkey', engineKey.verifierKey]).code).toBe(0);
   });
 
   it('a pinned --checkpoint below quorum is refused too', () => {
-    const r = run(['verify-proof', 'both.tlog-proof', '--key', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W()]);
+    const r = run(['verify-proof', 'both.tlog-proof', '--vkey', engineKey.verifierKey, '--checkpoint', 'one.cp', ...W()]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('the pinned checkpoint one.cp: witnesses: below-quorum');
   });
@@ -103,7 +103,7 @@ describe('tally verify-proof with witnesses', () => {
 
 describe('tally grade verify with witnesses', () => {
   it('needs the cosigned sealed checkpoint of the graded transcript', () => {
-    const base = ['grade', 'verify', 'grade.note', 'day.jsonl', '--key', 'grader.vkey'];
+    const base = ['grade', 'verify', 'grade.note', 'day.jsonl', '--vkey', 'grader.vkey'];
     expect(run([...base, ...W()]).code).toBe(2);
     const ok = run([...base, '--checkpoint', 'both.cp', '--engine-key', engineKey.verifierKey, ...W()]);
     expect(ok.code).toBe(0);

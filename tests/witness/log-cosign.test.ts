@@ -231,10 +231,10 @@ describe('tally serve --log-key --witness-policy with tally witness serve --orig
     const out = join(dir, 'export');
     const ex = tally(['export', '--db', db, '--session', sid, '--out', out, '--key', env.TALLY_KEY, '--log-key', logKeyFile], { cwd: dir });
     expect(ex.code, ex.stderr).toBe(0);
-    const v = tally(['verify', join(out, 'bundle.jsonl'), '--key', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey'), '--policy', join(dir, 'policy')], { cwd: dir });
+    const v = tally(['verify', join(out, 'bundle.jsonl'), '--vkey', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey'), '--policy', join(dir, 'policy')], { cwd: dir });
     expect([v.code, v.stderr]).toEqual([0, '']);
     expect(v.stdout).toMatch(/engine log {3}leaf \d+ of tally\.example\/desk\/log .*cosigned by w2\.example \(witness quorum met\)/);
-    const other = tally(['verify', join(out, 'bundle.jsonl'), '--key', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey'), '--policy', join(dir, 'other-policy')], { cwd: dir });
+    const other = tally(['verify', join(out, 'bundle.jsonl'), '--vkey', join(out, 'engine.vkey'), '--checkpoint', join(out, 'receipt.note'), '--log-key', join(out, 'log.vkey'), '--policy', join(dir, 'other-policy')], { cwd: dir });
     expect(other.code).toBe(1);
     expect(other.stderr).toContain('witnesses: below-quorum');
     expect(verifyLogBinding(await import('node:fs').then((f) => f.readFileSync(join(out, 'log-proof.tlog-proof'), 'utf8')), { logVerifiers: [logVkey], checkpoint: { origin: sealed.checkpoint.origin, size: sealed.checkpoint.size, root: sealed.checkpoint.root }, seal: true })).toMatchObject({ ok: true });

@@ -42,7 +42,7 @@ describe('tally serve --witness-policy', () => {
       if (!engine.ok) throw new Error(engine.message);
       expect(checkWitnessPolicy(cp, [engine.verifier], policy.policy)).toMatchObject({ ok: true, signed: ['w1.example'] });
       writeFileSync(join(dir, 'r.tlog-proof'), await get('turn-receipt?index=1'));
-      const v = tally(['verify-proof', 'r.tlog-proof', '--key', vkey, '--policy', 'policy'], { cwd: dir });
+      const v = tally(['verify-proof', 'r.tlog-proof', '--vkey', vkey, '--policy', 'policy'], { cwd: dir });
       expect([v.code, v.stdout]).toEqual([0, expect.stringContaining('cosigned by  w1.example')]);
       // The seal from the finalize RPC goes through the witnessed notary too: its checkpoint comes back cosigned.
       const fin = await rpc(server.url, TOKENS.runtime, 'session/finalize', { sessionId: sid });

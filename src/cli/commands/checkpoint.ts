@@ -52,7 +52,7 @@ export async function engineKeyFor(values: Values, io: CommandIO): Promise<Engin
 }
 
 /** The pinned verifier keys of `--<option>` (a key string or a file of keys); a usage error when absent or bad. */
-export async function verifierKeysFor(values: Values, io: CommandIO, option = 'key'): Promise<ParsedVerifierKey[]> {
+export async function verifierKeysFor(values: Values, io: CommandIO, option = 'vkey'): Promise<ParsedVerifierKey[]> {
   const arg = str(values, option);
   if (arg === undefined) throw new CliError(`--${option} <verifier key|file> is required (the engine's: tally checkpoint --print-key)`);
   try {
@@ -123,7 +123,7 @@ consistent with an earlier signed one (TALLY_SIGN_INCONSISTENT) is refused
 and nothing is signed.
 
 --print-key prints the engine's verifier key (name+keyid+base64): give it to
-graders, who pin it ('tally verify --key', 'tally verify-proof --key').
+graders, who pin it ('tally verify --vkey', 'tally verify-proof --vkey').
 
 Options:
   --session <id>    the session (64 hex); may be left out when the database holds one

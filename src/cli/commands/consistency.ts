@@ -6,7 +6,7 @@ export const consistencyCommand: Command = {
   name: 'consistency',
   summary: 'Prove or verify that a session only grew between two signed checkpoints (RFC 9162 consistency).',
   help: `Usage: tally consistency prove <older.cp> [<newer.cp>] [--db <location>] [--key <path>] [--name <name>] [--out <file>]
-       tally consistency verify <older.cp> <proof> --key <vkey|file> [--json]
+       tally consistency verify <older.cp> <proof> --vkey <vkey|file> [--json]
 
 prove   reads both signed checkpoints (opened with the engine key), checks that
         their roots are those of the session in the database, and writes the
@@ -22,12 +22,14 @@ ${KEY_HELP}
   --db <location>   the store (prove): a SQLite file or postgres://…
                     (default: $TALLY_DB, else .tally/tally.db)
   --out <file>      prove: write the proof to <file> instead of stdout
-  --key <vkey>      verify: the engine's verifier key, or a file of keys
+  --vkey <vkey>     verify: the engine's verifier key, or a file of keys (--key:
+                    its old spelling, accepted until the next release)
   --json            verify: print the result as JSON
 
 Exit codes: 0 proved / consistent, 1 refused / inconsistent (the failing stage
 and code are printed), 2 usage error, 3 I/O error.`,
-  options: { db: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
+  renamedOptions: (positionals) => (positionals[0] === 'verify' ? { key: 'vkey' } : {}),
+  options: { vkey: { type: 'string' }, db: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const [sub, ...args] = positionals;
     const receipt = await import('../../receipt/index.js');

@@ -17,7 +17,7 @@ function selectorOf(v: string): PaymentSelector {
 export const evidenceCommand: Command = {
   name: 'evidence',
   summary: 'Write the dispute evidence pack of one x402 payment: mandate, offer, signed payload, ruling, settlement facts, each with its receipt.',
-  help: `Usage: tally evidence <bundle.jsonl> --payment <ticket|payment-hash|payer:payTo:value:nonce> --checkpoint <file> --key <vkey|file> [--out <file>]
+  help: `Usage: tally evidence <bundle.jsonl> --payment <ticket|payment-hash|payer:payTo:value:nonce> --checkpoint <file> --vkey <vkey|file> [--out <file>]
 
 Writes one self-contained pack (format tally/x402-evidence/1, docs/PROTOCOL.md
 §17.8) for the payment named: single-turn receipts of the genesis (the
@@ -25,11 +25,12 @@ mandate, its principal's signature and the payment policy), the frame with the
 offer the agent saw, the turn with the signed PaymentPayload and its ruling,
 and every frame and turn with a settlement fact about its ticket, all under
 the signed checkpoint you pass (the day's sealed receipt). Signs nothing.
-Check it with 'tally verify-evidence <pack> --key <vkey>'.
+Check it with 'tally verify-evidence <pack> --vkey <vkey>'.
 
 Exit codes: 0 written, 1 no such payment or the checkpoint is not of this
 bundle, 2 usage error, 3 I/O error.`,
-  options: { payment: { type: 'string' }, checkpoint: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { payment: { type: 'string' }, checkpoint: { type: 'string' }, vkey: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("evidence takes exactly one bundle path. Run 'tally evidence --help'.");
@@ -37,7 +38,7 @@ bundle, 2 usage error, 3 I/O error.`,
     if (payment === undefined) throw new CliError('--payment <ticket|payment-hash|payer:payTo:value:nonce> is required');
     const select = selectorOf(payment);
     const cpPath = str(values, 'checkpoint');
-    if (cpPath === undefined || str(values, 'key') === undefined) throw new CliError('--checkpoint <file> and --key <vkey> are required: evidence signs nothing');
+    if (cpPath === undefined || str(values, 'vkey') === undefined) throw new CliError('--checkpoint <file> and --vkey <vkey> are required: evidence signs nothing');
     const verifiers = await verifierKeysFor(values, io);
     const bundlePath = resolve(io.cwd, path);
     if (!existsSync(bundlePath)) throw new CliError(`cannot read ${bundlePath}: no such file`, EXIT.io, 'TALLY_CLI_IO');
@@ -70,7 +71,7 @@ bundle, 2 usage error, 3 I/O error.`,
 export const verifyEvidenceCommand: Command = {
   name: 'verify-evidence',
   summary: "Verify an x402 payment's evidence pack offline with the engine's verifier key alone, and name its dispute reasons.",
-  help: `Usage: tally verify-evidence <pack.json> --key <vkey|file> [--json]
+  help: `Usage: tally verify-evidence <pack.json> --vkey <vkey|file> [--json]
 
 Checks every receipt of the pack against its signed checkpoint and the pinned
 key, the mandate's principal signature, re-derives the payment's ruling from
@@ -80,11 +81,12 @@ settlement state and the reason codes a dispute needs (authority_exceeded,
 counterparty_mismatch, offer_drift, duplicate_execution, settlement_unknown).
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
-  options: { key: { type: 'string' }, json: { type: 'boolean' } },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { vkey: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-evidence takes exactly one pack file. Run 'tally verify-evidence --help'.");
-    if (str(values, 'key') === undefined) throw new CliError('--key <vkey> is required');
+    if (str(values, 'vkey') === undefined) throw new CliError('--vkey <vkey> is required');
     const verifiers = await verifierKeysFor(values, io);
     let pack: unknown;
     try {

@@ -33,7 +33,7 @@ export const gradeCommand: Command = {
   name: 'grade',
   summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.',
   help: `Usage: tally grade sign <bundle.jsonl> --grade <json|@file> --key <path> [--name <grader name>] [--out <file>] [--json]
-       tally grade verify <grade-file> <bundle.jsonl> --key <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>) [--log-key <vkey> [--log-proof <file>]]] [--json]
+       tally grade verify <grade-file> <bundle.jsonl> --vkey <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>) [--log-key <vkey> [--log-proof <file>]]] [--json]
        tally grade key --key <path> [--name <grader name>] [--json]
 
 A certified grade is the grader's C2SP signed note over the text
@@ -52,7 +52,8 @@ Options:
   --grade <json>    the grade payload: a JSON object, inline or @file
   --key <path>      sign/key: the grader's key file (PRIVATE+KEY+… or PKCS#8
                     PEM, owner-only); created on first use when --name is given
-  --key <vkey>      verify: the grader's verifier key, or a file of them
+  --vkey <vkey>     verify: the grader's verifier key, or a file of them (--key:
+                    its old spelling for verify, accepted until the next release)
   --name <name>     the grader's key name (for a new key, or to require it)
   --out <file>      sign: write the signed grade to <file> instead of stdout
   --json            print the result as JSON
@@ -68,7 +69,8 @@ ${LOG_BINDING_HELP}
 
 Exit codes: 0 signed / valid, 1 invalid (bad bundle, bad signature, another
 transcript), 2 usage error, 3 I/O error.`,
-  options: { grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, checkpoint: { type: 'string' }, 'engine-key': { type: 'string' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
+  renamedOptions: (positionals) => (positionals[0] === 'verify' ? { key: 'vkey' } : {}),
+  options: { vkey: { type: 'string' }, grade: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' }, checkpoint: { type: 'string' }, 'engine-key': { type: 'string' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
   async run({ values, positionals }, io) {
     const [sub, ...args] = positionals;
     const json = values['json'] === true;

@@ -21,7 +21,7 @@ function rulingValues(): string[] {
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'Print a readable timeline of a bundle: frames, turns, rulings, diagnostics, the seal.',
-  help: `Usage: tally inspect <bundle.jsonl> [--agent <id>] [--action <action>] [--ruling <ruling>] [--json]
+  help: `Usage: tally inspect <bundle.jsonl> [--agent <id>] [--action <action>] [--ruling <ruling>] [--wide] [--json]
 
 Verifies the bundle while reading it and prints the day: every frame (time,
 prices, fills), every turn (who asked for what, and the ruling with its code
@@ -32,16 +32,18 @@ by code, panel verdicts by split, the judges' answers by outcome. An invalid
 bundle is shown up to the first bad entry, then the reason.
 
 Filters (turns; combine them):
-  --agent <id>        turns whose intent names this agent_id
+  --agent <id>        turns whose intent names this agent_id (an id the day does
+                      not know is named on stderr with the agents it does know)
   --action <action>   open, modify, close, transfer, note or stand-down
   --ruling <ruling>   admitted, rejected, a ruling code (expired, replayed_nonce, …),
                       a stand-down class, or a diagnostic (turn-conflict, …) / duplicate
                       to list the runtime notices with that outcome; a panel judge's
                       answer code (judge_denied, …) or failure (timeout, …) matches too
-  --json              print {verdict, counts, rows} as JSON
+  --wide              show reasons and texts whole (default: cut to fit a line)
+  --json              print {verdict, counts, rows, agents} as JSON
 
 Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
-  options: { agent: { type: 'string' }, action: { type: 'string' }, ruling: { type: 'string' }, json: { type: 'boolean' } },
+  options: { wide: { type: 'boolean' }, agent: { type: 'string' }, action: { type: 'string' }, ruling: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("inspect takes exactly one bundle path. Run 'tally inspect --help'.");
@@ -63,10 +65,17 @@ Exit codes: 0 valid, 1 invalid bundle, 2 usage error, 3 file unreadable.`,
     const t = await readTimeline(full, { onEntry: (v) => progress.tick(v.index + 1) });
     progress.done();
     const rows = filterRows(t.rows, filter as TimelineFilter);
+    // The agents the day knows: the spec's registry and every agent a turn named.
+    const agents = [...new Set(t.rows.flatMap((r) => ('agents' in r && Array.isArray(r.agents) ? (r.agents as string[]) : 'agent' in r && typeof r.agent === 'string' ? [r.agent] : [])))].sort();
+    const unknownAgent = filter.agent !== undefined && !agents.includes(filter.agent);
     if (values['json'] === true) {
-      println(io.stdout, JSON.stringify({ verdict: t.verdict, counts: t.counts, rows }));
+      println(io.stdout, JSON.stringify({ verdict: t.verdict, counts: t.counts, rows, agents }));
     } else {
-      for (const line of formatTimeline(t.rows, filter)) println(io.stdout, line);
+      if (unknownAgent) {
+        const guess = didYouMean(filter.agent!, agents);
+        println(io.stderr, `tally inspect: this day knows no agent '${filter.agent}'${guess === undefined ? '' : ` (did you mean '${guess}'?)`}; its agents: ${agents.length === 0 ? 'none (no turn names an agent)' : agents.join(', ')}`);
+      }
+      for (const line of formatTimeline(t.rows, filter, { wide: values['wide'] === true })) println(io.stdout, line);
       println(io.stdout, '');
       if (Object.keys(filter).length > 0) println(io.stdout, `${rows.length} ${rows.length === 1 ? 'row matches' : 'rows match'}`);
       for (const line of formatCounts(t.counts)) println(io.stdout, line);

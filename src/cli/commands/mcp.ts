@@ -74,8 +74,11 @@ Options:
   --token-file <file>   file holding the bearer token (remote mode; else $TALLY_TOKEN)
   --retries <n>         retries of a call that got no answer or a 5xx (remote mode; default 5)
   --log-level <level>   fatal|error|warn|info|debug|silent (default info)
+  --json                a start-up error is one line {"ok":false, "code", "message", "exit"}
+                        on stdout (before any MCP message; the process then exits)
 
-Exit codes: 0 after the client closes stdin, 2 usage error, 3 store unavailable.
+Exit codes: 0 after the client closes stdin, 1 the server refused the token (checked at
+start, remote mode), 2 usage error, 3 store unavailable.
 
 The MCP gateway (record and referee another MCP server's tool calls):
 
@@ -129,6 +132,17 @@ ${PROXY_HELP}`,
       } catch (e) {
         if (e instanceof CliError) throw e;
         throw new CliError((e as Error).message);
+      }
+      // A bad token fails now, with its reason, not on every tool call later: one authenticated GET
+      // without retries (a server that is not up yet is only warned about: calls retry as usual).
+      const { WireError } = await import('../../client/index.js');
+      try {
+        await createClient({ url, token, retry: { retries: 0 }, timeoutMs: 10_000 }).verifierKey();
+      } catch (e) {
+        if (e instanceof WireError && (e.type === 'unauthorized' || e.type === 'forbidden')) {
+          throw new CliError(`${client.url} refused the token (${e.type}): ${e.message}. Check --token-file / $TALLY_TOKEN`, EXIT.invalid, `TALLY_CLI_${e.type.toUpperCase()}`);
+        }
+        if (!(e instanceof WireError) || e.type === 'network') logger.warn({ event: 'start-probe', url: client.url, error: (e as Error).message }, 'tally mcp: the server did not answer at start; calls will retry');
       }
       backend = remoteBackend(client);
       logger.info({ event: 'start', mode: 'remote', url: client.url }, 'tally mcp: remote');

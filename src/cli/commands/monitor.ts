@@ -4,7 +4,7 @@ import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './che
 export const monitorCommand: Command = {
   name: 'monitor',
   summary: "Follow a serving engine's checkpoints, verify each consistency proof, report an equivocation with evidence.",
-  help: `Usage: tally monitor --url <http://host:port> --session <hex> --key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
+  help: `Usage: tally monitor --url <http://host:port> --session <hex> --vkey <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
        tally monitor --log <url|dir> --log-key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
 
 Asks a 'tally serve' engine (GET /sessions/<id>/checkpoint and
@@ -34,7 +34,7 @@ Options:
   --log-key <vkey>    the engine log's verifier key (or a file of keys)
   --url <url>         the engine's HTTP base URL
   --session <hex>     the session to follow (64 hex)
-  --key <vkey|file>   the engine's verifier key
+  --vkey <vkey|file>  the engine's verifier key (--key: the old spelling, until the next release)
   --checkpoint <f>    a signed checkpoint to start from
   --rounds <n>        rounds to run (default 10)
   --interval <ms>     pause between rounds (default 1000)
@@ -45,7 +45,8 @@ The bearer token comes from $TALLY_TOKEN.
 
 Exit codes: 0 consistent for every round, 1 equivocation or a bad checkpoint,
 2 usage error, 3 I/O error.`,
-  options: { log: { type: 'string' }, 'log-key': { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { log: { type: 'string' }, 'log-key': { type: 'string' }, vkey: { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError('monitor takes no arguments');
     if (values['log'] !== undefined) return (await import('./monitor-log.js')).monitorLog(values, io);

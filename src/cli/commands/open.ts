@@ -8,7 +8,8 @@ export const openCommand: Command = {
 
 Seals the spec in the session's genesis entry and prints the session id (the
 genesis hash). Opening the same spec again returns the same id ("already
-open"): put what makes a day unique (a date, a run id) into the spec.
+open"; "exists and is sealed" when that day was sealed, and --json says
+"sealed": true): put what makes a day unique (a date, a run id) into the spec.
 A spec may register signers ("agents": {"<agent_id>": "0x<address>"}), intent
 options ("intent": {...}) and a mandate ("mandate": {...}, agent-tally/referee);
 intent-carrying turns are then ruled on (and refereed under the mandate).
@@ -30,10 +31,20 @@ Exit codes: 0 opened, 1 the spec was refused (malformed-entry), 2 usage error, 3
     return withEngine(values, io, false, async (engine) => {
       const r = await engine.open(spec);
       if (!r.ok) return refused(io, 'open', json, r);
-      return printed(io, json, { ...r, db: storeLocation(values, io) }, () => [
-        `session ${r.sessionId} (${r.created ? 'created' : 'already open'})`,
-        `next: ${invocation(io)} frame --session ${r.sessionId} --ordinal open --time <ms|iso> [--data <json>]`,
-      ]);
+      // The same spec is the same session: when that session is already sealed, say so now, not with a refusal at the next frame.
+      const d = r.created ? undefined : await engine.describe(r.sessionId);
+      const sealed = d !== undefined && d.ok && d.phase === 'sealed';
+      return printed(io, json, { ...r, ...(r.created ? {} : { sealed }), db: storeLocation(values, io) }, () =>
+        sealed
+          ? [
+              `session ${r.sessionId} (exists and is sealed)`,
+              `this spec's session exists and is sealed: put a date or run id in the spec to open a new day (this one is final: ${invocation(io)} export --session ${r.sessionId} --out <dir>)`,
+            ]
+          : [
+              `session ${r.sessionId} (${r.created ? 'created' : 'already open'})`,
+              `next: ${invocation(io)} frame --session ${r.sessionId} --ordinal open --time <ms|iso> [--data <json>]`,
+            ],
+      );
     });
   },
 };

@@ -8,23 +8,23 @@ import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './che
 
 /** Why prove needs the engine's checkpoint: said once, in the help and in the usage error. */
 const NEEDS_CHECKPOINT =
-  "prove signs nothing: pass the engine's signed checkpoint with --checkpoint <file> (the day's sealed receipt, e.g. receipt.note) and the engine's verifier key with --key <vkey>. Only the engine signs checkpoints, of its own store (tally checkpoint --db …).";
+  "prove signs nothing: pass the engine's signed checkpoint with --checkpoint <file> (the day's sealed receipt, e.g. receipt.note) and the engine's verifier key with --vkey <vkey>. Only the engine signs checkpoints, of its own store (tally checkpoint --db …).";
 
 export const proveCommand: Command = {
   name: 'prove',
   summary: "Write a single-turn receipt: one entry of a bundle, its inclusion proof and the engine's signed checkpoint (signs nothing).",
-  help: `Usage: tally prove <bundle.jsonl> (--turn <ordinal> | --entry <n>) --checkpoint <file> --key <vkey|file> [--out <file>] [--json]
+  help: `Usage: tally prove <bundle.jsonl> (--turn <ordinal> | --entry <n>) --checkpoint <file> --vkey <vkey|file> [--out <file>] [--json]
 
 Writes a single-turn receipt for entry <n> (0-based: line n+1 of the bundle):
 one C2SP tlog-proof (https://c2sp.org/tlog-proof) holding the entry's index,
 its RFC 6962 inclusion path and the signed checkpoint, with the entry's exact
 canonical bytes in its "extra" line. A grader checks it with nothing but the
-engine's verifier key: 'tally verify-proof <file> --key <vkey>'.
+engine's verifier key: 'tally verify-proof <file> --vkey <vkey>'.
 
 The bundle is verified first (every rule of 'tally verify'). The proof is
 made against the engine's signed checkpoint you pass (the day's sealed
 receipt, or any earlier checkpoint of the session): it must carry a valid
-signature by the pinned --key, name the bundle's session, and its root must
+signature by the pinned --vkey, name the bundle's session, and its root must
 be the root of the bundle's first <size> entries. Nothing is signed: a grader
 never needs an engine key, and the engine signs checkpoints only of its own
 store.
@@ -34,7 +34,8 @@ Options:
                        open = the OPEN frame's answer, then 0, 1, …): entry 2k+4
   --entry <n>          the entry to prove, by index (0 = genesis, the last = the seal)
   --checkpoint <file>  the engine's signed checkpoint to prove against (required)
-  --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
+  --vkey <vkey|file>   (--key: the old spelling, until the next release)
+                       the engine's verifier key (name+keyid+base64), or a file
                        of verifier keys, one per line (required)
   --out <file>         write the receipt to <file> (convention: *.tlog-proof)
                        instead of stdout
@@ -42,8 +43,9 @@ Options:
 
 Exit codes: 0 written, 1 the bundle is invalid or the checkpoint is not a
 verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
---key), 3 I/O error (bundle, checkpoint, key or output file).`,
-  options: { entry: { type: 'string' }, turn: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
+--vkey), 3 I/O error (bundle, checkpoint, key or output file).`,
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { vkey: { type: 'string' }, entry: { type: 'string' }, turn: { type: 'string' }, checkpoint: { type: 'string' }, out: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("prove takes exactly one bundle path. Run 'tally prove --help'.");
@@ -56,7 +58,7 @@ verified checkpoint of this bundle, 2 usage error (also: no --checkpoint or
     if (entry === undefined) throw new CliError('--turn <ordinal> or --entry <n> (0-based entry index) is required');
     const cpPath = str(values, 'checkpoint');
     if (cpPath === undefined) throw new CliError(`--checkpoint <file> is required. ${NEEDS_CHECKPOINT}`);
-    if (str(values, 'key') === undefined) throw new CliError(`--key <vkey> is required: a checkpoint is only as good as the key that signed it. ${NEEDS_CHECKPOINT}`);
+    if (str(values, 'vkey') === undefined) throw new CliError(`--vkey <vkey> is required: a checkpoint is only as good as the key that signed it. ${NEEDS_CHECKPOINT}`);
     const verifiers = await verifierKeysFor(values, io);
     const bundlePath = resolve(io.cwd, path);
     if (!existsSync(bundlePath)) throw new CliError(`cannot read ${bundlePath}: no such file`, EXIT.io, 'TALLY_CLI_IO');

@@ -45,7 +45,7 @@ async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mand
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|ap2|none] [--key <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|ap2|none] [--vkey <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -74,9 +74,10 @@ Options:
                     AP2 open payment mandate, §16), none, or auto (default:
                     payments when the spec seals a payment policy, referee when
                     it seals a mandate, ap2 when it carries spec.ap2, else intent)
-  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
+                    --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by
-                    'tally verify --key --checkpoint' (signed by --key, names the
+                    'tally verify --vkey --checkpoint' (signed by --vkey, names the
                     bundle's session, the bundle's first <size> entries have its
                     root) before the replay; the result says what it was pinned to
 ${LOG_BINDING_HELP}
@@ -87,7 +88,9 @@ ${LOG_BINDING_HELP}
 
 Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverged,
 2 usage error, 3 file unreadable.`,
+  renamedOptions: () => ({ key: 'vkey' }),
   options: {
+    vkey: { type: 'string' },
     ruler: { type: 'string' },
     key: { type: 'string' },
     checkpoint: { type: 'string' },
@@ -119,10 +122,10 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     const max = countOption(values, 'max');
     const file = resolve(io.cwd, path);
     inputFile(file, io, 'the bundle');
-    // --key/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
+    // --vkey/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
     let pinnedTo: string | undefined;
     const replayPin: { sessionId?: string; size?: number; receiptRoot?: string } = { ...pin };
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
       const { checkAgainstCheckpoint } = await import('./verify-proof.js');
       const c = await checkAgainstCheckpoint(file, pin as ChainPin, values, io);
       if (typeof c === 'number') return c;
@@ -138,19 +141,23 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
           ? { name: 'ap2', ruler: (store) => createAp2Ruler({ store }) }
           : replayRuler(ruler as ReplayRulerChoice, authority === 'mandate');
     const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
-    const progress = progressReporter(io, 'replaying');
+    const json = values['json'] === true;
+    // --json: stdout has the one result object and stderr nothing human (not even a progress bar).
+    const progress = json ? { tick: () => {}, done: () => {} } : progressReporter(io, 'replaying');
     const r = await replayFile(file, {
       ruler: rulerOption,
       requireSealed: values['unsealed'] !== true,
       ...(Object.keys(replayPin).length === 0 ? {} : { pin: replayPin as ChainPin }),
       ...(max === undefined ? {} : { maxDivergences: max }),
-      onEntry: (i) => progress.tick(i + 1),
+      onEntry: (i) => progress.tick(i + 1, replayPin.size),
     });
     progress.done();
-    const json = values['json'] === true;
-    if (json) println(io.stdout, JSON.stringify({ ...r, ruler: chosen.name, ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
+    if (json) {
+      println(io.stdout, JSON.stringify({ ...r, ruler: chosen.name, ...(pinnedTo === undefined ? {} : { pinnedTo }) }));
+      return r.ok ? EXIT.ok : EXIT.invalid;
+    }
     if (r.ok) {
-      if (!json) {
+      {
         println(io.stdout, `replayed: ${counted(r.size, 'entry')}, ${counted(r.turns, 'turn')}; ${r.rulings === 0 ? 'no rulings to re-derive' : r.rulings === 1 ? 'the 1 ruling re-derived' : `all ${r.rulings} rulings re-derived`}${r.sealed ? '' : ' (NOT sealed)'}`);
         println(io.stdout, verdictLine(pin, pinnedTo));
         println(io.stdout, `session      ${r.sessionId}`);

@@ -3,7 +3,7 @@ import { TallyError } from '../../protocol/index.js';
 import type { Notary } from '../../receipt/index.js';
 import type { Authenticator, Role } from '../../server/auth.js';
 import { DEFAULT_LIMITS, type WireServerLimits } from '../../server/limits.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, jsonMode, println, str, type Command, type CommandIO } from '../command.js';
 import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { JUDGE_OPTIONS, judgeFromOptions, judgeHelp } from './judge-option.js';
 import { cliRuler } from './session-io.js';
@@ -75,6 +75,10 @@ async function tokenLine(values: Record<string, unknown>, io: CommandIO): Promis
   const entry = { name, role: role as Role, ...(role === 'agent' ? { agents, signer } : {}), sha256: hashToken(token) };
   const check = parseAuthConfig({ tokens: [entry] });
   if (!check.ok) throw new CliError(check.problem);
+  if (jsonMode(values)) {
+    println(io.stdout, JSON.stringify({ ok: true, ...(values['new-token'] === true ? { token } : {}), entry }));
+    return EXIT.ok;
+  }
   if (values['new-token'] === true) {
     println(io.stderr, 'New token (shown once; give it to the caller). The line after it is its auth entry: save it as tokens.json, or append it to one (one entry per line), then run tally serve --auth tokens.json');
     println(io.stdout, token);
@@ -88,7 +92,7 @@ export const serveCommand: Command = {
   summary: 'Serve the wire verbs over HTTP (JSON-RPC 2.0 at POST /rpc, GETs for graders) behind bearer tokens.',
   help: `Usage: tally serve [--port <n>] [--host <addr>] [--db <location>] [--auth <file>] [options]
        tally serve --hash-token <token|-> [--role <role>] [--agent <id>]... [--signer <0x…>] [--name <name>]
-       tally serve --new-token --role <role> [--agent <id>]... [--signer <0x…>] [--name <name>]
+       tally serve --new-token --role <role> [--agent <id>]... [--signer <0x…>] [--name <name>] [--json]
 
 Serves session/open, session/frame, session/turn, session/events,
 session/describe and session/finalize as JSON-RPC 2.0 at POST /rpc, and
@@ -121,6 +125,9 @@ Tokens (required; the file holds only SHA-256 hashes of tokens):
   --auth <file>          JSON auth config (else $TALLY_AUTH_FILE, else the JSON in $TALLY_TOKENS)
   --hash-token <t|->     print the config entry for token t ('-' reads it from stdin) and exit
   --new-token            make a random token, print it and its config entry, and exit
+  --json                 with --new-token/--hash-token: one line {"ok", "token", "entry"};
+                         serving: {"ok", "listening"} instead of the listening line;
+                         errors as {"ok":false, "code", "message", "exit"}
   --role <role>          runtime | agent | auditor (with --hash-token/--new-token; default runtime)
   --agent <id>           an agent id the agent token speaks for (repeatable)
   --signer <0x…>         the agent token's key: it speaks for its agents only where spec.agents maps them to it
@@ -333,7 +340,7 @@ Exit codes: 0 stopped by a signal after draining, 2 usage or auth config error, 
       }
       // Lines are written asynchronously: the ones above reach stderr before stdout says the server is up.
       flushLogSync(logger);
-      println(io.stdout, `tally serve: listening on ${address.url}`);
+      println(io.stdout, jsonMode(values) ? JSON.stringify({ ok: true, listening: address.url }) : `tally serve: listening on ${address.url}`);
       if (signalled === undefined) await new Promise<void>((resolve) => (wake = resolve));
       logger.info({ event: 'shutdown', signal: signalled, inFlight: server.inFlight }, 'shutting down: finishing in-flight requests');
       await server.close(grace);

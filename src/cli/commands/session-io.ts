@@ -120,7 +120,8 @@ export function jsonArgument(value: string, io: CommandIO, what: string, pathOk 
     }
   }
   const r = parseStrictJson(text);
-  if (!r.ok) throw new CliError(`${what} in ${source} is not valid JSON (${r.code}): ${r.message}`);
+  // Input that was read and is not JSON is invalid input (exit 1), as an invalid bundle is: not a usage error.
+  if (!r.ok) throw new CliError(`${what} in ${source} is not valid JSON (${r.code}): ${r.message}`, EXIT.invalid, 'TALLY_CLI_INVALID_JSON');
   return r.value;
 }
 

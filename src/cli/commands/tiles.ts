@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { TallyError } from '../../protocol/index.js';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, emit, str, type Command } from '../command.js';
 import { storeLocation } from './checkpoint.js';
 
 export const tilesCommand: Command = {
   name: 'tiles',
   summary: "Write the engine log as C2SP tlog-tiles files (checkpoint, tiles, entry bundles) for any static host.",
-  help: `Usage: tally tiles export <dir> [--db <location>] [--log-key <file>] [--log-origin <origin>]
+  help: `Usage: tally tiles export <dir> [--db <location>] [--log-key <file>] [--log-origin <origin>] [--json]
 
 Signs a checkpoint of the engine log (every session the engine opened and
 every session checkpoint it signed, docs/PROTOCOL.md §15) if it grew, then
@@ -23,6 +23,7 @@ Options:
                          else <engine name>/log)
   --engine-name <name>   the engine name the default origin derives from
                          (default $TALLY_ENGINE_NAME, else tally.local)
+  --json                 print {"ok", "origin", "size", "root", "files", "dir", "logKey"}
 
 Prints the checkpoint's origin, size and root, and the number of files.
 Exit codes: 0 written, 1 refused (an empty log, or the signing log refused), 2 usage, 3 I/O.`,
@@ -45,10 +46,11 @@ Exit codes: 0 written, 1 refused (an empty log, or the signing log refused), 2 u
     try {
       if (!hasEngineLog(store)) throw new CliError(`the store ${store.name} keeps no engine log`, EXIT.usage);
       const out = await exportTiles(new EngineLog({ store, key }), dir);
-      println(io.stdout, `engine log ${out.checkpoint.origin}: size ${out.checkpoint.size}, root ${out.checkpoint.root}`);
-      println(io.stdout, `wrote ${out.files.length} files to ${dir}`);
-      println(io.stdout, `log key: ${key.verifierKey}`);
-      return EXIT.ok;
+      return emit(io, values, { ok: true, origin: out.checkpoint.origin, size: out.checkpoint.size, root: out.checkpoint.root, files: out.files.length, dir, logKey: key.verifierKey }, () => [
+        `engine log ${out.checkpoint.origin}: size ${out.checkpoint.size}, root ${out.checkpoint.root}`,
+        `wrote ${out.files.length} files to ${dir}`,
+        `log key: ${key.verifierKey}`,
+      ]);
     } catch (e) {
       if (e instanceof TallyError && (e.code === 'TALLY_LOG_EMPTY' || e.code.startsWith('TALLY_SIGN_') || e.code === 'TALLY_LOG_ROLLED_BACK')) throw new CliError(e.shortMessage, EXIT.invalid, e.code);
       if (e instanceof TallyError || (e as NodeJS.ErrnoException).code !== undefined) throw new CliError(`cannot write the tiles: ${(e as Error).message}`, EXIT.io, (e as TallyError).code ?? 'TALLY_CLI_IO');

@@ -116,6 +116,10 @@ function bodyOf(values: Record<string, unknown>, cwd: string): TurnBodyInput {
 /** Readable lines for a recorded turn and its ruling. */
 export function turnLines(r: Extract<TurnResult, { ok: true }>): string[] {
   const lines = [`turn ${r.ordinal} ${r.duplicate ? 'already recorded (duplicate)' : 'recorded'} as entry ${r.index}`, `entry hash  ${r.entryHash}`];
+  // One overall outcome first (a judged intent is ruled by several checks: intent, policy, verdict…), then each check.
+  const parts = Object.entries(r.ruling ?? {}).filter((e): e is [string, CanonicalObject] => typeof e[1] === 'object' && e[1] !== null && !Array.isArray(e[1]) && typeof (e[1] as CanonicalObject)['admitted'] === 'boolean');
+  const refused = parts.find(([, o]) => o['admitted'] === false);
+  if (parts.length > 1) lines.push(refused === undefined ? `outcome     ADMITTED (${parts.map(([by]) => by).join(', ')} all admitted)` : `outcome     REJECTED by ${refused[0]}: ${String(refused[1]['code'])}`);
   for (const [by, v] of Object.entries(r.ruling ?? {})) {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) continue;
     const o = v as CanonicalObject;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { canonicalJson, isDigestHex, isoTime, type CanonicalObject, type ChainPin } from '../../protocol/index.js';
+import { isDigestHex, isoTime, type ChainPin } from '../../protocol/index.js';
 import { bundleFileChunks, formatKeyId, openSessionCheckpoint, verifyBundleCheckpoint, verifyTurnReceipt, type ParsedVerifierKey, type ReceiptPin } from '../../receipt/index.js';
 import type { WitnessPolicy } from '../../witness/index.js';
 import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
@@ -13,7 +13,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witne
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
   summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
-  help: `Usage: tally verify-proof <receipt.tlog-proof> --key <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --vkey <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
 
 Checks one entry of a day from its receipt file and the engine's verifier key,
 with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint
@@ -27,9 +27,10 @@ Pin the checkpoint to the sealed receipt you were given with --checkpoint
 (or --session/--size/--root): a receipt against any other tree then fails.
 
 Options:
-  --key <vkey|file>    the engine's verifier key (name+keyid+base64), or a file
+  --vkey <vkey|file>   (--key: the old spelling, until the next release)
+                       the engine's verifier key (name+keyid+base64), or a file
                        of verifier keys, one per line
-  --checkpoint <file>  the sealed checkpoint to pin (opened with --key)
+  --checkpoint <file>  the sealed checkpoint to pin (opened with --vkey)
   --session <hex>      pin the session id
   --size <n>           pin the checkpoint's tree size
   --root <hex>         pin the checkpoint's root (hex)
@@ -43,7 +44,8 @@ and the message names the witnesses that cosigned and those that did not.
 
 Exit codes: 0 valid, 1 invalid (the failing stage and code are printed), 2 usage
 error, 3 I/O error.`,
-  options: { key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { vkey: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, session: { type: 'string' }, size: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS, ...LOG_BINDING_OPTIONS },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-proof takes exactly one receipt file. Run 'tally verify-proof --help'.");
@@ -117,7 +119,15 @@ error, 3 I/O error.`,
             : `genesis of "${e.spec.name}"`;
     println(io.stdout, `valid: entry ${r.index} of session ${r.sessionId}${cpPath !== undefined ? ' (pinned checkpoint)' : Object.keys(pin).length > 0 ? ` (${verdictLine(pin).replace('valid, ', '')})` : ' (unpinned: in some tree the key signed; pin the sealed one with --checkpoint)'}`);
     println(io.stdout, `entry        ${what}`);
-    if (e.kind === 'turn' && e.ruling !== undefined) println(io.stdout, `ruling       ${canonicalJson(e.ruling as CanonicalObject)}`);
+    if (e.kind === 'turn' && e.ruling !== undefined) {
+      // The ruling summed up as inspect shows it (the whole ruling is in --json).
+      const [{ rowOf }, { turnVerdict }] = await Promise.all([import('../../demo/timeline.js'), import('../../demo/format.js')]);
+      const row = rowOf(r.index, r.entryHash, e, 0);
+      if (row.kind === 'turn') {
+        const what = [row.agent, row.action, row.side, row.size, row.market].filter((x) => x !== undefined).join(' ');
+        println(io.stdout, `ruling       ${what === '' ? '' : `${what}: `}${turnVerdict(row)} (the whole ruling: --json)`);
+      }
+    }
     println(io.stdout, `entry hash   ${r.entryHash}`);
     println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}, root ${cp.root}`);
     println(io.stdout, `signed by    ${cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`).join(', ')}`);
@@ -148,14 +158,14 @@ export interface CheckpointPinned {
 }
 
 /**
- * The one check of a bundle against `--key <vkey> --checkpoint <file>` (and a
+ * The one check of a bundle against `--vkey <vkey> --checkpoint <file>` (and a
  * witness policy), shared by `tally verify` and `tally replay`: see
  * `verifyBundleCheckpoint`. A failure is printed and returned as an exit code.
  */
 export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number | CheckpointPinned> {
   const cpPath = str(values, 'checkpoint');
-  if (cpPath === undefined) throw new CliError('--key needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
-  if (values['key'] === undefined) throw new CliError("--checkpoint needs --key <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
+  if (cpPath === undefined) throw new CliError('--vkey needs --checkpoint <file>: the key verifies the signed checkpoint, which pins the day');
+  if (values['vkey'] === undefined) throw new CliError("--checkpoint needs --vkey <vkey>: a checkpoint is only as good as the key that signed it (tally checkpoint --print-key)");
   const verifiers = await verifierKeysFor(values, io);
   const asked = await witnessPolicyFor(values, io);
   // With --log-key the witness policy is the log checkpoint's (what witnesses cosign is the engine log).
@@ -163,14 +173,14 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
   const policy = bound ? undefined : asked;
   const signedCheckpoint = readTextFile(cpPath, io, 'the checkpoint');
   const json = values['json'] === true;
-  const progress = progressReporter(io, 'verifying');
+  const progress = json ? { done: () => {} } : progressReporter(io, 'verifying');
   const opts = { signedCheckpoint, verifiers, requireSealed: values['unsealed'] !== true, pin };
   const chunks = bundleFileChunks(resolve(io.cwd, path));
   const r = policy === undefined ? await verifyBundleCheckpoint(chunks, opts) : await (await import('../../witness/index.js')).verifyWitnessedBundleCheckpoint(chunks, { ...opts, policy });
   progress.done();
   if (!r.ok) {
     if (json) println(io.stdout, JSON.stringify(r));
-    if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
+    else if (r.stage === 'chain') println(io.stderr, `invalid: entry ${r.index}: ${r.code}: ${r.message}`);
     else println(io.stderr, `invalid: checkpoint ${cpPath}: ${r.stage}: ${r.code}: ${r.message}`);
     return EXIT.invalid;
   }
@@ -187,7 +197,7 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
 }
 
 /**
- * `tally verify <bundle> --key <vkey> --checkpoint <file>`: the bundle against
+ * `tally verify <bundle> --vkey <vkey> --checkpoint <file>`: the bundle against
  * a signed checkpoint (see {@link checkAgainstCheckpoint}). Returns the exit code.
  */
 export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {

@@ -1,6 +1,7 @@
 import { verifyBundleFile } from '../../codec/index.js';
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
-import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CliError, EXIT, inputFile, invocation, println, str, type Command, type CommandIO } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
@@ -10,7 +11,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS } from './witness-policy.js
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--key <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -23,9 +24,10 @@ Options:
   --unsealed        accept a bundle without a finalize seal (in-progress export)
   --parallel        spread the per-line checks over worker threads (same result;
                     faster on long days when cores are free)
-  --key <vkey>      the engine's verifier key (name+keyid+base64, or a file of keys)
+  --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
+                    --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day (the sealed receipt, or an earlier
-                    one): it must carry a valid signature by --key, name the bundle's
+                    one): it must carry a valid signature by --vkey, name the bundle's
                     session, and its root must be the root of the bundle's first
                     <size> entries (for the receipt: all of them)
   --json            print the result as JSON
@@ -35,7 +37,9 @@ ${WITNESS_POLICY_HELP}
 ${LOG_BINDING_HELP}
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
+  renamedOptions: () => ({ key: 'vkey' }),
   options: {
+    vkey: { type: 'string' },
     root: { type: 'string' },
     session: { type: 'string' },
     size: { type: 'string' },
@@ -68,7 +72,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['key'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
       // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
       const { verifyWithCheckpoint } = await import('./verify-proof.js');
       return verifyWithCheckpoint(path, pin as ChainPin, values, io);
@@ -76,8 +80,8 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     const progress = progressReporter(io, 'verifying');
     const result =
       values['parallel'] === true
-        ? await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, parallel: { onProgress: (n) => progress.tick(n) } })
-        : await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, onEntry: (e) => progress.tick(e.index + 1) });
+        ? await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, parallel: { onProgress: (n) => progress.tick(n, pin.size) } })
+        : await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, onEntry: (e) => progress.tick(e.index + 1, pin.size) });
     progress.done();
     if (json) {
       println(io.stdout, JSON.stringify(result));
@@ -89,7 +93,36 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       println(io.stdout, `head         ${result.head}`);
     } else {
       println(io.stderr, `invalid: entry ${result.index}: ${result.code}: ${result.message}`);
+      if (result.index === 0) {
+        const hint = notABundle(path, io);
+        if (hint !== undefined) println(io.stderr, hint);
+      }
     }
     return result.ok ? EXIT.ok : EXIT.invalid;
   },
 };
+
+/**
+ * When a file that is not a bundle is one of Tally's other files, says which
+ * and how to use it: a signed note (a checkpoint: --checkpoint) or a
+ * single-turn receipt (tally verify-proof). Read from its first 64 KiB.
+ */
+function notABundle(path: string, io: CommandIO): string | undefined {
+  let head: string;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(65536);
+      head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const t = invocation(io);
+  if (head.startsWith('c2sp.org/tlog-proof@v1\n')) return `this is a single-turn receipt (a tlog-proof), not a bundle: ${t} verify-proof ${path} --vkey <vkey>`;
+  // A signed note: text lines, a blank line, then signature lines "— <name> <base64>".
+  if (/^[^\n{]+\n[0-9]+\n[A-Za-z0-9+/=]+\n(?:[^\n]*\n)*?\n\u2014 \S+ \S+/.test(head)) return `this is a signed note (a checkpoint), not a bundle: use it as --checkpoint with the bundle: ${t} verify <bundle.jsonl> --vkey <vkey> --checkpoint ${path}`;
+  return undefined;
+}

@@ -1,29 +1,32 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { CliError, EXIT, println, str, type Command } from '../command.js';
+import { CliError, EXIT, emit, println, str, type Command } from '../command.js';
 import { readTextFile, writeTextFile } from './checkpoint.js';
 
 export const viewCommand: Command = {
   name: 'view',
   summary: "Write the grader's desk as one offline HTML file with a bundle (and its receipt and key) embedded.",
-  help: `Usage: tally view <bundle.jsonl> [--checkpoint <receipt.note|.tlog-proof>] [--key <vkey|file>] [--policy <file>] [--out <file.html>] [--open]
+  help: `Usage: tally view <bundle.jsonl> [--checkpoint <receipt.note|.tlog-proof>] [--vkey <vkey|file>] [--policy <file>] [--out <file.html>] [--open] [--json]
 
 Writes the audit page (a single self-contained HTML file, no network) with the
 bundle's exact bytes embedded, and prints its path. Opened in a browser, the
 page verifies the day there with Tally's own protocol code: the verdict banner
-says "verified and pinned" (with --checkpoint and --key), "self-consistent but
+says "verified and pinned" (with --checkpoint and --vkey), "self-consistent but
 unpinned", or the first bad entry with the same index and code as tally verify;
 with --policy it checks the checkpoint's witness quorum too ("witnessed k of n").
 
 Options:
   --checkpoint <f>  the signed receipt note, or a tlog-proof (its checkpoint is used)
-  --key <vkey|f>    the engine's verifier key (name+keyid+base64), or a file of keys
+  --vkey <vkey|f>   the engine's verifier key (name+keyid+base64), or a file of keys;
+                    --key is its old spelling, accepted until the next release
   --policy <file>   a witness policy (Sigsum format, as tally verify --policy)
   --out <file>      where to write (default: <bundle>.html next to the bundle)
   --open            also ask the desktop to open it (xdg-open/open); never required
+  --json            print {"ok", "out", "bytes"} (and errors as {"ok":false,"code","message","exit"})
 
 Exit codes: 0 written, 2 usage error, 3 file unreadable or unwritable.`,
-  options: { checkpoint: { type: 'string' }, key: { type: 'string' }, policy: { type: 'string' }, out: { type: 'string' }, open: { type: 'boolean' } },
+  renamedOptions: () => ({ key: 'vkey' }),
+  options: { vkey: { type: 'string' }, checkpoint: { type: 'string' }, key: { type: 'string' }, policy: { type: 'string' }, out: { type: 'string' }, open: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("view takes exactly one bundle path. Run 'tally view --help'.");
@@ -31,7 +34,7 @@ Exit codes: 0 written, 2 usage error, 3 file unreadable or unwritable.`,
     if (!existsSync(full)) throw new CliError(`cannot read ${path}: no such file`, EXIT.io, 'TALLY_CLI_IO');
     const { loadAuditPage, embedDay } = await import('../../web/index.js');
     const cpPath = str(values, 'checkpoint');
-    const keyArg = str(values, 'key');
+    const keyArg = str(values, 'vkey');
     const policyPath = str(values, 'policy');
     const key = keyArg === undefined ? undefined : existsSync(resolve(io.cwd, keyArg)) ? readTextFile(keyArg, io, 'the key file') : keyArg;
     const html = embedDay(loadAuditPage(), {
@@ -42,7 +45,7 @@ Exit codes: 0 written, 2 usage error, 3 file unreadable or unwritable.`,
       ...(policyPath === undefined ? {} : { policy: readTextFile(policyPath, io, 'the witness policy') }),
     });
     const out = writeTextFile(str(values, 'out') ?? `${full.replace(/\.jsonl$/, '')}.html`, html, io, 'the page');
-    println(io.stdout, out);
+    emit(io, values, { ok: true, out, bytes: Buffer.byteLength(html) }, () => [out]);
     if (values['open'] === true) {
       const { spawn } = await import('node:child_process');
       const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { TallyError } from '../../protocol/index.js';
-import { CliError, EXIT, println, str, type Command, type CommandIO } from '../command.js';
+import { CliError, EXIT, emit, jsonMode, println, str, type Command, type CommandIO } from '../command.js';
 import { countOption } from './checkpoint.js';
 import { TIMEOUT_OPTIONS, timeoutHelp, timeoutsFromOptions } from '../http-options.js';
 import { serveUntilSignal } from '../listen.js';
@@ -59,8 +59,8 @@ function logKeys(values: Values): string[] {
 export const witnessCommand: Command = {
   name: 'witness',
   summary: 'Run a C2SP witness: cosign checkpoints only when consistent with what it cosigned before (keygen, trust, serve).',
-  help: `Usage: tally witness keygen --name <name> [--key <file>]
-       tally witness print-key [--key <file>] [--policy-line [--url <url>]]
+  help: `Usage: tally witness keygen --name <name> [--key <file>] [--json]
+       tally witness print-key [--key <file>] [--policy-line [--url <url>]] [--json]
        tally witness trust <log vkey> [--db <loc>]
        tally witness serve [--key <file>] [--db <loc>] [--log-key <vkey>]... [--origin-is-key-name] [--origin-rate <n>/<seconds>] [--host <h>] [--port <n>] [--prefix <p>]
 
@@ -98,6 +98,10 @@ Options:
   --host <h>        listen address (default 127.0.0.1)
   --port <n>        listen port (default 0: any free port)
   --prefix <p>      submission prefix (default none)
+  --json            keygen/print-key: {"ok", "name", "verifierKey", "policyLine"};
+                    trust: {"ok", "trusted", "name", "db"}; serve: one line
+                    {"ok", "listening", "verifierKey"} when ready; errors as
+                    {"ok":false, "code", "message", "exit"}
 ${timeoutHelp(16)}
 
 Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
@@ -122,10 +126,9 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
       const key = await witnessKey(values, io, sub === 'keygen');
       const url = str(values, 'url');
       if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url must be an http(s) URL');
-      if (values['policy-line'] === true) println(io.stdout, `witness ${key.name} ${Buffer.from(key.publicKey).toString('hex')}${url === undefined ? '' : ` ${url}`}`);
-      else if (url !== undefined) throw new CliError('--url goes with --policy-line');
-      else println(io.stdout, key.verifierKey);
-      return EXIT.ok;
+      if (url !== undefined && values['policy-line'] !== true) throw new CliError('--url goes with --policy-line');
+      const policyLine = `witness ${key.name} ${Buffer.from(key.publicKey).toString('hex')}${url === undefined ? '' : ` ${url}`}`;
+      return emit(io, values, { ok: true, name: key.name, verifierKey: key.verifierKey, policyLine }, () => [values['policy-line'] === true ? policyLine : key.verifierKey]);
     }
     if (sub === 'trust') {
       if (rest.length !== 1) throw new CliError("witness trust takes exactly one log verifier key. Run 'tally witness --help'.");
@@ -138,8 +141,7 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
       } finally {
         await store.close();
       }
-      println(io.stdout, `trusted ${p.verifier.name}+${p.verifier.verifierKey.split('+')[1]} in ${store.name}`);
-      return EXIT.ok;
+      return emit(io, values, { ok: true, trusted: p.verifier.verifierKey, name: p.verifier.name, db: store.name }, () => [`trusted ${p.verifier.name}+${p.verifier.verifierKey.split('+')[1]} in ${store.name}`]);
     }
     if (sub === 'serve') {
       if (rest.length > 0) throw new CliError('witness serve takes no arguments');
@@ -167,6 +169,7 @@ Exit codes: 0 ok, 2 usage error, 3 I/O error (key file, database, port).`,
         for (const k of extra) await witness.trustLogKey(k);
         const server = createWitnessHttpServer(witness, { prefix, timeouts, onRequest: (e) => println(io.stderr, JSON.stringify({ time: new Date().toISOString(), ...e })) });
         await serveUntilSignal(server, port, host, (url) => {
+          if (jsonMode(values)) return println(io.stdout, JSON.stringify({ ok: true, listening: `${url}${prefix}`, verifierKey: key.verifierKey }));
           println(io.stdout, `tally witness: listening on ${url}${prefix}`);
           println(io.stdout, `tally witness: verifier key ${key.verifierKey}`);
         });

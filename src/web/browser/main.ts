@@ -191,7 +191,7 @@ function spawn(name: string): Worker {
       document.body.append(a);
       a.click();
       a.remove();
-      put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --key <vkey>.`);
+      put(byId('receipt-status'), `Receipt of entry ${m.index} downloaded: check it with tally verify-proof <file> --vkey <vkey>.`);
     }
   };
   document.body.removeAttribute('data-ready');
