@@ -23,7 +23,7 @@ export function unterminatedProblem(piece: Uint8Array): { readonly code: ChainEr
 }
 
 /** Longest partial line carried between chunks before it is reported as unterminated. */
-const MAX_CARRY = 2 * 1_048_576;
+export const MAX_CARRY = 2 * 1_048_576;
 
 /**
  * Synchronous line splitting for chunked input: `push` returns the complete
