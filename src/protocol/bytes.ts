@@ -69,13 +69,17 @@ function tagPrefix(tag: string): Uint8Array {
 // Safe because digests are synchronous and keep no reference (see Digest).
 let scratch = new Uint8Array(4096);
 /** `views[n]` is `scratch.subarray(0, n)`, made once: a hash of a given length allocates no view. */
-let views: Array<Uint8Array | undefined> = [];
+let views = newViews();
+/** Room for every cached length up front (a dense array, never a sparse one). */
+function newViews(): Array<Uint8Array | undefined> {
+  return new Array<Uint8Array | undefined>(4097).fill(undefined);
+}
 
 function preimage(prefixLength: number, dataLength: number): Uint8Array {
   const need = prefixLength + dataLength;
   if (scratch.length < need) {
     scratch = new Uint8Array(Math.max(need, scratch.length * 2));
-    views = [];
+    views = newViews();
   }
   return scratch;
 }
