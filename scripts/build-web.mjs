@@ -54,7 +54,9 @@ function singleFile() {
       text = text.replace(/<script type="module"[^>]*src="[^"]*"><\/script>\s*/g, '').replace(/<link rel="stylesheet"[^>]*>\s*/g, '');
       const csp = [
         "default-src 'none'",
-        `script-src ${sha(script)}`,
+        // 'wasm-unsafe-eval' lets the page (and its blob: worker, which inherits this
+        // policy) compile its WebAssembly SHA-256; it allows no JavaScript eval.
+        `script-src ${sha(script)} 'wasm-unsafe-eval'`,
         `style-src ${sha(style)}`,
         'worker-src blob:',
         "connect-src 'self'",

@@ -1,7 +1,7 @@
 /**
  * The grader's desk benchmark: entries per second the audit page verifies a
- * 100,000-entry day at, in Chromium (its web worker, SHA-256 from
- * @noble/hashes, streaming the picked File), beside `verifyBundle` on this
+ * 100,000-entry day at, in Chromium (its web worker, SHA-256 in
+ * WebAssembly from hash-wasm, streaming the picked File), beside `verifyBundle` on this
  * thread over the same bytes in the same run; and replay in the page (its
  * worker re-derives every ruling of a demo day with `replay`, referee ruler,
  * secp256k1 and EIP-191 from @noble/viem) beside `replay` in Node over the

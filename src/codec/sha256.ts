@@ -37,3 +37,18 @@ export const sha256: (data: Uint8Array) => Uint8Array = oneShot
 export const sha256Into: (data: Uint8Array, out: Uint8Array) => void = oneShot
   ? (data, out) => void latin1Into(oneShot('sha256', data, 'binary'), out)
   : (data, out) => out.set(nodeCrypto.createHash('sha256').update(data).digest());
+
+/**
+ * SHA-256 of `data` written into `out[at, at + 32)` (a record or a level of
+ * nodes inside a larger array: no view per hash). Read before written, as
+ * {@link sha256Into}.
+ *
+ * @example
+ * sha256At(line, records, 24);
+ */
+export const sha256At: (data: Uint8Array, out: Uint8Array, at: number) => void = oneShot
+  ? (data, out, at) => {
+      const s = oneShot('sha256', data, 'binary');
+      for (let i = 0; i < 32; i++) out[at + i] = s.charCodeAt(i);
+    }
+  : (data, out, at) => out.set(nodeCrypto.createHash('sha256').update(data).digest(), at);

@@ -63,15 +63,34 @@ export function fromBase64(s: string, alloc: (length: number) => Uint8Array = ne
 export function fromBase64Ascii(b: Uint8Array, start: number, end: number, alloc: (length: number) => Uint8Array = newBytes): Uint8Array | undefined {
   const n = end - start;
   if (n % 4 !== 0) return undefined;
+  const out = alloc(decodedLength(b, start, end));
+  return base64Into(b, start, end, out, 0) < 0 ? undefined : out;
+}
+
+/** The length of the bytes `b[start, end)` decodes to, counting its padding (`end - start` a multiple of 4). */
+function decodedLength(b: Uint8Array, start: number, end: number): number {
+  const n = end - start;
   const pad = n > 0 && b[end - 1] === 61 ? (b[end - 2] === 61 ? 2 : 1) : 0;
-  const out = alloc((n / 4) * 3 - pad);
+  return (n / 4) * 3 - pad;
+}
+
+/**
+ * The one decoding rule of {@link fromBase64Ascii}, written into `out` from
+ * `at` (room for the decoded length is the caller's): the number of bytes
+ * written, or -1 when `b[start, end)` is not canonical padded base64 (then
+ * `out` may be partly written).
+ */
+export function base64Into(b: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  const n = end - start;
+  if (n % 4 !== 0) return -1;
+  const pad = n > 0 && b[end - 1] === 61 ? (b[end - 2] === 61 ? 2 : 1) : 0;
   const full = end - (pad > 0 ? 4 : 0);
-  let o = 0;
+  let o = at;
   // One quad per step, each character's 6 bits pre-shifted into place; a
   // character outside the alphabet is -1 and makes the quad negative.
   for (let i = start; i < full; i += 4) {
     const q = Q0[b[i]!]! | Q1[b[i + 1]!]! | Q2[b[i + 2]!]! | Q3[b[i + 3]!]!;
-    if (q < 0) return undefined;
+    if (q < 0) return -1;
     out[o] = q >>> 16;
     out[o + 1] = q >>> 8;
     out[o + 2] = q;
@@ -80,18 +99,18 @@ export function fromBase64Ascii(b: Uint8Array, start: number, end: number, alloc
   if (pad > 0) {
     const a = Q3[b[full]!]!;
     const c1 = Q3[b[full + 1]!]!;
-    if ((a | c1) < 0) return undefined;
+    if ((a | c1) < 0) return -1;
     out[o++] = (a << 2) | (c1 >> 4);
     if (pad === 2) {
       // Unused bits must be zero: one spelling per byte string.
-      if ((c1 & 15) !== 0) return undefined;
+      if ((c1 & 15) !== 0) return -1;
     } else {
       const c2 = Q3[b[full + 2]!]!;
-      if (c2 < 0 || (c2 & 3) !== 0) return undefined;
+      if (c2 < 0 || (c2 & 3) !== 0) return -1;
       out[o++] = ((c1 & 15) << 4) | (c2 >> 2);
     }
   }
-  return out;
+  return o - at;
 }
 
 const encoder = new TextEncoder();

@@ -11,7 +11,7 @@
  *   start with "tally/" (0x74…), so no tagged preimage can begin with 0x00 or
  *   0x01 and collide with a tree preimage, and the NUL ends the tag.
  */
-import { fromBase64Ascii } from './base64.js';
+import { base64Into } from './base64.js';
 import { canonicalJson, tryCanonicalJson, utf8, type CanonicalValue } from './canonical.js';
 import { LIMITS } from './limits.js';
 import { LEAF_PREFIX } from './merkle/hasher.js';
@@ -24,6 +24,12 @@ const encoder = new TextEncoder();
  * may pass a view of a reused buffer.
  */
 export type Digest = (data: Uint8Array) => Uint8Array;
+
+/**
+ * The same digest written into `out[0, 32)` instead of a fresh array (the
+ * verifier's hot path: no array per hash). The same contract as {@link Digest}.
+ */
+export type DigestInto = (data: Uint8Array, out: Uint8Array) => void;
 
 /** Version string written into every genesis entry. */
 export const PROTOCOL_VERSION = 'tally/1';
@@ -62,11 +68,30 @@ function tagPrefix(tag: string): Uint8Array {
 // handed to the digest as a view, instead of allocating a fresh array per hash.
 // Safe because digests are synchronous and keep no reference (see Digest).
 let scratch = new Uint8Array(4096);
+/** `views[n]` is `scratch.subarray(0, n)`, made once: a hash of a given length allocates no view. */
+let views = newViews();
+/** Room for every cached length up front (a dense array, never a sparse one). */
+function newViews(): Array<Uint8Array | undefined> {
+  return new Array<Uint8Array | undefined>(4097).fill(undefined);
+}
 
 function preimage(prefixLength: number, dataLength: number): Uint8Array {
   const need = prefixLength + dataLength;
-  if (scratch.length < need) scratch = new Uint8Array(Math.max(need, scratch.length * 2));
+  if (scratch.length < need) {
+    scratch = new Uint8Array(Math.max(need, scratch.length * 2));
+    views = newViews();
+  }
   return scratch;
+}
+
+/** The first `n` bytes of the preimage buffer, as a view made once per length. */
+function head(n: number): Uint8Array {
+  let v = views[n];
+  if (v === undefined) {
+    v = scratch.subarray(0, n);
+    if (n <= 4096) views[n] = v;
+  }
+  return v;
 }
 
 /** `D(utf8(tag) ‖ 0x00 ‖ data)`. */
@@ -80,10 +105,20 @@ export function taggedHash(digest: Digest, tag: string, data: Uint8Array): Uint8
 
 /** Entry hash = RFC 6962 leaf hash of the entry's canonical bytes: `D(0x00 ‖ bytes)`. */
 export function entryHash(digest: Digest, entryBytes: Uint8Array): Uint8Array {
+  return digest(entryPreimage(entryBytes));
+}
+
+/** {@link entryHash} written into `out` (32 bytes). */
+export function entryHashInto(digestInto: DigestInto, entryBytes: Uint8Array, out: Uint8Array): void {
+  digestInto(entryPreimage(entryBytes), out);
+}
+
+/** `0x00 ‖ bytes` in the preimage buffer (valid until the next preimage). */
+function entryPreimage(entryBytes: Uint8Array): Uint8Array {
   const buf = preimage(1, entryBytes.length);
   buf[0] = LEAF_PREFIX;
   buf.set(entryBytes, 1);
-  return digest(buf.subarray(0, entryBytes.length + 1));
+  return head(entryBytes.length + 1);
 }
 
 /** The content a frame root commits to. `data` is omitted when absent. */
@@ -137,7 +172,18 @@ const COMMA_TIME = utf8(',"time":');
  * absent) is copied from the line once. `dataStart < 0` means no data.
  */
 export function frameRootOfLine(digest: Digest, line: Uint8Array, dataStart: number, dataEnd: number, ordStart: number, ordEnd: number, timeStart: number, timeEnd: number): Uint8Array {
-  const t = tagPrefix(DOMAIN_TAGS.frameRoot);
+  return digest(frameRootPreimageOfLine(line, dataStart, dataEnd, ordStart, ordEnd, timeStart, timeEnd));
+}
+
+/** {@link frameRootOfLine} written into `out` (32 bytes). */
+export function frameRootOfLineInto(digestInto: DigestInto, out: Uint8Array, line: Uint8Array, dataStart: number, dataEnd: number, ordStart: number, ordEnd: number, timeStart: number, timeEnd: number): void {
+  digestInto(frameRootPreimageOfLine(line, dataStart, dataEnd, ordStart, ordEnd, timeStart, timeEnd), out);
+}
+
+const FRAME_ROOT_PREFIX = tagPrefix(DOMAIN_TAGS.frameRoot);
+
+function frameRootPreimageOfLine(line: Uint8Array, dataStart: number, dataEnd: number, ordStart: number, ordEnd: number, timeStart: number, timeEnd: number): Uint8Array {
+  const t = FRAME_ROOT_PREFIX;
   const dataLen = dataStart < 0 ? 0 : dataEnd - dataStart + OPEN_DATA.length;
   const need = dataLen + OPEN_ORDINAL.length + (ordEnd - ordStart) + COMMA_TIME.length + (timeEnd - timeStart) + 1;
   const buf = preimage(t.length, need);
@@ -146,8 +192,12 @@ export function frameRootOfLine(digest: Digest, line: Uint8Array, dataStart: num
   if (dataStart >= 0) {
     buf.set(OPEN_DATA, o);
     o += OPEN_DATA.length;
-    buf.set(line.subarray(dataStart, dataEnd), o);
-    o += dataEnd - dataStart;
+    // A short value is copied byte by byte (no view); a long one natively.
+    if (dataEnd - dataStart <= 64) for (let i = dataStart; i < dataEnd; i++) buf[o++] = line[i]!;
+    else {
+      buf.set(line.subarray(dataStart, dataEnd), o);
+      o += dataEnd - dataStart;
+    }
     buf.set(COMMA_ORDINAL, o);
     o += COMMA_ORDINAL.length;
   } else {
@@ -159,7 +209,7 @@ export function frameRootOfLine(digest: Digest, line: Uint8Array, dataStart: num
   o += COMMA_TIME.length;
   for (let i = timeStart; i < timeEnd; i++) buf[o++] = line[i]!;
   buf[o++] = 0x7d;
-  return digest(buf.subarray(0, o));
+  return head(o);
 }
 
 /**
@@ -170,13 +220,28 @@ export function frameRootOfLine(digest: Digest, line: Uint8Array, dataStart: num
  * reference, `authoredProblem`, then names it).
  */
 export function authoredHashOfBase64(digest: Digest, text: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  const p = authoredPreimageOfBase64(text, start, end);
+  return p === undefined ? undefined : digest(p);
+}
+
+/** {@link authoredHashOfBase64} written into `out` (32 bytes); false (nothing written) where that gives `undefined`. */
+export function authoredHashOfBase64Into(digestInto: DigestInto, out: Uint8Array, text: Uint8Array, start: number, end: number): boolean {
+  const p = authoredPreimageOfBase64(text, start, end);
+  if (p === undefined) return false;
+  digestInto(p, out);
+  return true;
+}
+
+const AUTHORED_PREFIX = tagPrefix(DOMAIN_TAGS.authored);
+
+function authoredPreimageOfBase64(text: Uint8Array, start: number, end: number): Uint8Array | undefined {
   if ((end - start) % 4 !== 0 || ((end - start) / 4) * 3 > LIMITS.authoredBytes + 2) return undefined;
-  const t = tagPrefix(DOMAIN_TAGS.authored);
+  const t = AUTHORED_PREFIX;
   const buf = preimage(t.length, ((end - start) / 4) * 3 + 3);
-  buf.set(t, 0);
-  const bytes = fromBase64Ascii(text, start, end, (n) => buf.subarray(t.length, t.length + n));
-  if (bytes === undefined || bytes.length > LIMITS.authoredBytes) return undefined;
-  return digest(buf.subarray(0, t.length + bytes.length));
+  for (let i = 0; i < t.length; i++) buf[i] = t[i]!;
+  const n = base64Into(text, start, end, buf, t.length);
+  if (n < 0 || n > LIMITS.authoredBytes) return undefined;
+  return head(t.length + n);
 }
 
 /** Authored hash = tagged hash of the exact authored bytes. */

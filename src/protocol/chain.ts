@@ -7,9 +7,9 @@
  * (size, UTF-8, JSON, canonical bytes, structure, hashes) is checked by
  * line.ts; this file holds the order-dependent checks and the tree.
  */
-import type { Digest } from './bytes.js';
+import type { Digest, DigestInto } from './bytes.js';
 import type { Entry } from './entries.js';
-import { authoredHashOfBase64, entryHash, frameRootOfLine } from './bytes.js';
+import { authoredHashOfBase64Into, entryHashInto, frameRootOfLineInto } from './bytes.js';
 import { fromHex, hexEqualsAt, toHex } from './hex.js';
 import { AUTHORED_MESSAGES, authoredProblem, frameRootHex, inspectLine } from './line.js';
 import { entryOfScan } from './scan-entry.js';
@@ -138,17 +138,22 @@ export interface ChainVerifierOptions {
 /** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
 export class ChainVerifier {
   private readonly digest: Digest;
+  private readonly digestInto: DigestInto;
   private readonly frontier: Frontier;
   private readonly scan: LineScan | undefined;
   private index = 0;
   private sessionId = '';
   /** The session id's 64 hex digits as ASCII codes (compared where each line writes it). */
   private sessionHex = new Uint8Array(64);
-  private headBytes: Uint8Array = new Uint8Array(0);
+  /** The last accepted entry's hash (written in place: the verifier owns it). */
+  private readonly headBytes = new Uint8Array(32);
   private expectOrdinal = OPEN_ORDINAL;
-  /** The unanswered frame's ordinal and recomputed root, while one is pending. */
+  /** The unanswered frame's ordinal and recomputed root, while `pending` (the root is written in place). */
+  private pending = false;
   private pendingOrdinal = 0;
-  private pendingRoot: Uint8Array | undefined;
+  private readonly pendingRoot = new Uint8Array(32);
+  /** An authored hash, recomputed in place. */
+  private readonly authored = new Uint8Array(32);
   private lastTime = 0;
   private sealed = false;
   private frames = 0;
@@ -157,7 +162,9 @@ export class ChainVerifier {
 
   constructor(digest: Digest, options: ChainVerifierOptions = {}) {
     this.digest = digest;
-    this.frontier = new Frontier(rfc6962Hasher(digest, options.digestInto));
+    const into = options.digestInto;
+    this.digestInto = into ?? ((data, out) => out.set(digest(data)));
+    this.frontier = new Frontier(rfc6962Hasher(digest, into));
     this.scan = options.byteScan === false ? undefined : newLineScan();
   }
 
@@ -166,8 +173,7 @@ export class ChainVerifier {
     if (this.failed) return this.failed;
     const s = this.scan;
     if (s !== undefined && !this.sealed && this.index > 0 && scanLine(line, s)) {
-      const hash = this.acceptScanned(line, s);
-      if (hash !== undefined) return { ok: true, index: this.index - 1, hash: toHex(hash), entry: entryOfScan(line, s) };
+      if (this.acceptScanned(line, s)) return { ok: true, index: this.index - 1, hash: toHex(this.headBytes), entry: entryOfScan(line, s) };
     }
     const r = this.check(line);
     if (!r.ok) this.failed = r;
@@ -181,7 +187,7 @@ export class ChainVerifier {
   accept(line: Uint8Array): ChainError | undefined {
     if (this.failed) return this.failed;
     const s = this.scan;
-    if (s !== undefined && !this.sealed && this.index > 0 && scanLine(line, s) && this.acceptScanned(line, s) !== undefined) return undefined;
+    if (s !== undefined && !this.sealed && this.index > 0 && scanLine(line, s) && this.acceptScanned(line, s)) return undefined;
     const r = this.check(line);
     if (r.ok) return undefined;
     this.failed = r;
@@ -194,50 +200,49 @@ export class ChainVerifier {
 
   /**
    * The chain checks of a line proven canonical by scanLine, over its bytes:
-   * the same checks as {@link check}, which stays the reference. Returns the
-   * entry hash when every check passes (the entry is then applied), and
-   * `undefined` WITHOUT changing any state otherwise: the caller then runs the
+   * the same checks as {@link check}, which stays the reference. Returns true
+   * when every check passes (the entry is then applied, its hash the head),
+   * and false WITHOUT changing any state otherwise: the caller then runs the
    * reference on the same line, which finds and names the first failure.
    */
-  private acceptScanned(line: Uint8Array, s: LineScan): Uint8Array | undefined {
-    if (!codesEqualAt(line, s.session, this.sessionHex) || !hexEqualsAt(line, s.parent, this.headBytes)) return undefined;
-    const pending = this.pendingRoot;
+  private acceptScanned(line: Uint8Array, s: LineScan): boolean {
+    if (!codesEqualAt(line, s.session, this.sessionHex) || !hexEqualsAt(line, s.parent, this.headBytes)) return false;
     if (s.kind === 1) {
-      if (pending !== undefined || s.ordinal !== this.expectOrdinal || s.timeOrSize < this.lastTime) return undefined;
-      const root = frameRootOfLine(this.digest, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd);
-      if (!hexEqualsAt(line, s.root, root)) return undefined;
-      const hash = this.apply(line);
+      if (this.pending || s.ordinal !== this.expectOrdinal || s.timeOrSize < this.lastTime) return false;
+      // Written before it is checked: `pendingRoot` means nothing while no frame is pending.
+      const root = this.pendingRoot;
+      frameRootOfLineInto(this.digestInto, root, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd);
+      if (!hexEqualsAt(line, s.root, root)) return false;
+      this.apply(line);
+      this.pending = true;
       this.pendingOrdinal = s.ordinal;
-      this.pendingRoot = root;
       this.lastTime = s.timeOrSize;
       this.frames++;
-      return hash;
+      return true;
     }
     if (s.kind === 2) {
-      if (pending === undefined || s.ordinal !== this.pendingOrdinal || !hexEqualsAt(line, s.root, pending)) return undefined;
+      if (!this.pending || s.ordinal !== this.pendingOrdinal || !hexEqualsAt(line, s.root, this.pendingRoot)) return false;
       if (s.body === 1) {
-        const a = authoredHashOfBase64(this.digest, line, s.bytesStart, s.bytesEnd);
-        if (a === undefined || !hexEqualsAt(line, s.hashAt, a)) return undefined;
+        const a = this.authored;
+        if (!authoredHashOfBase64Into(this.digestInto, a, line, s.bytesStart, s.bytesEnd) || !hexEqualsAt(line, s.hashAt, a)) return false;
       }
-      const hash = this.apply(line);
+      this.apply(line);
       this.expectOrdinal = this.pendingOrdinal + 1;
-      this.pendingRoot = undefined;
+      this.pending = false;
       this.turns++;
-      return hash;
+      return true;
     }
-    if (pending !== undefined || s.timeOrSize !== this.index || !hexEqualsAt(line, s.root, this.frontier.root())) return undefined;
-    const hash = this.apply(line);
+    if (this.pending || s.timeOrSize !== this.index || !hexEqualsAt(line, s.root, this.frontier.root())) return false;
+    this.apply(line);
     this.sealed = true;
-    return hash;
+    return true;
   }
 
-  /** Hashes an accepted line, links it and appends it to the tree. */
-  private apply(line: Uint8Array): Uint8Array {
-    const hash = entryHash(this.digest, line);
-    this.frontier.append(hash);
-    this.headBytes = hash;
+  /** Hashes an accepted line into the head, links it and appends it to the tree. */
+  private apply(line: Uint8Array): void {
+    entryHashInto(this.digestInto, line, this.headBytes);
+    this.frontier.append(this.headBytes);
     this.index++;
-    return hash;
   }
 
   /** The reference checks of one line. */
@@ -262,14 +267,14 @@ export class ChainVerifier {
       if (bad) return bad;
     }
     this.frontier.append(hashBytes);
-    this.headBytes = hashBytes;
+    this.headBytes.set(hashBytes);
     const verified: VerifiedEntry = { ok: true, index: this.index, hash, entry: e };
     this.index++;
     return verified;
   }
 
   private checkTransition(e: Exclude<Entry, { kind: 'genesis' }>): ChainError | undefined {
-    const pending = this.pendingRoot;
+    const pending = this.pending;
     switch (e.kind) {
       case 'frame': {
         if (pending) return this.fail('unexpected-entry', `frame ${e.ordinal} arrives while frame ${this.pendingOrdinal} is unanswered`);
@@ -277,8 +282,9 @@ export class ChainVerifier {
         if (e.time < this.lastTime) return this.fail('time-regressed', `frame time ${isoTime(e.time)} is before the previous frame's ${isoTime(this.lastTime)}`);
         const root = frameRootHex(this.digest, e);
         if (root !== e.frameRoot) return this.fail('bad-frame-root', `frameRoot ${e.frameRoot} does not match the frame content (${root})`);
+        this.pending = true;
         this.pendingOrdinal = e.ordinal;
-        this.pendingRoot = fromHex(root);
+        this.pendingRoot.set(fromHex(root));
         this.lastTime = e.time;
         this.frames++;
         return undefined;
@@ -286,13 +292,13 @@ export class ChainVerifier {
       case 'turn': {
         if (!pending) return this.fail('unexpected-entry', 'a turn with no frame to answer');
         if (e.ordinal !== this.pendingOrdinal) return this.fail('bad-ordinal', `turn ordinal ${e.ordinal} does not answer frame ${this.pendingOrdinal}`);
-        if (e.frameRoot !== toHex(pending)) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
+        if (e.frameRoot !== toHex(this.pendingRoot)) return this.fail('bad-frame-root', 'turn names another frame root than the frame it answers');
         if (e.body.kind === 'authored') {
           const bad = authoredProblem(this.digest, e.body);
           if (bad) return this.fail(bad, AUTHORED_MESSAGES[bad]);
         }
         this.expectOrdinal = this.pendingOrdinal + 1;
-        this.pendingRoot = undefined;
+        this.pending = false;
         this.turns++;
         return undefined;
       }

@@ -64,12 +64,16 @@ export function isDigestHex(s: unknown): s is string {
  * it sits: no string is made).
  */
 export function hexEqualsAt(text: Uint8Array, at: number, digest: Uint8Array): boolean {
+  // Two codes per byte, compared as one 16-bit number.
   for (let i = 0; i < 32; i++) {
-    const b = digest[i]! << 1;
-    if (text[at + 2 * i] !== HEX_CODES[b] || text[at + 2 * i + 1] !== HEX_CODES[b + 1]) return false;
+    const o = at + 2 * i;
+    if ((text[o]! | (text[o + 1]! << 8)) !== HEX_PAIRS[digest[i]!]) return false;
   }
   return true;
 }
+
+/** Each byte's two hex digit codes as one number: the first code in the low byte. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => HEX_CODES[2 * b]! | (HEX_CODES[2 * b + 1]! << 8));
 
 /** Byte-wise equality. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

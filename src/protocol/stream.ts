@@ -23,7 +23,7 @@ export function unterminatedProblem(piece: Uint8Array): { readonly code: ChainEr
 }
 
 /** Longest partial line carried between chunks before it is reported as unterminated. */
-const MAX_CARRY = 2 * 1_048_576;
+export const MAX_CARRY = 2 * 1_048_576;
 
 /**
  * Synchronous line splitting for chunked input: `push` returns the complete
@@ -36,7 +36,10 @@ export class LineSplitter {
   private carryLen = 0;
 
   /** Lines completed by `chunk`, in order; `overflow` ends the stream (nothing after it counts). */
-  push(chunk: Uint8Array): { readonly lines: Uint8Array[]; readonly overflow?: Uint8Array } {
+  push(input: Uint8Array): { readonly lines: Uint8Array[]; readonly overflow?: Uint8Array } {
+    // A plain view of a Buffer chunk (a file stream's): its views and
+    // searches are the typed array's own, not Buffer's slower wrappers.
+    const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
     const lines: Uint8Array[] = [];
     let start = 0;
     for (;;) {

@@ -111,7 +111,7 @@ describe('the browser bundle', () => {
   });
 
   it('only bare imports are the page libraries and the universal ones the replayed engine uses', () => {
-    expect([...bare.keys()].sort()).toEqual(['@noble/curves/abstract/modular.js', '@noble/curves/secp256k1.js', '@noble/hashes/sha2.js', '@noble/hashes/sha3.js', '@opentelemetry/api', 'fast-json-stable-stringify', 'uplot', 'uplot/dist/uPlot.min.css', 'viem', 'viem/accounts', 'zod']);
+    expect([...bare.keys()].sort()).toEqual(['@noble/curves/abstract/modular.js', '@noble/curves/secp256k1.js', '@noble/hashes/sha2.js', '@noble/hashes/sha3.js', '@opentelemetry/api', 'fast-json-stable-stringify', 'hash-wasm', 'uplot', 'uplot/dist/uPlot.min.css', 'viem', 'viem/accounts', 'zod']);
   });
 
   it('binds only modules it replaces with a twin of the same exports', () => {

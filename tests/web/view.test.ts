@@ -58,7 +58,7 @@ describe('tally serve', () => {
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
       const csp = res.headers.get('content-security-policy')!;
       expect(csp).toBe(`${loadAuditPage().csp}; frame-ancestors 'none'`);
-      expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]{43}='; style-src 'sha256-[A-Za-z0-9+/]{43}='; worker-src blob:; connect-src 'self';/);
+      expect(csp).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]{43}=' 'wasm-unsafe-eval'; style-src 'sha256-[A-Za-z0-9+/]{43}='; worker-src blob:; connect-src 'self';/);
       expect(await res.text()).toBe(loadAuditPage().html);
       expect((await fetch(`${srv.url}/sessions/${'a'.repeat(64)}/bundle`)).status).toBe(401);
     } finally {

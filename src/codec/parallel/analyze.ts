@@ -11,12 +11,13 @@
  * reference (`inspectLine`, `frameRoot`, `authoredProblem`), which writes the
  * same record the same way it always has.
  */
-import { authoredHashOfBase64, entryHash, frameRoot, frameRootOfLine } from '../../protocol/bytes.js';
+import { authoredHashOfBase64Into, frameRoot, frameRootOfLineInto, entryHashInto } from '../../protocol/bytes.js';
 import { authoredProblem, inspectLine } from '../../protocol/chain.js';
 import { hexEqualsAt } from '../../protocol/hex.js';
 import { newLineScan, scanLine, type LineScan } from '../../protocol/scan.js';
-import { sha256 } from '../sha256.js';
-import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, STATUS_OK, type BatchResult, type LineFailure } from './layout.js';
+import { NODE_PREFIX } from '../../protocol/merkle/hasher.js';
+import { sha256, sha256At, sha256Into } from '../sha256.js';
+import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, STATUS_OK, subtreeHeights, type BatchResult, type LineFailure } from './layout.js';
 
 // Nibble values of '0'-'9' and 'a'-'f'; every other code is 255 (not a digit).
 const NIBBLE = new Uint8Array(256).fill(255);
@@ -44,6 +45,10 @@ function hexCodesInto(out: Uint8Array, at: number, line: Uint8Array, from: numbe
 export interface AnalyzeOptions {
   /** Record lines the byte-level checker proves from their bytes (default true); `false`: the reference only. */
   readonly byteScan?: boolean;
+  /** Each line is followed by a newline in `bytes` (see `BatchRequest.separated`). */
+  readonly separated?: boolean;
+  /** The bundle index of the first line: also compute the batch's subtree roots (see `BatchRequest.base`). */
+  readonly base?: number;
 }
 
 /**
@@ -57,18 +62,54 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array, o
   const out = new Uint8Array(records);
   const failures: LineFailure[] = [];
   const scan = options.byteScan === false ? undefined : newLineScan();
+  const gap = options.separated === true ? 1 : 0;
   let start = 0;
   for (let i = 0; i < count; i++) {
     const end = ends[i]!;
     const line = bytes.subarray(start, end);
-    start = end;
+    start = end + gap;
     const at = i * RECORD_BYTES;
     if (scan !== undefined && scanLine(line, scan) && scanned(line, scan, view, out, at)) continue;
     out.fill(0, at, at + RECORD_BYTES);
     reference(line, view, out, at, i, failures);
   }
-  return { id, records, failures };
+  if (options.base === undefined) return { id, records, failures };
+  return { id, records, failures, roots: subtreeRoots(out, options.base, count) };
 }
+
+/** The preimage of an interior node, `0x01 ‖ left ‖ right`, reused. */
+const node = new Uint8Array(65);
+node[0] = NODE_PREFIX;
+
+/**
+ * The roots of the aligned perfect subtrees tiling the batch's leaves (the
+ * entry hashes in its records), back to back, for leaves `[base, base +
+ * count)`: each level is hashed in place over a copy of its leaves.
+ */
+function subtreeRoots(records: Uint8Array, base: number, count: number): ArrayBuffer {
+  const heights = subtreeHeights(base, count);
+  const roots = new Uint8Array(32 * heights.length);
+  const level = new Uint8Array(32 * count);
+  for (let i = 0; i < count; i++) level.set(records.subarray(i * RECORD_BYTES + OFF.hash, i * RECORD_BYTES + OFF.hash + 32), 32 * i);
+  let first = 0;
+  heights.forEach((h, k) => {
+    // Leaves [first, first + 2^h) of the batch, folded level by level into level[32·first].
+    for (let width = 2 ** h; width > 1; width /= 2) {
+      for (let j = 0; j < width / 2; j++) {
+        const l = 32 * (first + 2 * j);
+        for (let b = 0; b < 64; b++) node[1 + b] = level[l + b]!;
+        sha256At(node, level, 32 * (first + j));
+      }
+    }
+    roots.set(level.subarray(32 * first, 32 * first + 32), 32 * k);
+    first += 2 ** h;
+  });
+  return roots.buffer;
+}
+
+/** Digests written in place, then copied into the record. */
+const authored = new Uint8Array(32);
+const hash = new Uint8Array(32);
 
 /**
  * The record of a line `scanLine` proved, from its bytes; false (the record
@@ -78,17 +119,20 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array, o
 function scanned(line: Uint8Array, s: LineScan, view: DataView, out: Uint8Array, at: number): boolean {
   if (!hexCodesInto(out, at + OFF.session, line, s.session) || !hexCodesInto(out, at + OFF.parent, line, s.parent) || !hexCodesInto(out, at + OFF.claimedRoot, line, s.root)) return false;
   if (s.kind === 2 && s.body === 1) {
-    const a = authoredHashOfBase64(sha256, line, s.bytesStart, s.bytesEnd);
-    if (a === undefined || !hexEqualsAt(line, s.hashAt, a)) return false;
+    if (!authoredHashOfBase64Into(sha256Into, authored, line, s.bytesStart, s.bytesEnd) || !hexEqualsAt(line, s.hashAt, authored)) return false;
     view.setUint8(at + OFF.isAuthored, 1);
     view.setUint8(at + OFF.authored, AUTHORED_CODES.none);
   }
   view.setUint8(at + OFF.status, STATUS_OK);
   view.setUint8(at + OFF.kind, s.kind);
-  out.set(entryHash(sha256, line), at + OFF.hash);
+  entryHashInto(sha256Into, line, hash);
+  out.set(hash, at + OFF.hash);
   if (s.kind !== 3) view.setFloat64(at + OFF.ordinal, s.ordinal);
   if (s.kind !== 2) view.setFloat64(at + OFF.timeOrSize, s.timeOrSize);
-  if (s.kind === 1) out.set(frameRootOfLine(sha256, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd), at + OFF.computedRoot);
+  if (s.kind === 1) {
+    frameRootOfLineInto(sha256Into, hash, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd);
+    out.set(hash, at + OFF.computedRoot);
+  }
   return true;
 }
 

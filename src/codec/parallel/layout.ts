@@ -35,8 +35,43 @@ export const AUTHORED_CODES = { none: 0, 'bad-authored-bytes': 1, 'bad-authored-
 export interface BatchRequest {
   readonly id: number;
   readonly bytes: ArrayBuffer;
-  /** `ends[i]` is the offset just past line i; line i starts at `ends[i - 1]` (or 0). */
+  /**
+   * `ends[i]` is the offset just past line i; line i starts at `ends[i - 1]`
+   * (or 0), or one byte later when `separated` (each line then followed by
+   * its newline, as the bundle has it).
+   */
   readonly ends: Uint32Array;
+  /** Each line is followed by one newline byte in `bytes` (default false). */
+  readonly separated?: boolean;
+  /**
+   * The bundle index of the batch's first line: when given, the worker also
+   * returns the roots of the batch's aligned perfect subtrees
+   * ({@link subtreeHeights}), so the main thread merges a few roots instead of
+   * hashing every interior node.
+   */
+  readonly base?: number;
+}
+
+/**
+ * The heights of the perfect subtrees that tile the leaves `[base, base +
+ * count)`, left to right, each starting on its own boundary (a multiple of
+ * its width): the same split a frontier of `base` leaves merges. Pure.
+ *
+ * @example
+ * subtreeHeights(6, 7) // [1, 2, 0]: leaves 6-7, 8-11 and 12
+ */
+export function subtreeHeights(base: number, count: number): number[] {
+  const out: number[] = [];
+  let at = base;
+  const end = base + count;
+  while (at < end) {
+    let h = 0;
+    // Grow while the next width still starts on its boundary and fits.
+    while (at % 2 ** (h + 1) === 0 && at + 2 ** (h + 1) <= end) h++;
+    out.push(h);
+    at += 2 ** h;
+  }
+  return out;
 }
 
 /** A line that failed a context-free check. */
@@ -51,4 +86,6 @@ export interface BatchResult {
   readonly id: number;
   readonly records: ArrayBuffer;
   readonly failures: readonly LineFailure[];
+  /** With a request's `base`: the 32-byte roots of `subtreeHeights(base, lines)`, back to back (meaningless past a failed line). */
+  readonly roots?: ArrayBuffer;
 }

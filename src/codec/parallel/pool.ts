@@ -87,7 +87,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
       if (busy++ === 0) for (const s of slots) s.worker.ref();
       slot.inFlight++;
-      const req: BatchRequest = { id: nextId++, bytes: batch.bytes, ends: batch.ends };
+      const req: BatchRequest = { ...batch, id: nextId++ };
       return new Promise<BatchResult>((resolve, reject) => {
         waiting.set(req.id, { resolve, reject, slot });
         slot.worker.postMessage(req, [req.bytes]);

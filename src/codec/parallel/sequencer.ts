@@ -8,13 +8,14 @@
  * for equal results on valid and mutated bundles.
  */
 import { AUTHORED_MESSAGES, type ChainError, type ChainErrorCode, type ChainSummary, type FinishOptions } from '../../protocol/chain.js';
+import { TallyError } from '../../protocol/errors.js';
 import { toHex } from '../../protocol/hex.js';
 import { isoTime } from '../../protocol/time.js';
 import { Frontier } from '../../protocol/merkle/frontier.js';
 import { rfc6962Hasher } from '../../protocol/merkle/hasher.js';
 import { OPEN_ORDINAL } from '../../protocol/vocabulary.js';
 import { sha256, sha256Into } from '../sha256.js';
-import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, type BatchResult } from './layout.js';
+import { AUTHORED_CODES, KIND_CODES, OFF, RECORD_BYTES, STATUS_FAILED, subtreeHeights, type BatchResult } from './layout.js';
 
 const HASH = 32;
 
@@ -52,11 +53,19 @@ export class Sequencer {
     return this.failed;
   }
 
-  /** Applies every line of a batch; returns the first error, if any. */
+  /**
+   * Applies every line of a batch; returns the first error, if any. A batch
+   * with `roots` (computed for a base equal to the entries applied so far)
+   * joins the tree by those subtree roots once every line has passed; a seal
+   * inside it, which needs the root of the entries before it, makes the batch
+   * join leaf by leaf from there.
+   */
   apply(batch: BatchResult, lines: number): ChainError | undefined {
     if (this.failed) return this.failed;
     const rec = new Uint8Array(batch.records);
     const view = new DataView(batch.records);
+    const first = this.index;
+    let byRoots = batch.roots !== undefined;
     let f = 0;
     for (let i = 0; i < lines; i++) {
       const at = i * RECORD_BYTES;
@@ -73,6 +82,11 @@ export class Sequencer {
         this.sessionId = rec.slice(hashAt, hashAt + HASH);
       } else {
         if (kind === KIND_CODES.genesis) return this.fail('unexpected-entry', 'genesis may only be the first entry');
+        if (kind === KIND_CODES.finalize && byRoots) {
+          // The seal's root check needs the tree of every entry before it: catch up leaf by leaf.
+          for (let j = 0; j < i; j++) this.frontier.append(rec.subarray(j * RECORD_BYTES + OFF.hash, j * RECORD_BYTES + OFF.hash + HASH));
+          byRoots = false;
+        }
         if (!equal32(rec, at + OFF.session, this.sessionId, 0)) {
           return this.fail('wrong-session', `entry names session ${hexAt(rec, at + OFF.session)}, expected ${toHex(this.sessionId)}`);
         }
@@ -83,9 +97,15 @@ export class Sequencer {
         if (bad) return bad;
       }
       const hash = rec.subarray(hashAt, hashAt + HASH);
-      this.frontier.append(hash);
+      if (!byRoots) this.frontier.append(hash);
       this.head = hash;
       this.index++;
+    }
+    if (byRoots) {
+      const roots = new Uint8Array(batch.roots!);
+      const heights = subtreeHeights(first, lines);
+      if (roots.length !== HASH * heights.length) throw new TallyError('TALLY_VERIFY_WORKER_FAILED', 'A verification worker returned the wrong subtree roots.', { details: `${heights.length} expected, got ${roots.length / HASH}` });
+      heights.forEach((h, k) => this.frontier.appendSubtree(roots.subarray(HASH * k, HASH * k + HASH), h));
     }
     return undefined;
   }

@@ -11,7 +11,7 @@
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
-import { LineSplitter, unterminatedProblem } from '../../protocol/stream.js';
+import { MAX_CARRY, unterminatedProblem } from '../../protocol/stream.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
@@ -69,18 +69,24 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
   const seq = new Sequencer();
   const inFlight: Array<{ result: Promise<BatchResult>; lines: number }> = [];
 
+  // The batch being filled: lines with their newlines, as the bundle has them
+  // (copied a run of lines at a time, not line by line), and where each ends.
   let buf = new Uint8Array(batchBytes);
   let used = 0;
-  let ends: number[] = [];
+  let ends = new Uint32Array(batchLines);
+  let count = 0;
+  let base = 0;
 
   const dispatch = (): void => {
-    if (ends.length === 0) return;
+    if (count === 0) return;
     const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + used);
-    const result = pool.run({ bytes, ends: Uint32Array.from(ends) });
+    // The workers also hash the batch's interior tree nodes (its subtree roots from `base`).
+    const result = pool.run({ bytes, ends: ends.slice(0, count), separated: true, base });
     result.catch(() => undefined); // observed when applied; never an unhandled rejection
-    inFlight.push({ result, lines: ends.length });
+    inFlight.push({ result, lines: count });
+    base += count;
     used = 0;
-    ends = [];
+    count = 0;
   };
   // Applies the oldest batch; false once an error is known.
   const applyOldest = async (): Promise<boolean> => {
@@ -90,27 +96,70 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
     options.onProgress?.(seq.size);
     return true;
   };
+  /** Room for `need` more bytes and one more line: dispatches the batch first when full (waiting while too many are in flight). */
+  const room = async (need: number): Promise<boolean> => {
+    if (used + need <= buf.length && count < batchLines) return true;
+    dispatch();
+    if (need > buf.length) buf = new Uint8Array(need);
+    while (inFlight.length >= maxInFlight) if (!(await applyOldest())) return false;
+    return true;
+  };
 
-  const splitter = new LineSplitter();
+  // The partial line carried between chunks (the same rules as LineSplitter).
+  let carry: Uint8Array[] = [];
+  let carryLen = 0;
   let unterminated: Uint8Array | undefined;
-  chunkLoop: for await (const chunk of chunks) {
-    const { lines, overflow } = splitter.push(chunk);
-    for (const line of lines) {
-      if (used + line.length > buf.length || ends.length >= batchLines) {
-        dispatch();
-        if (line.length > buf.length) buf = new Uint8Array(line.length);
-        while (inFlight.length >= maxInFlight) if (!(await applyOldest())) return seq.error!;
+  chunkLoop: for await (const input of chunks) {
+    // A plain view of a Buffer chunk: the typed array's own indexOf and subarray.
+    const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
+    let pos = 0;
+    if (carryLen > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl >= 0) {
+        carry.push(chunk.subarray(0, nl));
+        const len = carryLen + nl;
+        if (!(await room(len + 1))) return seq.error!;
+        for (const part of carry) {
+          buf.set(part, used);
+          used += part.length;
+        }
+        ends[count++] = used;
+        buf[used++] = NEWLINE;
+        carry = [];
+        carryLen = 0;
+        pos = nl + 1;
       }
-      buf.set(line, used);
-      used += line.length;
-      ends.push(used);
     }
-    if (overflow) {
-      unterminated = overflow;
-      break chunkLoop;
+    if (carryLen === 0) {
+      // Whole lines of this chunk: [runStart, pos) is copied into the batch at `used` in one go.
+      let runStart = pos;
+      for (;;) {
+        const nl = chunk.indexOf(NEWLINE, pos);
+        if (nl < 0) break;
+        const len = nl + 1 - pos;
+        if (used + (pos - runStart) + len > buf.length || count >= batchLines) {
+          buf.set(chunk.subarray(runStart, pos), used);
+          used += pos - runStart;
+          runStart = pos;
+          if (!(await room(len))) return seq.error!;
+        }
+        ends[count++] = used + (nl - runStart);
+        pos = nl + 1;
+      }
+      buf.set(chunk.subarray(runStart, pos), used);
+      used += pos - runStart;
+    }
+    if (pos < chunk.length) {
+      carry.push(chunk.slice(pos));
+      carryLen += chunk.length - pos;
+      // Bound memory: a "line" longer than any legal entry cannot be valid.
+      if (carryLen > MAX_CARRY) {
+        unterminated = joined(carry, carryLen);
+        break chunkLoop;
+      }
     }
   }
-  unterminated ??= splitter.end();
+  if (unterminated === undefined && carryLen > 0) unterminated = joined(carry, carryLen);
   dispatch();
   while (inFlight.length > 0) if (!(await applyOldest())) return seq.error!;
   if (unterminated) {
@@ -121,4 +170,17 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),
   });
+}
+
+const NEWLINE = 0x0a;
+
+function joined(parts: readonly Uint8Array[], len: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }

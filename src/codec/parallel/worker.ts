@@ -9,7 +9,10 @@ import type { BatchRequest } from './layout.js';
 const port = parentPort;
 if (port) {
   port.on('message', (req: BatchRequest) => {
-    const r = analyzeBatch(req.id, new Uint8Array(req.bytes), req.ends);
-    port.postMessage(r, [r.records]);
+    const r = analyzeBatch(req.id, new Uint8Array(req.bytes), req.ends, {
+      ...(req.separated === undefined ? {} : { separated: req.separated }),
+      ...(req.base === undefined ? {} : { base: req.base }),
+    });
+    port.postMessage(r, r.roots === undefined ? [r.records] : [r.records, r.roots]);
   });
 }

@@ -89,6 +89,27 @@ export class Frontier {
     this.#size += 1;
   }
 
+  /**
+   * Appends the root of a perfect subtree of `2^height` leaves (computed
+   * elsewhere, for example by a verification worker), as if its leaves had
+   * been appended one by one: the border then holds the same roots. Requires
+   * `size` to be a multiple of `2^height` (the subtree starts on its own
+   * boundary); throws `TALLY_MERKLE_OUT_OF_RANGE` otherwise, and
+   * `TALLY_MERKLE_BAD_HASH` on a wrong-length root.
+   */
+  appendSubtree(root: Uint8Array, height: number): void {
+    const width = 2 ** height;
+    if (!Number.isSafeInteger(height) || height < 0 || height > 52 || this.#size % width !== 0 || this.#size + width > Number.MAX_SAFE_INTEGER) {
+      throw new TallyError('TALLY_MERKLE_OUT_OF_RANGE', 'A subtree must start on its own boundary.', { details: `size ${this.#size}, height ${String(height)}` });
+    }
+    assertTreeHash(root, 'root');
+    const carry = this.#spare.pop() ?? new Uint8Array(32);
+    carry.set(root);
+    // Below `height` every bit of size is 0: the merge is the leaf merge on size / 2^height.
+    mergeInto(this.#hasher, this.#size / width, this.#hashes, carry, this.#spare);
+    this.#size += width;
+  }
+
   /** Merkle Tree Hash of the `size` leaves: the border roots folded right to left; `H('')` when empty. */
   root(): Uint8Array {
     return borderRoot(this.#hasher, this.#hashes);

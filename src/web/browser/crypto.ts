@@ -2,7 +2,8 @@
  * The browser's cryptography for the audit page, passed into the pure rules:
  * SHA-256 as the protocol's synchronous `Digest` (the chain verifier calls it
  * once per entry and per tree node, synchronously, so WebCrypto's
- * promise-only `digest` cannot serve it; @noble/hashes does, in the worker),
+ * promise-only `digest` cannot serve it; WebAssembly (hash-wasm, with
+ * @noble/hashes until it is compiled) does, in the worker: ./sha256.ts),
  * and Ed25519 through WebCrypto for signed checkpoints and witness
  * cosignatures. WebCrypto's verify is asynchronous while the one note rule
  * (`openPinnedNote`, and the witness rules built on it) asks synchronously,
@@ -16,10 +17,10 @@ import { ED25519_SIGNATURE_BYTES } from '../../receipt/note/layout.js';
 import { openPinnedNote } from '../../receipt/note/open-pinned.js';
 import type { OpenNoteResult } from '../../receipt/note/types.js';
 import type { DecodedVerifierKey } from '../../receipt/note/verifier-key-text.js';
-import { sha256 as nobleSha256 } from './sha256.js';
+import { sha256 as pageSha256 } from './sha256.js';
 
 /** SHA-256 for the pure protocol layer. */
-export const sha256: Digest = nobleSha256;
+export const sha256: Digest = pageSha256;
 
 /** Ed25519 (RFC 8032) verification through WebCrypto; `false` for any refusal. */
 export async function ed25519VerifyWebCrypto(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean> {

@@ -13,6 +13,7 @@ import { formatKeyId } from '../../receipt/note/layout.js';
 import { verifyChunksAgainstCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
 import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
 import { sha256 } from './crypto.js';
+import { sha256Ready } from './sha256-wasm.js';
 import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
 import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
@@ -43,6 +44,8 @@ async function* chunksOf(blob: Blob, onBytes: (n: number) => void): AsyncGenerat
 }
 
 async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void> {
+  // The WebAssembly SHA-256 compiles once, asynchronously: wait for it (or its failure: noble then hashes, the same digests).
+  await sha256Ready;
   const t0 = performance.now();
   follower = undefined;
   day = newDay(msg.unsealed !== true);
