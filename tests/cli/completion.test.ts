@@ -46,7 +46,7 @@ describe('tally completion', () => {
     expect(r.code, r.stderr).toBe(0);
     writeFileSync(script, r.stdout);
     expect(complete(['tally', 'wit'])).toEqual(['witness']);
-    expect(complete(['tally', 'verify'])).toEqual(['verify', 'verify-proof']);
+    expect(complete(['tally', 'verify']).sort()).toEqual(['verify', 'verify-evidence', 'verify-proof']);
     expect(complete(['tally', '']).sort()).toEqual(COMMANDS.map((c) => c.name).sort());
     expect(complete(['tally', 'witness', 'k'])).toEqual(['keygen']);
     expect(complete(['tally', 'view', '--o'])).toEqual(['--out', '--open']);

@@ -85,7 +85,8 @@ describe('tally prove / verify-proof', () => {
     const v = run(['verify-proof', 't4.tlog-proof', '--vkey', vkey, '--checkpoint', 'sealed.cp']);
     expect(v.code).toBe(0);
     expect(v.stdout).toContain(`valid: entry 4 of session ${sid} (pinned checkpoint)`);
-    expect(v.stdout).toMatch(/ruling {2,}{"intent":{"admitted":false,.*"code":"expired"/);
+    // The ruling in words (inspect's wording); the whole ruling object is in --json.
+    expect(v.stdout).toMatch(/ruling {2,}alpha open long 1 BTC-PERP: REJECTED expired \(ttl\)/);
     // Without --out the receipt goes to stdout, the same bytes; prove never signs (no --checkpoint: usage error).
     const p = run(['prove', 'day.jsonl', '--entry', '4', '--checkpoint', 'sealed.cp', '--vkey', vkey]);
     expect([p.code, p.stdout]).toEqual([0, text]);
