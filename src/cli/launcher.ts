@@ -12,16 +12,19 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** The parent pid and argv of `pid`, from /proc; undefined when it is gone or unreadable. */
-function proc(pid: number): { readonly ppid: number; readonly argv: readonly string[] } | undefined {
+/** The parent pid and argv of `pid`, from /proc; `gone` when there is no such process, `unreadable` when /proc could not be read (no verdict). */
+function proc(pid: number): { readonly ppid: number; readonly argv: readonly string[] } | 'gone' | 'unreadable' {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').filter((a) => a !== '');
-    return Number.isSafeInteger(ppid) ? { ppid, argv } : undefined;
-  } catch {
-    return undefined;
+    return Number.isSafeInteger(ppid) ? { ppid, argv } : 'unreadable';
+  } catch (e) {
+    // Only a missing entry means the process is gone: an open that fails for another reason (EMFILE,
+    // an injected EROFS, ENOMEM) says nothing about it, and must not stop the server.
+    const code = (e as { code?: unknown }).code;
+    return code === 'ENOENT' || code === 'ESRCH' ? 'gone' : 'unreadable';
   }
 }
 
@@ -44,10 +47,10 @@ export function launcherChain(env: NodeJS.ProcessEnv, self: number = process.pid
   let pid = self;
   for (let step = 0; step < 4; step++) {
     const p = proc(pid);
-    if (p === undefined || p.ppid <= 1) return undefined;
+    if (typeof p === 'string' || p.ppid <= 1) return undefined;
     chain.push(p.ppid);
     const parent = proc(p.ppid);
-    if (parent === undefined) return undefined;
+    if (typeof parent === 'string') return undefined;
     if (isNpm(parent.argv)) return chain;
     pid = p.ppid;
   }
@@ -66,7 +69,10 @@ export function watchLauncher(env: NodeJS.ProcessEnv, onGone: () => void, interv
   const links = [process.pid, ...chain];
   const timer = setInterval(() => {
     for (let i = 0; i + 1 < links.length; i++) {
-      if (proc(links[i]!)?.ppid !== links[i + 1]) {
+      const p = proc(links[i]!);
+      // Unreadable this time: no verdict; the next tick looks again.
+      if (p === 'unreadable') return;
+      if (p === 'gone' || p.ppid !== links[i + 1]) {
         clearInterval(timer);
         onGone();
         return;

@@ -5,16 +5,19 @@
  * is the one this release migrates to, the engine key (when the server
  * signs) can still be read, and a replicated store (PostgreSQL) with
  * standbys has a synchronous one (a failover to an asynchronous standby can
- * lose acknowledged entries and signatures), and no witness answered that it
+ * lose acknowledged entries and signatures), the store has not moved (failed
+ * over, restored) since the engine last signed without proof or an operator's
+ * acknowledgement, and no witness answered that it
  * holds a history the store lost (a rolled-back or failed-over store). The body names each check's state and a short
  * reason; it never carries a path, a token or a key.
  */
 import { access, constants } from 'node:fs/promises';
 import { TallyError } from '../protocol/index.js';
-import type { TranscriptStore } from '../store/index.js';
+import { judgeContinuity } from '../receipt/index.js';
+import { hasContinuity, type TranscriptStore } from '../store/index.js';
 
 /** The checks of `GET /readyz`, in the order the body lists them (docs/WIRE.md §5). */
-export const READY_CHECKS = ['store', 'migrations', 'key', 'replication', 'witnesses'] as const;
+export const READY_CHECKS = ['store', 'migrations', 'key', 'replication', 'continuity', 'witnesses'] as const;
 /** One of {@link READY_CHECKS}. */
 export type ReadyCheckName = (typeof READY_CHECKS)[number];
 
@@ -36,6 +39,8 @@ export interface ReadinessTarget {
   readonly keyPath?: string;
   /** The operator accepts asynchronous standbys (`--allow-async-replication`): the replication check passes, saying so. */
   readonly allowAsyncReplication?: boolean;
+  /** The server signs (an engine or log key): the continuity check then applies. */
+  readonly signs?: boolean;
   /** The witnessed notary's conflicts (`--witness-policy`): origins a witness holds a history of that the store lost. */
   readonly witnessConflicts?: () => readonly { readonly witness: string; readonly origin: string; readonly reason: string; readonly witnessSize: number; readonly storeSize: number }[];
 }
@@ -103,6 +108,26 @@ export async function replicationCheck(store: TranscriptStore, allowAsync = fals
 }
 
 /**
+ * The continuity check: `skipped` when the server signs nothing or the store
+ * keeps no continuity record; `failed` while the engine would refuse to sign
+ * because the store moved (a failover, a restored or copied file) without
+ * proof that it holds everything signed, until an operator acknowledges it
+ * (`tally operator acknowledge-failover`); the same rule every signature
+ * applies (`judgeContinuity`).
+ */
+export async function continuityCheck(store: TranscriptStore, signs: boolean): Promise<ReadyCheck> {
+  if (!signs || !hasContinuity(store)) return { state: 'skipped' };
+  let verdict;
+  try {
+    verdict = judgeContinuity(await store.continuityState());
+  } catch (e) {
+    return { state: 'failed', reason: `the store's position could not be read (${reasonOf(e)})` };
+  }
+  if (verdict.ok) return { state: 'ok', detail: verdict.proof };
+  return { state: 'failed', reason: `TALLY_SIGN_TIMELINE_CHANGED: ${verdict.message}` };
+}
+
+/**
  * The witnesses check: `skipped` without witnesses, `failed` once any witness
  * answered that it holds a history the store does not (it stays failed: the
  * store lost what was signed, and only an operator can decide what now).
@@ -125,7 +150,9 @@ export function witnessesCheck(conflicts: ReadinessTarget['witnessConflicts']): 
  */
 export async function checkReadiness(target: ReadinessTarget): Promise<ReadyReport> {
   const [store, migrations, key, replication] = await Promise.all([storeCheck(target.store), migrationsCheck(target.store), keyCheck(target.keyPath), replicationCheck(target.store, target.allowAsyncReplication)]);
-  const checks = { store, migrations, key, replication, witnesses: witnessesCheck(target.witnessConflicts) };
+  // Asked only of a store that answers: its position means nothing while it cannot be read (the store check says why).
+  const continuity: ReadyCheck = store.state === 'ok' ? await continuityCheck(target.store, target.signs ?? target.keyPath !== undefined) : { state: 'skipped', detail: 'the store does not answer' };
+  const checks = { store, migrations, key, replication, continuity, witnesses: witnessesCheck(target.witnessConflicts) };
   const failed = READY_CHECKS.filter((n) => checks[n].state === 'failed');
   return { ok: failed.length === 0, checks, failed };
 }

@@ -24,7 +24,7 @@ function tally(args: string[], fiu?: string): { status: number | null; stdout: s
 }
 
 describe.skipIf(fiuSkip !== undefined)('tally frame under a failing fsync (fiu-run)', () => {
-  it('exits 3 with one typed line and prints nothing; the retry without the fault records the frame once', async () => {
+  it('exits 3 with one typed JSON line and prints nothing else; the retry without the fault records the frame once', async () => {
     const db = join(tempDir('clifiu'), 'tally.db');
     const opened = tally(['open', '--name', `cli-fiu-${process.pid}`, '--db', db, '--json']);
     expect(opened.status, opened.stderr).toBe(0);
@@ -33,9 +33,10 @@ describe.skipIf(fiuSkip !== undefined)('tally frame under a failing fsync (fiu-r
     for (let i = 0; i < 3; i++) {
       const failed = tally(args, 'enable name=posix/io/sync/*');
       expect(failed.status).toBe(3);
-      expect(failed.stdout).toBe('');
-      expect(failed.stderr.trim().split('\n')).toHaveLength(1);
-      expect(failed.stderr).toMatch(/^tally frame: SQLite could not commit .*\[TALLY_STORE_IO\]\n$/);
+      // With --json the one typed line is a JSON object on stdout, and nothing goes to stderr.
+      expect(failed.stderr).toBe('');
+      expect(failed.stdout.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(failed.stdout)).toMatchObject({ ok: false, code: 'TALLY_STORE_IO', exit: 3, message: expect.stringMatching(/^SQLite could not commit /) });
     }
     const ok = tally(args);
     expect(ok.status, ok.stderr).toBe(0);

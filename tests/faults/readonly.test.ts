@@ -48,11 +48,12 @@ describe.skipIf('skip' in where)('SQLite file made read-only under a running ser
       const during = await untilOk(srv.url, 'session/describe', { sessionId: sid }, stats);
       expect(during['store']).toMatchObject({ ok: false, code: 'TALLY_STORE_IO' });
       expect(during['size']).toBe(1 + before.acks);
-      // The CLI on the same read-only file: exit 3, one typed line, nothing on stdout.
+      // The CLI on the same read-only file: exit 3; with --json the error is one JSON line on stdout, nothing on stderr.
       const cli = spawnSync(process.execPath, [TALLY, 'frame', '--session', sid, `--ordinal=${day.ordinal}`, '--time', '99000000', '--db', db, '--json'], { encoding: 'utf8', env: { ...process.env, TALLY_DEBUG: '' } });
       expect(cli.status, cli.stderr).toBe(3);
-      expect(cli.stdout).toBe('');
-      expect(cli.stderr).toMatch(/^tally frame: .*\[TALLY_STORE_(IO|OPEN)\]\n$/);
+      expect(cli.stderr).toBe('');
+      expect(cli.stdout.endsWith('\n') && cli.stdout.split('\n').length === 2).toBe(true);
+      expect(JSON.parse(cli.stdout)).toMatchObject({ ok: false, code: expect.stringMatching(/^TALLY_STORE_(IO|OPEN)$/), exit: 3 });
       setImmutable(sqliteDataFiles(db), false);
       // Recovery is retried at most once per interval (1 s): ready again within about one.
       await untilReady(srv.url);

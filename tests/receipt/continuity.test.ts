@@ -113,6 +113,11 @@ describe('a SQLite store copied to another file (a restored backup)', () => {
     try {
       await srv.untilStderr((e) => e.includes('"event":"continuity"'));
       expect(JSON.parse(srv.stderr().split('\n').find((l) => l.includes('"event":"continuity"'))!)).toMatchObject({ level: 50, code: 'TALLY_SIGN_TIMELINE_CHANGED', reason: expect.stringContaining('the store moved from system') });
+      // And /readyz fails its continuity check for as long as it lasts (a load balancer sends it no traffic).
+      const ready = await fetch(`${srv.url}/readyz`);
+      const report = (await ready.json()) as { failed: string[]; checks: Record<string, { state: string; reason?: string }> };
+      expect([ready.status, report.failed]).toEqual([503, ['continuity']]);
+      expect(report.checks['continuity']!.reason).toMatch(/^TALLY_SIGN_TIMELINE_CHANGED: the store moved from system/);
     } finally {
       await srv.stop();
     }
@@ -128,6 +133,15 @@ describe('a SQLite store copied to another file (a restored backup)', () => {
     const j = JSON.parse(ack.stdout) as { ok: boolean; lost: unknown[]; verdict: { ok: boolean } };
     expect([j.ok, j.lost, j.verdict.ok]).toEqual([true, [], false]);
 
+    // Acknowledged: a server on the copy is ready again.
+    const again = await startServer({ db: b, args: ['--key', served], dir });
+    try {
+      const ready = await fetch(`${again.url}/readyz`);
+      const report = (await ready.json()) as { checks: Record<string, { state: string; detail?: string }> };
+      expect([ready.status, report.checks['continuity']]).toEqual([200, { state: 'ok', detail: 'acknowledged' }]);
+    } finally {
+      await again.stop();
+    }
     const copy = new SqliteStore(b);
     try {
       expect((await notary.issueCheckpoint(createEngine({ store: copy }), sid, 5)).ok).toBe(true);

@@ -17,7 +17,7 @@ const file = () => join(mkdtempSync(join(tmpdir(), 'tally-ready-')), 'tally.db')
 describe('checkReadiness', () => {
   it('is ready on a migrated SQLite store and on a memory store (no schema: skipped)', async () => {
     const sqlite = new SqliteStore(file());
-    expect(await checkReadiness({ store: sqlite })).toEqual({ ok: true, checks: { store: { state: 'ok' }, migrations: { state: 'ok' }, key: { state: 'skipped' }, replication: { state: 'skipped' }, witnesses: { state: 'skipped' } }, failed: [] });
+    expect(await checkReadiness({ store: sqlite })).toEqual({ ok: true, checks: { store: { state: 'ok' }, migrations: { state: 'ok' }, key: { state: 'skipped' }, replication: { state: 'skipped' }, continuity: { state: 'skipped' }, witnesses: { state: 'skipped' } }, failed: [] });
     await sqlite.close();
     expect(await checkReadiness({ store: new MemoryStore() })).toMatchObject({ ok: true, checks: { migrations: { state: 'skipped' } } });
   });
@@ -53,8 +53,10 @@ describe('checkReadiness', () => {
     const sqlite = new SqliteStore(file());
     await sqlite.close();
     const r = await checkReadiness({ store: sqlite, keyPath: '/nonexistent/tally/engine.key' });
-    // SQLite does not replicate, and no witnesses are configured: those checks do not apply.
-    expect(r.failed).toEqual(READY_CHECKS.filter((c) => c !== 'replication' && c !== 'witnesses'));
+    // SQLite does not replicate, and no witnesses are configured: those checks do not apply; a store
+    // that does not answer has no position to judge (continuity is skipped, the store check says why).
+    expect(r.failed).toEqual(READY_CHECKS.filter((c) => c !== 'replication' && c !== 'witnesses' && c !== 'continuity'));
+    expect(r.checks.continuity).toEqual({ state: 'skipped', detail: 'the store does not answer' });
     expect(r.checks.store).toEqual({ state: 'failed', reason: 'the store did not answer a read (TALLY_STORE_CLOSED)' });
     expect(JSON.stringify(r)).not.toContain('/nonexistent');
   });

@@ -102,7 +102,7 @@ describe('tally serve --otel', () => {
   it('answers GET /readyz with every check (no token needed)', async () => {
     const r = await get(srv.url, undefined, '/readyz');
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.text)).toEqual({ ok: true, checks: { store: { state: 'ok' }, migrations: { state: 'ok' }, key: { state: 'skipped' }, replication: { state: 'skipped' }, witnesses: { state: 'skipped' } }, failed: [] });
+    expect(JSON.parse(r.text)).toEqual({ ok: true, checks: { store: { state: 'ok' }, migrations: { state: 'ok' }, key: { state: 'skipped' }, replication: { state: 'skipped' }, continuity: { state: 'skipped' }, witnesses: { state: 'skipped' } }, failed: [] });
   });
 
   it('exports spans over OTLP/HTTP JSON that continue the caller’s traceparent, and no secret', async () => {
