@@ -10,11 +10,10 @@
  * `{"tool": {"stage":"tool","admitted":false,"code":…,"message":…,"name"?:…}}`.
  */
 import { sha256 } from '../codec/sha256.js';
-import { authoredHash, fromBase64, parseEntry, parseStrictJson, slotIndex, TallyError, toHex, tryCanonicalJson, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
+import { authoredHash, fromBase64, parseStrictJson, slotIndex, TallyError, toHex, tryCanonicalJson, type CanonicalObject, type Entry, type SessionSpec } from '../protocol/index.js';
 import { isCanonicalParse } from '../protocol/canonical.js';
 import type { RuleContext, RuleOutcome } from '../session/types.js';
-import { KeyedMutex } from '../session/mutex.js';
-import type { EntrySource } from './history.js';
+import { TranscriptFolds, type EntrySource } from './transcript-folds.js';
 import { mandateOf, type ParseMandateOptions } from './mandate.js';
 import type { ToolCode } from './tool-codes.js';
 import { checkArguments, type ToolRate } from './tools.js';
@@ -106,14 +105,6 @@ export interface ToolFold {
   time: number;
 }
 
-interface Cached {
-  fold: ToolFold;
-  size: number;
-  lastHash: string;
-}
-
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
 function offeredOf(tools: unknown): Set<string> | undefined {
   if (!Array.isArray(tools)) return undefined;
   const s = new Set<string>();
@@ -133,44 +124,28 @@ export function recordedValue(data: Record<string, unknown>, name: string): unkn
   }
 }
 
-/** Per-session folds of gateway days, continued while the last folded entry is still in place (as `RefereeHistory`). */
-export class ToolHistory {
-  private readonly cache = new Map<string, Cached>();
-  private readonly lock = new KeyedMutex();
-  constructor(
-    private readonly source: EntrySource,
-    private readonly maxSessions = 1024,
-  ) {}
+function inconsistent(sessionId: string, index: number, what: string): TallyError {
+  return new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The transcript is inconsistent with the referee.', { details: `session ${sessionId} entry ${index}: ${what}` });
+}
 
-  fold(sessionId: string, size: number): Promise<ToolFold> {
-    return this.lock.run(sessionId, async () => {
-      let c = this.cache.get(sessionId);
-      if (c && c.size > size) c = undefined;
-      if (c) {
-        const [last] = await this.source.readRange(sessionId, c.size - 1, c.size);
-        if (!last || last.hash !== c.lastHash) c = undefined;
-      }
-      c ??= { fold: { server: undefined, offered: undefined, admitted: [], perTool: new Map(), ids: new Map(), time: 0 }, size: 0, lastHash: '' };
-      while (c.size < size) {
-        const rows = await this.source.readRange(sessionId, c.size, Math.min(size, c.size + 256));
-        if (rows.length === 0) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The store holds fewer entries than the gateway fold needs.', { details: `session ${sessionId} entry ${c.size}` });
-        for (const row of rows) {
-          const p = parseEntry(JSON.parse(decoder.decode(row.bytes)) as unknown);
-          if (!p.ok) throw new TallyError('TALLY_REFEREE_TRANSCRIPT', 'The transcript is inconsistent with the referee.', { details: `session ${sessionId} entry ${row.index}: ${p.reason}` });
-          foldEntry(c.fold, p.entry);
-          c.size = row.index + 1;
-          c.lastHash = row.hash;
-        }
-      }
-      this.cache.delete(sessionId);
-      this.cache.set(sessionId, c);
-      if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
-      return c.fold;
-    });
+/** Per-session folds of gateway days, through the one fold mechanism (`TranscriptFolds`, as `RefereeHistory`). */
+export class ToolHistory {
+  private readonly folds: TranscriptFolds<ToolFold>;
+
+  constructor(source: EntrySource, maxSessions = 1024) {
+    this.folds = new TranscriptFolds<ToolFold>(
+      source,
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), ids: new Map(), time: 0 }), step: foldEntry },
+      maxSessions,
+    );
+  }
+
+  async fold(sessionId: string, size: number): Promise<ToolFold> {
+    return (await this.folds.fold(sessionId, size))!.state;
   }
 }
 
-function foldEntry(f: ToolFold, e: ReturnType<typeof parseEntry> extends { ok: true; entry: infer E } | { ok: false } ? E : never): void {
+function foldEntry(f: ToolFold, e: Entry): void {
   if (e.kind === 'frame') {
     f.time = e.time;
     if (isObject(e.data)) {
