@@ -48,7 +48,7 @@ export class LineSplitter {
       const piece = chunk.subarray(start, nl);
       if (this.carryLen > 0) {
         this.carry.push(piece);
-        lines.push(concat(this.carry, this.carryLen + piece.length));
+        lines.push(concatBytes(this.carry, this.carryLen + piece.length));
         this.carry = [];
         this.carryLen = 0;
       } else {
@@ -61,14 +61,14 @@ export class LineSplitter {
       this.carry.push(rest.slice());
       this.carryLen += rest.length;
       // Bound memory: a "line" longer than any legal entry cannot be valid.
-      if (this.carryLen > MAX_CARRY) return { lines, overflow: concat(this.carry, this.carryLen) };
+      if (this.carryLen > MAX_CARRY) return { lines, overflow: concatBytes(this.carry, this.carryLen) };
     }
     return { lines };
   }
 
   /** The unterminated last piece, if any. */
   end(): Uint8Array | undefined {
-    return this.carryLen > 0 ? concat(this.carry, this.carryLen) : undefined;
+    return this.carryLen > 0 ? concatBytes(this.carry, this.carryLen) : undefined;
   }
 }
 
@@ -87,7 +87,8 @@ export async function* splitLines(chunks: AsyncIterable<Uint8Array> | Iterable<U
   if (rest) yield { line: rest, terminated: false };
 }
 
-function concat(parts: Uint8Array[], len: number): Uint8Array {
+/** The `len` bytes of `parts` in one array (the one part itself when there is one). */
+export function concatBytes(parts: readonly Uint8Array[], len: number): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(len);
   let o = 0;

@@ -11,7 +11,7 @@
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
-import { MAX_CARRY, unterminatedProblem } from '../../protocol/stream.js';
+import { MAX_CARRY, concatBytes, unterminatedProblem } from '../../protocol/stream.js';
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
@@ -154,12 +154,12 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
       carryLen += chunk.length - pos;
       // Bound memory: a "line" longer than any legal entry cannot be valid.
       if (carryLen > MAX_CARRY) {
-        unterminated = joined(carry, carryLen);
+        unterminated = concatBytes(carry, carryLen);
         break chunkLoop;
       }
     }
   }
-  if (unterminated === undefined && carryLen > 0) unterminated = joined(carry, carryLen);
+  if (unterminated === undefined && carryLen > 0) unterminated = concatBytes(carry, carryLen);
   dispatch();
   while (inFlight.length > 0) if (!(await applyOldest())) return seq.error!;
   if (unterminated) {
@@ -174,13 +174,3 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
 
 const NEWLINE = 0x0a;
 
-function joined(parts: readonly Uint8Array[], len: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(len);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}

@@ -5,6 +5,7 @@
  * line is read only for what it claims to be (kind and ordinal, as text):
  * nothing of it is checked, charted or trusted.
  */
+import { concatBytes } from '../../protocol/stream.js';
 import type { Row } from './rows.js';
 
 /** Why line `i` of a day whose entry `cut.index` failed is not verified (one wording for file, fetch and live days). */
@@ -54,7 +55,7 @@ export async function unverifiedRows(blob: Blob, start: number, first: number, w
       const piece = value.subarray(from, nl);
       const n = pendingLen + piece.length;
       // Only what the claim reader may read is kept: a longer line is listed by its length alone.
-      emit(n > MAX_CLAIM_BYTES ? undefined : pendingLen === 0 ? piece : concat([...pending, piece], n), n);
+      emit(n > MAX_CLAIM_BYTES ? undefined : pendingLen === 0 ? piece : concatBytes([...pending, piece], n), n);
       pending = [];
       pendingLen = 0;
       from = nl + 1;
@@ -65,16 +66,6 @@ export async function unverifiedRows(blob: Blob, start: number, first: number, w
       pendingLen += rest.length;
     }
   }
-  if (pendingLen > 0) emit(pendingLen > MAX_CLAIM_BYTES ? undefined : concat(pending, pendingLen), pendingLen);
+  if (pendingLen > 0) emit(pendingLen > MAX_CLAIM_BYTES ? undefined : concatBytes(pending, pendingLen), pendingLen);
   return rows;
-}
-
-function concat(parts: readonly Uint8Array[], n: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let k = 0;
-  for (const p of parts) {
-    out.set(p, k);
-    k += p.length;
-  }
-  return out;
 }
