@@ -5,41 +5,24 @@
  * every verdict re-verified from its evidence; an edit anywhere is found.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, frameRoot, fromBase64, toHex, parseEntry, toBase64, type CanonicalObject, type Entry, type TurnEntry } from '../../src/protocol/index.js';
+import { frameRoot, fromBase64, toHex, parseEntry, toBase64, type CanonicalObject, type Entry, type TurnEntry } from '../../src/protocol/index.js';
 import { createRefereeRuler, signRedemption, signRelease, signTermination, signText, type Judge, type JudgeAnswer } from '../../src/referee/index.js';
-import { Engine } from '../../src/session/index.js';
 import { sha256 } from '../../src/codec/index.js';
-import { MemoryStore } from '../../src/store/index.js';
+import { replayEntries } from '../helpers/replay-entries.js';
 import { carry, frameTime, iso, openIntent, signed } from '../rules/fixtures.js';
 import { Desk, INSTANCE, KEY_EXECUTOR, KEY_OPERATOR, KEY_OTHER, KEY_PRINCIPAL, judgedMandate, localJudge, refereeSpec, ruling } from './fixtures.js';
 
 type Rec = Record<string, unknown>;
 
-/** Replays `entries` into a fresh store; returns the first index whose produced bytes differ, and the produced entry there. */
+/** Replays `entries` into a fresh store with the referee and a judge that must never be asked; the first index whose produced bytes differ, and the produced entry there. */
 async function replay(entries: readonly Entry[]): Promise<{ ok: true } | { ok: false; index: number; produced: Entry }> {
-  const store = new MemoryStore();
   const asked: unknown[] = [];
   const never: Judge = { model: 'never', ask: async (q) => (asked.push(q), { ok: false, failure: 'error', message: 'asked during replay' }) };
-  const engine = new Engine({ store, ruler: createRefereeRuler({ store, judge: never }) });
-  const g = entries[0]!;
-  if (g.kind !== 'genesis') throw new Error('no genesis');
-  const o = await engine.open(g.spec);
-  if (!o.ok) throw new Error(o.message);
-  const sid = o.sessionId;
-  for (let i = 1; i < entries.length; i++) {
-    const e = entries[i]!;
-    if (e.kind === 'frame') await engine.frame({ sessionId: sid, ordinal: e.ordinal, time: e.time, ...(e.data === undefined ? {} : { data: e.data }) });
-    else if (e.kind === 'turn') {
-      const f = (await engine.describe(sid)) as { pending: { entryHash: string; frameRoot: string } };
-      const body = e.body.kind === 'authored' ? { kind: 'authored' as const, bytes: fromBase64(e.body.bytes)! } : e.body;
-      await engine.turn({ sessionId: sid, ordinal: e.ordinal, parentHash: f.pending.entryHash, frameRoot: f.pending.frameRoot, body }, e.ruling === undefined ? {} : { recordedRuling: e.ruling });
-    } else if (e.kind === 'finalize') await engine.finalize(sid, e.artifacts);
-    const [row] = await store.readRange(sid, i, i + 1);
-    const produced = JSON.parse(new TextDecoder().decode(row!.bytes)) as Entry;
-    if (!row || canonicalJson(produced as unknown as CanonicalObject) !== canonicalJson(e as unknown as CanonicalObject)) return { ok: false, index: i, produced };
-  }
+  const r = await replayEntries(entries, (store) => createRefereeRuler({ store, judge: never }));
   expect(asked).toHaveLength(0);
-  return { ok: true };
+  if (r.ok) return r;
+  if (r.produced === undefined) throw new Error(`replay wrote no entry ${r.index}`);
+  return { ok: false, index: r.index, produced: r.produced };
 }
 
 let entries: Entry[] = [];
