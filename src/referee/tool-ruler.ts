@@ -16,7 +16,8 @@ import type { RuleContext, RuleOutcome } from '../session/types.js';
 import { TranscriptFolds, type EntrySource } from './transcript-folds.js';
 import { mandateOf, type ParseMandateOptions } from './mandate.js';
 import type { ToolCode } from './tool-codes.js';
-import { checkArguments, type ToolRate } from './tools.js';
+import { budgetFigure, checkArguments, overBudget, type ToolRate } from './tools.js';
+import { decAdd } from './decimal.js';
 import { splitToolName, UPSTREAM_NAME } from './tool-names.js';
 
 /** The `tool` member of a gateway ruling. */
@@ -100,6 +101,8 @@ export interface ToolFold {
   admitted: number[];
   /** Frame times of admitted calls, per tool. */
   perTool: Map<string, number[]>;
+  /** Per tool, per argument: the sum of its figure values over the day's admitted calls (budgets, §18.3 step 8). */
+  spent: Map<string, Map<string, string>>;
   /** Request id (canonical JSON of it) → authored hash of its first call. */
   ids: Map<string, string>;
   /** Time of the last frame folded. */
@@ -138,7 +141,7 @@ export class ToolHistory {
   constructor(source: EntrySource, maxSessions = 1024) {
     this.folds = new TranscriptFolds<ToolFold>(
       source,
-      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
       maxSessions,
     );
   }
@@ -174,6 +177,13 @@ function foldEntry(f: ToolFold, e: Entry): void {
     let xs = f.perTool.get(t.call.name);
     if (!xs) f.perTool.set(t.call.name, (xs = []));
     xs.push(f.time);
+    let sums = f.spent.get(t.call.name);
+    for (const [arg, v] of Object.entries(t.call.arguments)) {
+      const x = budgetFigure(v);
+      if (x === undefined) continue;
+      if (!sums) f.spent.set(t.call.name, (sums = new Map()));
+      sums.set(arg, decAdd(sums.get(arg) ?? '0', x));
+    }
   }
 }
 
@@ -236,10 +246,12 @@ export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, manda
   if (now >= m.expiresAt) return refused('mandate_expired', `the mandate expired at ${new Date(m.expiresAt).toISOString()}`, call.name);
   const rule = m.tools?.allow.get(call.name);
   if (rule === undefined) return refused('tool_not_allowed', m.tools === undefined ? 'the mandate has no tools section: no tool is allowed' : `the mandate does not allow the tool "${call.name.slice(0, 80)}"`, call.name);
-  if (rule.server !== undefined && rule.server !== route.server) return refused('server_not_allowed', `the mandate allows "${call.name.slice(0, 80)}" only on server "${rule.server}" (this call's upstream is "${(route.server ?? '?').slice(0, 80)}")`, call.name);
+  if (rule.server !== undefined && rule.server !== route.server) return refused('server_not_allowed', `the mandate allows "${call.name.slice(0, 80)}" only on server "${rule.server}" (this ${f.servers === undefined ? 'day' : 'call'}'s upstream is "${(route.server ?? '?').slice(0, 80)}")`, call.name);
   const why = checkArguments(rule, call.arguments);
   if (why !== undefined) return refused('tool_argument_refused', why, call.name);
   if (m.tools?.rate !== undefined && inWindow(f.admitted, m.tools.rate, now) >= m.tools.rate.max) return refused('tool_rate_limited', `at most ${m.tools.rate.max} calls per ${m.tools.rate.windowMs} ms`, call.name);
   if (rule.rate !== undefined && inWindow(f.perTool.get(call.name) ?? [], rule.rate, now) >= rule.rate.max) return refused('tool_rate_limited', `at most ${rule.rate.max} calls of "${call.name.slice(0, 80)}" per ${rule.rate.windowMs} ms`, call.name);
+  const over = overBudget(rule, call.arguments, f.spent.get(call.name));
+  if (over !== undefined) return refused('tool_budget_exceeded', `the "${over.arg}" of "${call.name.slice(0, 80)}" may sum to at most ${over.cap} over the day; with this call it would be ${over.total}`, call.name);
   return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
 }
