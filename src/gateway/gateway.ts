@@ -29,6 +29,8 @@ export interface GatewayOptions {
   readonly spec: SessionSpec;
   /** How long an upstream call may take before its outcome is recorded UNKNOWN (ms). */
   readonly timeoutMs: number;
+  /** How long an upstream may take to answer `initialize` and its first `tools/list` (ms; default the larger of `timeoutMs` and 30 000: a server started by npx may first be downloaded). */
+  readonly startTimeoutMs?: number;
   /** The frame clock (default `Date.now`); times never go backwards along the day. */
   readonly clock?: () => number;
   /** Identity the gateway gives itself upstream. */
@@ -111,11 +113,11 @@ export class Gateway {
     return this.lastTime;
   }
 
-  private async listTools(upstream: Upstream): Promise<unknown[]> {
+  private async listTools(upstream: Upstream, timeoutMs = this.options.timeoutMs): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const o = await upstream.request('tools/list', cursor === undefined ? {} : { cursor }, this.options.timeoutMs);
+      const o = await upstream.request('tools/list', cursor === undefined ? {} : { cursor }, timeoutMs);
       if (o.kind !== 'result' || !Array.isArray(o.result['tools'])) throw new GatewayError('upstream_init_failed', `tools/list failed: ${JSON.stringify(o).slice(0, 300)}`);
       tools.push(...(o.result['tools'] as unknown[]));
       cursor = typeof o.result['nextCursor'] === 'string' ? o.result['nextCursor'] : undefined;
@@ -133,11 +135,12 @@ export class Gateway {
       throw new GatewayError('upstream_init_failed', `${label} did not start: ${(e as Error).message}`);
     }
     const info = this.options.clientInfo ?? { name: 'tally-mcp-gateway', version: '1' };
-    const init = await s.upstream.request('initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: info }, this.options.timeoutMs);
+    const startMs = this.options.startTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
+    const init = await s.upstream.request('initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: info }, startMs);
     if (init.kind !== 'result') throw new GatewayError('upstream_init_failed', `${label} did not initialize: ${JSON.stringify(init).slice(0, 300)}`);
     s.initialize = init.result;
     await s.upstream.notify('notifications/initialized');
-    s.tools = await this.listTools(s.upstream);
+    s.tools = await this.listTools(s.upstream, startMs);
   }
 
   /** Initializes the upstreams, opens the day and records the OPEN frame. */

@@ -34,7 +34,9 @@ Options:
                           whose "tools" section allows tools (docs/PROTOCOL.md §18);
                           without it every offered tool is admitted (and recorded)
   --timeout-ms <n>        upstream call timeout; its outcome is then UNKNOWN
-                          (default 30000)
+                          (default 30000; starting an upstream, its initialize
+                          and first tools/list, may take up to 30000 or this,
+                          whichever is larger)
   --max-result-bytes <n>  largest upstream message passed on (default 262144)
   --receipt <file>        also write the receipt JSON here when sealed
   --upstream-url <url>    the upstream is a Streamable HTTP MCP server at <url>
