@@ -48,8 +48,9 @@ async function run(name, code, spec, calls, opts = {}) {
   const o = await (opts.openWithout ? createEngine({ store }) : engine).open(spec);
   if (!o.ok) throw new Error(`${name}: ${o.message}`);
   const sid = o.sessionId;
-  let f = await engine.frame({ sessionId: sid, ordinal: -1, time: calls[0][0], data: OPEN });
-  const steps = [{ time: calls[0][0], data: OPEN }];
+  const open = opts.open ?? OPEN;
+  let f = await engine.frame({ sessionId: sid, ordinal: -1, time: calls[0][0], data: open });
+  const steps = [{ time: calls[0][0], data: open }];
   let ruling;
   for (let i = 0; i < calls.length; i++) {
     const [time, authored, data] = calls[i];
@@ -76,6 +77,22 @@ async function run(name, code, spec, calls, opts = {}) {
   return { name, code, spec, ...(opts.openWithout ? { openedWithout: 'referee' } : {}), steps, lines, expect: { index: 2 * calls.length, tool: ruling, replay: replayed } };
 }
 
+// Budgets (§18.3 step 8): spend's amount may sum to 10 over the day.
+const BUDGET_OPEN = { ...OPEN, tools: [...OPEN.tools, { inputSchema: { type: 'object' }, name: 'spend' }] };
+const budgeted = () => signed('gateway-corpus-budget', mandate({ tools: { allow: { spend: { args: { amount: { type: 'decimal' } }, budget: { amount: '10' } } } } }));
+// Named upstreams (§18.6): a and b, tools offered as a__<tool>, b__<tool>.
+const NAMED_OPEN = {
+  kind: 'mcp-open',
+  servers: {
+    a: { initialize: OPEN.initialize, server: 'corpus-server', tools: [{ inputSchema: { type: 'object' }, name: 'echo' }] },
+    b: { initialize: { ...OPEN.initialize, serverInfo: { name: 'other-server', version: '1' } }, server: 'other-server', tools: [{ inputSchema: { type: 'object' }, name: 'files' }] },
+  },
+};
+const named = () => signed('gateway-corpus-named', mandate({ tools: { allow: { a__echo: { server: 'corpus-server' }, b__files: { server: 'another-server' } } } }));
+// A tool-only mandate (§18.7): no trading member, no agents.
+const toolOnly = () =>
+  signMandateWithKey({ name: 'gateway-corpus-tool-only', mcp: { run: 'corpus' }, mandate: { version: 2, instance: 'gateway-corpus/1', principal: A(REFEREE_KEYS.principal), starts_at: T0, expires_at: T0 + 3600000, tools: { allow: { echo: {} } } } }, REFEREE_KEYS.principal);
+
 export async function toolCallVectors() {
   const m = signed('gateway-corpus', mandate());
   const at = (k) => T0 + k * 1000;
@@ -93,9 +110,16 @@ export async function toolCallVectors() {
     await run('server_not_allowed: a tool allowed only on another server', 'server_not_allowed', m, [[at(1), call(1, 'files'), result(1, 'x')]]),
     await run('tool_argument_refused: an amount over the decimal cap', 'tool_argument_refused', m, [[at(1), call(1, 'pay', { amount: '10.01', payee: 'acme' }), result(1, 'x')]]),
     await run('tool_rate_limited: a second pay within its 60 s window', 'tool_rate_limited', m, [[at(1), call(1, 'pay', { amount: '1', payee: 'acme' }), result(1, 'paid')], [at(30), call(2, 'pay', { amount: '1', payee: 'acme' }), result(2, 'x')]]),
+    await run('admitted: spend amounts 6 then "4" sum to exactly the budget of 10', 'admitted', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '4' }), result(2, 'ok')]], { open: BUDGET_OPEN }),
+    await run('tool_budget_exceeded: spend amounts 6 then "4.5" would sum to 10.5, over the budget of 10', 'tool_budget_exceeded', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '4.5' }), result(2, 'x')]], { open: BUDGET_OPEN }),
+    await run('tool_budget_exceeded: a refused call spends nothing, so the third call is ruled on 6 only, and 6 + "4.01" is over', 'tool_budget_exceeded', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '5' }), result(2, 'x')], [at(3), call(3, 'spend', { amount: '4.01' }), result(3, 'x')]], { open: BUDGET_OPEN }),
+    await run('admitted: named upstreams, a__echo on upstream a (corpus-server) as its rule says', 'admitted', named(), [[at(1), call(1, 'a__echo', { message: 'hi' }), result(1, 'hi')]], { open: NAMED_OPEN }),
+    await run('server_not_allowed: named upstreams, b__files is on other-server, its rule says another-server', 'server_not_allowed', named(), [[at(1), call(1, 'b__files'), result(1, 'x')]], { open: NAMED_OPEN }),
+    await run('tool_not_offered: named upstreams, no upstream c (and a bare name splits to none)', 'tool_not_offered', named(), [[at(1), call(1, 'echo'), result(1, 'x')], [at(2), call(2, 'c__echo'), result(2, 'x')]], { open: NAMED_OPEN }),
+    await run('admitted: a tool-only mandate (no trading member, no agents)', 'admitted', toolOnly(), [[at(1), call(1, 'echo', { message: 'hi' }), result(1, 'hi')]]),
   ];
   return {
-    description: 'One scenario per tool-call ruling code of the MCP gateway (PROTOCOL.md §18), and admitted calls. spec: the genesis spec (mcp, and a mandate signed by its principal, Anvil #3, with a tools section); openedWithout "referee": opened by an engine without the referee. steps: frame ordinal -1 (data: mcp-open), 0, 1, … each with its time and data, answered by the authored UTF-8 text (a tools/call request, the last one the closing turn {"close":…}); then the seal. lines: the transcript the referee engine wrote. expect: the turn index of the last call, its tool ruling, and what replaying lines with the referee ruler answers.',
+    description: 'One scenario per tool-call ruling code of the MCP gateway (PROTOCOL.md §18), and admitted calls. spec: the genesis spec (mcp, and a mandate signed by its principal, Anvil #3, with a tools section); openedWithout "referee": opened by an engine without the referee. steps: frame ordinal -1 (data: mcp-open), 0, 1, … each with its time and data (mcp-open with servers when the upstreams are named, §18.6), answered by the authored UTF-8 text (a tools/call request, the last one the closing turn {"close":…}); then the seal. lines: the transcript the referee engine wrote. expect: the turn index of the last call, its tool ruling, and what replaying lines with the referee ruler answers.',
     cases,
   };
 }

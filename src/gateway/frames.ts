@@ -32,9 +32,9 @@ export type CallOutcome = UpstreamOutcome | { readonly kind: 'refused'; readonly
 
 const DETAIL_MAX = 400;
 
-/** The data of the tool-result frame that answers call `id`. */
-export function resultFrameData(id: string | number, o: CallOutcome, tools?: readonly unknown[]): CanonicalObject {
-  const base = { kind: 'tool-result', id, outcome: o.kind, ...(tools === undefined ? {} : record('tools', tools)) };
+/** The data of the tool-result frame that answers call `id`; `lists` are the tool lists re-read since the last frame (`tools`, or `servers` §18.6). */
+export function resultFrameData(id: string | number, o: CallOutcome, lists: CanonicalObject = {}): CanonicalObject {
+  const base = { kind: 'tool-result', id, outcome: o.kind, ...lists };
   switch (o.kind) {
     case 'result':
       return { ...base, ...record('result', o.result) };

@@ -1,7 +1,8 @@
 /**
- * The MCP gateway: the runtime of one Tally session in front of one upstream
- * MCP server. It opens the day with the upstream's `initialize` result and
- * `tools/list` as the OPEN frame; each agent `tools/call` is one turn (its
+ * The MCP gateway: the runtime of one Tally session in front of one or more
+ * upstream MCP servers. It opens the day with each upstream's `initialize`
+ * result and `tools/list` as the OPEN frame (several upstreams are named and
+ * their tools offered as `<name>__<tool>`, src/gateway/servers.ts); each agent `tools/call` is one turn (its
  * canonical request bytes), ruled by the engine's referee before anything
  * goes upstream; what came back (or did not) is the next frame; the agent's
  * answer is read back from that frame. Calls are taken one at a time, in the
@@ -11,7 +12,8 @@ import { authoredHash, TallyError, toHex, type CanonicalObject, type SessionSpec
 import { sha256 } from '../codec/sha256.js';
 import type { Engine, Receipt } from '../session/index.js';
 import { readGatewayTurn, type ToolRuling } from '../referee/tool-ruler.js';
-import { agentResponse, callBytes, openFrameData, resultFrameData, type CallOutcome } from './frames.js';
+import { agentResponse, callBytes, resultFrameData, type CallOutcome } from './frames.js';
+import { agentTools, changedData, checkUpstreamNames, openData, routeCall, type NamedUpstream, type ServerState } from './servers.js';
 import type { Upstream } from './upstream.js';
 import { traceToolCall, type ToolCallEnd } from '../telemetry/index.js';
 
@@ -19,11 +21,16 @@ import { traceToolCall, type ToolCallEnd } from '../telemetry/index.js';
 export interface GatewayOptions {
   /** An engine whose ruler is the referee (it rules each call). */
   readonly engine: Engine;
-  readonly upstream: Upstream;
+  /** The one unnamed upstream (its tools keep their names) … */
+  readonly upstream?: Upstream;
+  /** … or one or more named upstreams (tools offered as `<name>__<tool>`, docs/PROTOCOL.md §18.6). */
+  readonly upstreams?: readonly NamedUpstream[];
   /** The day's spec; it must have an `mcp` member. */
   readonly spec: SessionSpec;
   /** How long an upstream call may take before its outcome is recorded UNKNOWN (ms). */
   readonly timeoutMs: number;
+  /** How long an upstream may take to answer `initialize` and its first `tools/list` (ms; default the larger of `timeoutMs` and 30 000: a server started by npx may first be downloaded). */
+  readonly startTimeoutMs?: number;
   /** The frame clock (default `Date.now`); times never go backwards along the day. */
   readonly clock?: () => number;
   /** Identity the gateway gives itself upstream. */
@@ -59,14 +66,13 @@ interface Pending {
 /** One gateway day (see the module comment). */
 export class Gateway {
   private readonly engine: Engine;
-  private readonly upstream: Upstream;
+  private readonly servers: ServerState[];
   private readonly clock: () => number;
   private lastTime = 0;
   private sessionIdValue: string | undefined;
   private pending: Pending | undefined;
-  private initializeResult: Record<string, unknown> = {};
+  /** The tools the agent sees (all upstreams', named by §18.6). */
   private tools: unknown[] = [];
-  private toolsChanged = false;
   private queue: Promise<unknown> = Promise.resolve();
   /** Request id (its JSON) → authored hash and the ordinal of the frame that answered it. */
   private readonly answered = new Map<string, { hash: string; frame: number }>();
@@ -80,14 +86,21 @@ export class Gateway {
 
   constructor(private readonly options: GatewayOptions) {
     this.engine = options.engine;
-    this.upstream = options.upstream;
+    if ((options.upstream === undefined) === (options.upstreams === undefined)) throw new TypeError('give the gateway either upstream or upstreams');
+    const named = options.upstreams ?? [];
+    const bad = options.upstreams === undefined ? undefined : checkUpstreamNames(named);
+    if (bad !== undefined) throw new RangeError(`upstreams: ${bad}`);
+    const list: readonly { name: string | undefined; upstream: Upstream }[] = options.upstream !== undefined ? [{ name: undefined, upstream: options.upstream }] : named;
+    this.servers = list.map((u) => ({ name: u.name, upstream: u.upstream, initialize: {}, tools: [], changed: false }));
     this.clock = options.clock ?? Date.now;
-    this.upstream.onnotification = (method) => {
-      if (method === 'notifications/tools/list_changed') {
-        this.toolsChanged = true;
-        this.onToolsChanged?.();
-      }
-    };
+    for (const s of this.servers) {
+      s.upstream.onnotification = (method) => {
+        if (method === 'notifications/tools/list_changed') {
+          s.changed = true;
+          this.onToolsChanged?.();
+        }
+      };
+    }
   }
 
   get sessionId(): string {
@@ -100,11 +113,11 @@ export class Gateway {
     return this.lastTime;
   }
 
-  private async listTools(): Promise<unknown[]> {
+  private async listTools(upstream: Upstream, timeoutMs = this.options.timeoutMs): Promise<unknown[]> {
     const tools: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const o = await this.upstream.request('tools/list', cursor === undefined ? {} : { cursor }, this.options.timeoutMs);
+      const o = await upstream.request('tools/list', cursor === undefined ? {} : { cursor }, timeoutMs);
       if (o.kind !== 'result' || !Array.isArray(o.result['tools'])) throw new GatewayError('upstream_init_failed', `tools/list failed: ${JSON.stringify(o).slice(0, 300)}`);
       tools.push(...(o.result['tools'] as unknown[]));
       cursor = typeof o.result['nextCursor'] === 'string' ? o.result['nextCursor'] : undefined;
@@ -113,22 +126,34 @@ export class Gateway {
     return tools;
   }
 
-  /** Initializes the upstream, opens the day and records the OPEN frame. */
-  async start(): Promise<string> {
-    await this.upstream.start();
+  /** Initializes one upstream and reads its tools. */
+  private async startServer(s: ServerState): Promise<void> {
+    const label = s.name === undefined ? 'the upstream' : `upstream "${s.name}"`;
+    try {
+      await s.upstream.start();
+    } catch (e) {
+      throw new GatewayError('upstream_init_failed', `${label} did not start: ${(e as Error).message}`);
+    }
     const info = this.options.clientInfo ?? { name: 'tally-mcp-gateway', version: '1' };
-    const init = await this.upstream.request('initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: info }, this.options.timeoutMs);
-    if (init.kind !== 'result') throw new GatewayError('upstream_init_failed', `the upstream did not initialize: ${JSON.stringify(init).slice(0, 300)}`);
-    this.initializeResult = init.result;
-    await this.upstream.notify('notifications/initialized');
-    this.tools = await this.listTools();
-    const serverInfo = init.result['serverInfo'];
-    const server = isObject(serverInfo) && typeof serverInfo['name'] === 'string' ? serverInfo['name'] : 'unknown';
+    const startMs = this.options.startTimeoutMs ?? Math.max(this.options.timeoutMs, 30_000);
+    const init = await s.upstream.request('initialize', { protocolVersion: LATEST, capabilities: {}, clientInfo: info }, startMs);
+    if (init.kind !== 'result') throw new GatewayError('upstream_init_failed', `${label} did not initialize: ${JSON.stringify(init).slice(0, 300)}`);
+    s.initialize = init.result;
+    await s.upstream.notify('notifications/initialized');
+    s.tools = await this.listTools(s.upstream, startMs);
+  }
+
+  /** Initializes the upstreams, opens the day and records the OPEN frame. */
+  async start(): Promise<string> {
+    const started = await Promise.allSettled(this.servers.map((s) => this.startServer(s)));
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    this.tools = agentTools(this.servers);
     const opened = await this.engine.open(this.options.spec);
     if (!opened.ok) throw new GatewayError('engine_refused', `the engine refused the spec: ${opened.message}`);
     if (!opened.created) throw new GatewayError('session_exists', `session ${opened.sessionId} already exists: a gateway day is recorded once (give a new spec, e.g. a new run id)`);
     this.sessionIdValue = opened.sessionId;
-    const f = await this.engine.frame({ sessionId: opened.sessionId, ordinal: -1, time: this.now(), data: openFrameData(server, init.result, this.tools) });
+    const f = await this.engine.frame({ sessionId: opened.sessionId, ordinal: -1, time: this.now(), data: openData(this.servers) });
     if (!f.ok) throw new GatewayError('engine_refused', `the OPEN frame was refused: ${f.message}`);
     this.pending = { ordinal: -1, entryHash: f.entryHash, frameRoot: f.frameRoot };
     return opened.sessionId;
@@ -150,11 +175,8 @@ export class Gateway {
     if (id === undefined) return undefined; // notifications (initialized, cancelled, …)
     const reply = (result: unknown) => ({ jsonrpc: '2.0', id, result });
     switch (method) {
-      case 'initialize': {
-        const r = this.initializeResult;
-        const capabilities = isObject(r['capabilities']) && isObject(r['capabilities']['tools']) ? { tools: r['capabilities']['tools'] } : { tools: {} };
-        return reply({ protocolVersion: r['protocolVersion'] ?? LATEST, capabilities, serverInfo: r['serverInfo'] ?? { name: 'upstream', version: '0' }, ...(typeof r['instructions'] === 'string' ? { instructions: r['instructions'] } : {}) });
-      }
+      case 'initialize':
+        return reply(this.initializeAnswer());
       case 'ping':
         return reply({});
       case 'tools/list':
@@ -168,6 +190,19 @@ export class Gateway {
       default:
         return { jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: the Tally gateway passes on tools only (${method.slice(0, 64)})` } };
     }
+  }
+
+  /** What the agent's `initialize` is answered: the one upstream's, or (named upstreams) the gateway's own, listing them. */
+  private initializeAnswer(): Record<string, unknown> {
+    const [one] = this.servers;
+    if (this.servers.length === 1 && one!.name === undefined) {
+      const r = one!.initialize;
+      const capabilities = isObject(r['capabilities']) && isObject(r['capabilities']['tools']) ? { tools: r['capabilities']['tools'] } : { tools: {} };
+      return { protocolVersion: r['protocolVersion'] ?? LATEST, capabilities, serverInfo: r['serverInfo'] ?? { name: 'upstream', version: '0' }, ...(typeof r['instructions'] === 'string' ? { instructions: r['instructions'] } : {}) };
+    }
+    const listChanged = this.servers.some((s) => isObject(s.initialize['capabilities']) && isObject(s.initialize['capabilities']['tools']) && s.initialize['capabilities']['tools']['listChanged'] === true);
+    const names = this.servers.map((s) => `${s.name}__<tool> (${String((isObject(s.initialize['serverInfo']) && s.initialize['serverInfo']['name']) || 'unknown').slice(0, 80)})`);
+    return { protocolVersion: LATEST, capabilities: { tools: listChanged ? { listChanged: true } : {} }, serverInfo: { name: 'tally-mcp-gateway', version: '1' }, instructions: `Tools of ${this.servers.length} upstream MCP servers, each named <server>__<tool>: ${names.join(', ')}.` };
   }
 
   private async readFrameData(ordinal: number): Promise<Record<string, unknown>> {
@@ -209,28 +244,39 @@ export class Gateway {
     else if (!ruling.admitted) outcome = { kind: 'refused', code: ruling.code, message: ruling.message };
     else {
       const t = readGatewayTurn(bytes);
-      const params = t.kind === 'call' ? (message['params'] as Record<string, unknown>) : {};
-      this.counts.upstreamCalls++;
-      outcome = await this.upstream.request('tools/call', params, this.options.timeoutMs);
-    }
-    let tools: unknown[] | undefined;
-    if (this.toolsChanged && this.upstream.down === undefined) {
-      this.toolsChanged = false;
-      try {
-        tools = await this.listTools();
-        this.tools = tools;
-      } catch {
-        tools = undefined;
+      const route = t.kind === 'call' ? routeCall(this.servers, t.call.name) : undefined;
+      if (route === undefined) outcome = { kind: 'unavailable', detail: 'no upstream serves this tool name' };
+      else {
+        const params = message['params'] as Record<string, unknown>;
+        this.counts.upstreamCalls++;
+        outcome = await route.server.upstream.request('tools/call', route.server.name === undefined ? params : { ...params, name: route.tool }, this.options.timeoutMs);
       }
     }
     const ordinal = p.ordinal + 1;
-    const data = resultFrameData(id, outcome, tools);
+    const data = resultFrameData(id, outcome, await this.rereadChanged());
     const f = await this.engine.frame({ sessionId: this.sessionId, ordinal, time: this.now(), data, parentHash: turn.entryHash });
     if (!f.ok) throw new GatewayError('engine_refused', `the result frame was refused: ${f.message}`);
     this.pending = { ordinal, entryHash: f.entryHash, frameRoot: f.frameRoot };
     if (prior === undefined) this.answered.set(key, { hash, frame: ordinal });
     const end: ToolCallEnd = { admitted: ruling?.admitted === true, code: ruling === undefined ? 'none' : ruling.admitted ? 'admitted' : ruling.code, outcome: outcome.kind };
     return { value: agentResponse(id, await this.readFrameData(ordinal)), end };
+  }
+
+  /** Re-reads the tool list of each upstream that announced `list_changed` (and still runs): the next frame's `tools`/`servers`. */
+  private async rereadChanged(): Promise<CanonicalObject> {
+    const reread: ServerState[] = [];
+    for (const s of this.servers) {
+      if (!s.changed || s.upstream.down !== undefined) continue;
+      s.changed = false;
+      try {
+        s.tools = await this.listTools(s.upstream);
+        reread.push(s);
+      } catch {
+        // the list could not be re-read: the recorded one stands
+      }
+    }
+    if (reread.length > 0) this.tools = agentTools(this.servers);
+    return changedData(this.servers, reread);
   }
 
   /** Ends the day: the closing turn answers the last frame, then the seal. Idempotent. */

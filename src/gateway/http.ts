@@ -16,6 +16,7 @@ import { parseStrictJson } from '../protocol/index.js';
 import type { Gateway } from './gateway.js';
 import type { Channel } from './upstream.js';
 import { failureResponse, requestIdOf } from './frames.js';
+import { SessionEvents } from '../server/mcp/events.js';
 
 /** An upstream MCP server at a Streamable HTTP URL. */
 export class HttpChannel implements Channel {
@@ -82,7 +83,8 @@ export async function serveHttp(gateway: Gateway, host: string, port: number, on
   let end: () => void = () => {};
   const ended = new Promise<void>((r) => (end = r));
   const fresh = (): StreamableHTTPServerTransport => {
-    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true });
+    // JSON answers to POSTs; the GET stream (list_changed) carries event ids and replays after Last-Event-ID.
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: true, eventStore: new SessionEvents() });
     t.onclose = () => end();
     t.onmessage = (m) => {
       void gateway.handle(m).then(
@@ -96,6 +98,8 @@ export async function serveHttp(gateway: Gateway, host: string, port: number, on
     };
     return t;
   };
+  // A changed tool list reaches the agent on its GET stream (a notification with no request: the standalone SSE stream, resumable).
+  gateway.onToolsChanged = () => void transport?.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' } as JSONRPCMessage).catch(() => undefined);
   const reply = (res: ServerResponse, status: number, code: number, message: string): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
   };

@@ -4,6 +4,8 @@
  */
 export { Gateway, GatewayError } from './gateway.js';
 export type { GatewayOptions, GatewayFailure } from './gateway.js';
+export { agentTools, routeCall } from './servers.js';
+export type { NamedUpstream } from './servers.js';
 export { Upstream, ChildChannel } from './upstream.js';
 export type { Channel, UpstreamOutcome } from './upstream.js';
 export { serveStdio, MAX_AGENT_LINE } from './stdio.js';

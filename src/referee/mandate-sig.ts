@@ -59,10 +59,13 @@ export function mandateSignedText(spec: Readonly<Record<string, unknown>>): stri
   return canonicalJson({ ...spec, mandate: rest } as CanonicalValue);
 }
 
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
 /** The EIP-712 typed data a wallet signs for `spec` (`signTypedData` / `eth_signTypedData_v4` input). */
 export function mandateTypedData(spec: Readonly<Record<string, unknown>>) {
   const m = spec['mandate'] as Record<string, unknown>;
-  const lower = (k: string): `0x${string}` => String(m[k]).toLowerCase() as `0x${string}`;
+  // A tool-only mandate has no operator or executor (§18.7): the zero address, which no mandate may name, stands for none.
+  const lower = (k: string): `0x${string}` => (m[k] === undefined ? ZERO_ADDRESS : (String(m[k]).toLowerCase() as `0x${string}`));
   return {
     domain: MANDATE_EIP712_DOMAIN,
     types: MANDATE_EIP712_TYPES,

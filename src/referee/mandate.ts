@@ -25,10 +25,9 @@
  * }
  * ```
  */
-import { INTENT_ACTIONS, type IntentAction } from '../intent/schema.js';
+import type { IntentAction } from '../intent/schema.js';
 import type { SessionSpec } from '../protocol/index.js';
-import { decCmp } from './decimal.js';
-import { address, attempt, exactKeys, fail, figure, intIn, isObject, list, MANDATE_LIMITS, Problem, text, unique, withoutFollowOns } from './mandate-checks.js';
+import { address, attempt, exactKeys, fail, intIn, isObject, list, MANDATE_LIMITS, Problem, text, unique, withoutFollowOns } from './mandate-checks.js';
 
 export { MANDATE_LIMITS } from './mandate-checks.js';
 import { isModelId } from './judge.js';
@@ -39,8 +38,8 @@ import { parseToolPolicy, ToolPolicyProblem, type ToolPolicy } from './tools.js'
 
 /** Judge rate limit: at most `max` judge calls per agent (across every session of the store) per window of `window_ms` frame time. */
 export const DEFAULT_JUDGE_RATE = Object.freeze({ max: 30, window_ms: 3_600_000 });
-/** Ticket lifetime when the mandate names none (the seed's maximum, one day). */
-export const DEFAULT_TICKET_TTL_MS = 86_400_000;
+export { DEFAULT_TICKET_TTL_MS } from './mandate-trading.js';
+import { TOOL_ONLY_TRADING, TRADING_MEMBERS, tradingMembers } from './mandate-trading.js';
 
 /** A checked mandate (addresses lowercased, defaults filled in). */
 export interface Mandate {
@@ -84,6 +83,8 @@ export interface Mandate {
   readonly answerShape: 'verdict' | 'matrix' | undefined;
   /** The MCP tools the gateway may pass upstream (docs/PROTOCOL.md §18.3); absent: no tool is allowed. */
   readonly tools?: ToolPolicy;
+  /** A tool-only mandate (§18.7: `tools`, no `actions` nor any trading member): it governs a gateway day only. */
+  readonly toolOnly: boolean;
 }
 
 /** Result of {@link parseMandate}. */
@@ -106,16 +107,19 @@ export interface ParseMandateOptions {
 
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
 const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
-const MARKET = /^[A-Za-z0-9][A-Za-z0-9._/:-]{0,63}$/;
 const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent', 'tools'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
+const TOOL_ONLY_REQUIRED = ['instance', 'principal', 'starts_at', 'expires_at', 'tools'];
 
 function build(m: unknown): Mandate {
   if (!isObject(m)) fail('spec.mandate must be an object');
   const o = m as Record<string, unknown>;
   const problems: string[] = [];
   const w = 'spec.mandate';
-  attempt(problems, () => exactKeys(o, 'spec.mandate', KEYS, REQUIRED));
+  // A tool-only mandate (§18.7): tools and no actions; it has none of the trading members.
+  const toolOnly = o['version'] === MANDATE_VERSION && o['tools'] !== undefined && o['actions'] === undefined;
+  attempt(problems, () => exactKeys(o, 'spec.mandate', KEYS, toolOnly ? TOOL_ONLY_REQUIRED : REQUIRED));
+  if (toolOnly) for (const k of TRADING_MEMBERS) attempt(problems, () => o[k] !== undefined && fail(`${w}.${k} governs intents: a tool-only mandate (tools without actions, docs/PROTOCOL.md §18.7) has no ${k}`));
   if (o['version'] !== undefined && o['version'] !== MANDATE_VERSION) {
     // Every later check depends on the version: stop here, with what was found before.
     problems.push(`${w}.version must be ${MANDATE_VERSION} (a mandate without version is version 1: sealed before mandates were signed, replay only)`);
@@ -132,74 +136,7 @@ function build(m: unknown): Mandate {
     }
   });
   const principal = attempt(problems, () => address(o['principal'], `${w}.principal`));
-  const operator = attempt(problems, () => address(o['operator'], `${w}.operator`));
-  const executor = attempt(problems, () => address(o['executor'], `${w}.executor`));
-
-  const actions = attempt(problems, () => {
-    const xs = list(o['actions'], `${w}.actions`, 1, INTENT_ACTIONS.length).map((a, i) => {
-      if (typeof a !== 'string' || !(INTENT_ACTIONS as readonly string[]).includes(a)) fail(`${w}.actions[${i}] must be one of ${INTENT_ACTIONS.join(', ')}`);
-      return a as IntentAction;
-    });
-    unique(xs, `${w}.actions`);
-    return xs;
-  });
-
-  const markets = attempt(problems, () => {
-    const needsMarkets = actions === undefined || actions.some((a) => a !== 'transfer');
-    const xs = o['markets'] === undefined ? [] : list(o['markets'], `${w}.markets`, 1, MANDATE_LIMITS.maxMarkets).map((x, i) => {
-      if (typeof x !== 'string' || !MARKET.test(x)) fail(`${w}.markets[${i}] must be a market symbol such as "BTC-PERP"`);
-      return x as string;
-    });
-    if (needsMarkets && actions !== undefined && xs.length === 0) fail(`${w}.markets is required when actions include open, modify or close`);
-    unique(xs, `${w}.markets`);
-    return xs;
-  });
-
-  const targets = attempt(problems, () => {
-    if (o['targets'] === undefined) return undefined;
-    if (actions !== undefined && !actions.includes('transfer')) fail(`${w}.targets is only meaningful when actions include transfer`);
-    const xs = list(o['targets'], `${w}.targets`, 1, MANDATE_LIMITS.maxTargets).map((x, i) => address(x, `${w}.targets[${i}]`));
-    unique(xs, `${w}.targets`);
-    return xs;
-  });
-
-  const caps = attempt(problems, () => {
-    const caps = o['caps'];
-    if (!isObject(caps)) fail(`${w}.caps must be an object { size, leverage, slippage }`);
-    const c = caps as Record<string, unknown>;
-    exactKeys(c, `${w}.caps`, ['size', 'leverage', 'slippage'], ['size', 'leverage', 'slippage']);
-    const fig = { positive: true, maxInteger: MANDATE_LIMITS.figureIntegerDigits };
-    const inner: string[] = [];
-    const size = attempt(inner, () => figure(c['size'], `${w}.caps.size`, fig));
-    const leverage = attempt(inner, () => figure(c['leverage'], `${w}.caps.leverage`, fig));
-    const slippage = attempt(inner, () => {
-      const x = figure(c['slippage'], `${w}.caps.slippage`, { positive: false, maxInteger: 1 });
-      if (decCmp(x, '1') > 0) fail(`${w}.caps.slippage must be a fraction in [0, 1]`);
-      return x;
-    });
-    if (inner.length > 0) throw new Problem(inner[0]!, inner);
-    return { size: size!, leverage: leverage!, slippage: slippage! };
-  });
-
-  const quotaParts = attempt(problems, () => {
-    const quota = o['quota'];
-    if (!isObject(quota)) fail(`${w}.quota must be an object { cap, weights? }`);
-    const q = quota as Record<string, unknown>;
-    exactKeys(q, `${w}.quota`, ['cap', 'weights'], ['cap']);
-    const quotaCap = figure(q['cap'], `${w}.quota.cap`, { positive: true, maxInteger: MANDATE_LIMITS.quotaIntegerDigits });
-    const weights: Record<IntentAction, string> = { open: '1', modify: '1', close: '1', transfer: '1' };
-    if (q['weights'] !== undefined) {
-      const ws = q['weights'];
-      if (!isObject(ws)) fail(`${w}.quota.weights must be an object of action → decimal multiplier`);
-      for (const [k, v] of Object.entries(ws as Record<string, unknown>)) {
-        if (actions !== undefined && !actions.includes(k as IntentAction)) fail(`${w}.quota.weights.${k}: not an allowed action of this mandate`);
-        weights[k as IntentAction] = figure(v, `${w}.quota.weights.${k}`, { positive: false, maxInteger: MANDATE_LIMITS.figureIntegerDigits });
-      }
-    }
-    return { quotaCap, weights };
-  });
-
-  const txCap = attempt(problems, () => intIn(o['tx_cap'], `${w}.tx_cap`, 1, MANDATE_LIMITS.maxTxCap));
+  const trading = toolOnly ? TOOL_ONLY_TRADING : tradingMembers(o, problems);
   const startsAt = attempt(problems, () => intIn(o['starts_at'], `${w}.starts_at`, 0, Number.MAX_SAFE_INTEGER));
   const expiresAt = attempt(problems, () => intIn(o['expires_at'], `${w}.expires_at`, 1, Number.MAX_SAFE_INTEGER));
   attempt(problems, () => {
@@ -209,7 +146,6 @@ function build(m: unknown): Mandate {
       fail(`${w}: lifetime expires_at − starts_at = ${lifetime} ms must be from ${MANDATE_LIMITS.minLifetimeMs} ms (60 s) to ${MANDATE_LIMITS.maxLifetimeMs} ms (30 days)`);
     }
   });
-  const ticketTtlMs = attempt(problems, () => (o['ticket_ttl_ms'] === undefined ? DEFAULT_TICKET_TTL_MS : intIn(o['ticket_ttl_ms'], `${w}.ticket_ttl_ms`, MANDATE_LIMITS.minTicketTtlMs, MANDATE_LIMITS.maxTicketTtlMs)));
 
   // The judging members depend on one another (rules, judges, panel): checked as one.
   const judging = attempt(problems, () => {
@@ -302,21 +238,22 @@ function build(m: unknown): Mandate {
   return {
     ...(tools === undefined ? {} : { tools }),
     version,
+    toolOnly,
     intentSkewMs: 0,
     instance: instance as string,
     principal: principal!,
-    operator: operator!,
-    executor: executor!,
-    actions: actions!,
-    markets: markets!,
-    targets,
-    caps: caps!,
-    quotaCap: quotaParts!.quotaCap,
-    weights: quotaParts!.weights,
-    txCap: txCap!,
+    operator: trading.operator!,
+    executor: trading.executor!,
+    actions: trading.actions!,
+    markets: trading.markets!,
+    targets: trading.targets,
+    caps: trading.caps!,
+    quotaCap: trading.quotaParts!.quotaCap,
+    weights: trading.quotaParts!.weights,
+    txCap: trading.txCap!,
     startsAt: startsAt!,
     expiresAt: expiresAt!,
-    ticketTtlMs: ticketTtlMs!,
+    ticketTtlMs: trading.ticketTtlMs!,
     rules,
     judges,
     panel,
@@ -343,7 +280,8 @@ export function parseMandate(spec: SessionSpec, options: ParseMandateOptions = {
     if (e instanceof Problem) return { ok: false, code: 'mandate_invalid', problem: e.text, problems: e.all };
     throw e;
   }
-  if (spec['agents'] === undefined) return { ok: false, code: 'mandate_invalid', problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };
+  if (mandate.toolOnly && spec['mcp'] === undefined) return { ok: false, code: 'mandate_invalid', problem: 'spec.mandate is tool-only (tools without actions): it governs a gateway day only, so the spec needs "mcp" (docs/PROTOCOL.md §18.7)' };
+  if (spec['agents'] === undefined && !mandate.toolOnly) return { ok: false, code: 'mandate_invalid', problem: 'spec.mandate needs spec.agents (the signer registry of the agents it binds)' };
   if (mandate.version === 1) {
     if (options.legacy !== true) {
       return { ok: false, code: 'mandate_unsigned', problem: `mandate_unsigned: spec.mandate needs "version": ${MANDATE_VERSION} and its principal's signature (a version-1, unsigned mandate is accepted only when replaying a day sealed before mandates were signed)` };

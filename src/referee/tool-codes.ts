@@ -17,7 +17,8 @@ export type ToolCode =
   | 'tool_not_allowed'
   | 'server_not_allowed'
   | 'tool_argument_refused'
-  | 'tool_rate_limited';
+  | 'tool_rate_limited'
+  | 'tool_budget_exceeded';
 
 /** One catalogue entry. */
 export interface ToolCodeEntry {
@@ -40,6 +41,7 @@ export const TOOL_CODE_CATALOGUE: readonly ToolCodeEntry[] = Object.freeze(
     { code: 'server_not_allowed', when: 'the mandate allows this tool only on another upstream server', fix: 'use the server the mandate names for this tool' },
     { code: 'tool_argument_refused', when: 'an argument breaks the mandate\'s rule for it (type, enum, minimum, maximum, max_length, required, additional)', fix: 'change the argument to one the mandate allows (the message names it and the rule)' },
     { code: 'tool_rate_limited', when: 'the mandate\'s call rate (for all tools or this one) is used up in the current window of frame time', fix: 'wait for the window to pass before calling again' },
+    { code: 'tool_budget_exceeded', when: 'with this call, an argument of the tool would sum over the day\'s admitted calls to more than the mandate\'s budget for it', fix: 'ask for less (the message gives the budget and the total), or ask the principal for a larger budget in a new mandate' },
   ].map((e) => Object.freeze(e as ToolCodeEntry)),
 );
 

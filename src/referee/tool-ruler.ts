@@ -16,7 +16,9 @@ import type { RuleContext, RuleOutcome } from '../session/types.js';
 import { TranscriptFolds, type EntrySource } from './transcript-folds.js';
 import { mandateOf, type ParseMandateOptions } from './mandate.js';
 import type { ToolCode } from './tool-codes.js';
-import { checkArguments, type ToolRate } from './tools.js';
+import { budgetFigure, checkArguments, overBudget, type ToolRate } from './tools.js';
+import { decAdd } from './decimal.js';
+import { splitToolName, UPSTREAM_NAME } from './tool-names.js';
 
 /** The `tool` member of a gateway ruling. */
 export type ToolRuling =
@@ -99,10 +101,14 @@ export interface ToolFold {
   admitted: number[];
   /** Frame times of admitted calls, per tool. */
   perTool: Map<string, number[]>;
+  /** Per tool, per argument: the sum of its figure values over the day's admitted calls (budgets, §18.3 step 8). */
+  spent: Map<string, Map<string, string>>;
   /** Request id (canonical JSON of it) → authored hash of its first call. */
   ids: Map<string, string>;
   /** Time of the last frame folded. */
   time: number;
+  /** A day with named upstreams (§18.6): upstream name → its serverInfo name and offered tools (its own names). */
+  servers: Map<string, { server: string | undefined; offered: Set<string> | undefined }> | undefined;
 }
 
 function offeredOf(tools: unknown): Set<string> | undefined {
@@ -135,7 +141,7 @@ export class ToolHistory {
   constructor(source: EntrySource, maxSessions = 1024) {
     this.folds = new TranscriptFolds<ToolFold>(
       source,
-      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), ids: new Map(), time: 0 }), step: foldEntry },
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
       maxSessions,
     );
   }
@@ -150,6 +156,8 @@ function foldEntry(f: ToolFold, e: Entry): void {
     f.time = e.time;
     if (isObject(e.data)) {
       if (e.ordinal === -1 && typeof e.data['server'] === 'string') f.server = e.data['server'];
+      if (e.ordinal === -1 && isObject(e.data['servers'])) f.servers = new Map();
+      if (f.servers !== undefined && isObject(e.data['servers'])) foldServers(f.servers, e.data['servers'], e.ordinal === -1);
       const tools = recordedValue(e.data, 'tools');
       const offered = offeredOf(tools);
       if (offered) f.offered = offered;
@@ -169,7 +177,38 @@ function foldEntry(f: ToolFold, e: Entry): void {
     let xs = f.perTool.get(t.call.name);
     if (!xs) f.perTool.set(t.call.name, (xs = []));
     xs.push(f.time);
+    let sums = f.spent.get(t.call.name);
+    for (const [arg, v] of Object.entries(t.call.arguments)) {
+      const x = budgetFigure(v);
+      if (x === undefined) continue;
+      if (!sums) f.spent.set(t.call.name, (sums = new Map()));
+      sums.set(arg, decAdd(sums.get(arg) ?? '0', x));
+    }
   }
+}
+
+/** The `servers` member of a frame (§18.6): each named upstream's `server` (OPEN frame only) and `tools` (recorded value). */
+function foldServers(into: NonNullable<ToolFold['servers']>, servers: Record<string, unknown>, open: boolean): void {
+  for (const [name, v] of Object.entries(servers)) {
+    if (!isObject(v) || !UPSTREAM_NAME.test(name)) continue;
+    let s = into.get(name);
+    if (s === undefined) {
+      if (!open) continue; // the day's upstreams are the OPEN frame's
+      into.set(name, (s = { server: undefined, offered: undefined }));
+    }
+    if (open && typeof v['server'] === 'string') s.server = v['server'];
+    const offered = offeredOf(recordedValue(v, 'tools'));
+    if (offered) s.offered = offered;
+  }
+}
+
+/** Where a call goes: the upstream's serverInfo name and whether it offers the tool (§18.3 step 3, §18.6). */
+function routeOf(f: ToolFold, name: string): { offered: boolean; server: string | undefined } {
+  if (f.servers === undefined) return { offered: f.offered === undefined || f.offered.has(name), server: f.server };
+  const split = splitToolName(name);
+  const s = split === undefined ? undefined : f.servers.get(split.server);
+  if (s === undefined || split === undefined) return { offered: false, server: undefined };
+  return { offered: s.offered === undefined || s.offered.has(split.tool), server: s.server };
 }
 
 /** Admitted calls within the window ending at `now` (times `t` with `now − window < t ≤ now`). */
@@ -196,7 +235,8 @@ export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, manda
     const same = first === toHex(authoredHash(sha256, ctx.authored));
     return refused('tool_call_id_conflict', `request id ${JSON.stringify(call.id).slice(0, 80)} was used earlier today ${same ? 'for this very call (a retry is answered from the record, never sent twice)' : 'for another call'}`, call.name);
   }
-  if (f.offered !== undefined && !f.offered.has(call.name)) return refused('tool_not_offered', `the upstream does not offer a tool named "${call.name.slice(0, 80)}"`, call.name);
+  const route = routeOf(f, call.name);
+  if (!route.offered) return refused('tool_not_offered', `${f.servers === undefined ? 'the upstream does' : 'no upstream does'} not offer a tool named "${call.name.slice(0, 80)}"`, call.name);
   const sealed = mandateOf(ctx.spec, mandates);
   if (sealed.kind === 'invalid') return refused('mandate_invalid', sealed.problem, call.name);
   if (sealed.kind === 'none') return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
@@ -206,10 +246,12 @@ export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, manda
   if (now >= m.expiresAt) return refused('mandate_expired', `the mandate expired at ${new Date(m.expiresAt).toISOString()}`, call.name);
   const rule = m.tools?.allow.get(call.name);
   if (rule === undefined) return refused('tool_not_allowed', m.tools === undefined ? 'the mandate has no tools section: no tool is allowed' : `the mandate does not allow the tool "${call.name.slice(0, 80)}"`, call.name);
-  if (rule.server !== undefined && rule.server !== f.server) return refused('server_not_allowed', `the mandate allows "${call.name.slice(0, 80)}" only on server "${rule.server}" (this day's upstream is "${(f.server ?? '?').slice(0, 80)}")`, call.name);
+  if (rule.server !== undefined && rule.server !== route.server) return refused('server_not_allowed', `the mandate allows "${call.name.slice(0, 80)}" only on server "${rule.server}" (this ${f.servers === undefined ? 'day' : 'call'}'s upstream is "${(route.server ?? '?').slice(0, 80)}")`, call.name);
   const why = checkArguments(rule, call.arguments);
   if (why !== undefined) return refused('tool_argument_refused', why, call.name);
   if (m.tools?.rate !== undefined && inWindow(f.admitted, m.tools.rate, now) >= m.tools.rate.max) return refused('tool_rate_limited', `at most ${m.tools.rate.max} calls per ${m.tools.rate.windowMs} ms`, call.name);
   if (rule.rate !== undefined && inWindow(f.perTool.get(call.name) ?? [], rule.rate, now) >= rule.rate.max) return refused('tool_rate_limited', `at most ${rule.rate.max} calls of "${call.name.slice(0, 80)}" per ${rule.rate.windowMs} ms`, call.name);
+  const over = overBudget(rule, call.arguments, f.spent.get(call.name));
+  if (over !== undefined) return refused('tool_budget_exceeded', `the "${over.arg}" of "${call.name.slice(0, 80)}" may sum to at most ${over.cap} over the day; with this call it would be ${over.total}`, call.name);
   return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
 }

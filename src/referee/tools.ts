@@ -16,7 +16,7 @@
  * }
  * ```
  */
-import { decCmp, isCanonicalDecimal } from './decimal.js';
+import { decAdd, decCmp, isCanonicalDecimal } from './decimal.js';
 
 /** Bounds of a tools section. */
 export const TOOL_POLICY_LIMITS = Object.freeze({
@@ -53,6 +53,8 @@ export interface ToolRule {
   readonly required: readonly string[];
   readonly additional: boolean;
   readonly rate: ToolRate | undefined;
+  /** Argument name → the most its values may sum to over the day's admitted calls of this tool (canonical decimal). */
+  readonly budget: Readonly<Record<string, string>>;
 }
 
 /** A checked tools section. */
@@ -139,9 +141,9 @@ function argRule(v: unknown, where: string): ArgRule {
 }
 
 function toolRule(v: unknown, where: string): ToolRule {
-  if (!isObject(v)) fail(`${where} must be an object { server?, args?, required?, additional?, rate? }`);
+  if (!isObject(v)) fail(`${where} must be an object { server?, args?, required?, additional?, rate?, budget? }`);
   const o = v as Record<string, unknown>;
-  exact(o, where, ['server', 'args', 'required', 'additional', 'rate']);
+  exact(o, where, ['server', 'args', 'required', 'additional', 'rate', 'budget']);
   const args: Record<string, ArgRule> = {};
   if (o['args'] !== undefined) {
     if (!isObject(o['args'])) fail(`${where}.args must be an object of argument name → rule`);
@@ -157,7 +159,18 @@ function toolRule(v: unknown, where: string): ToolRule {
     if (new Set(required).size !== required.length) fail(`${where}.required has a duplicate entry`);
   }
   if (o['additional'] !== undefined && typeof o['additional'] !== 'boolean') fail(`${where}.additional must be true or false`);
+  const budget: Record<string, string> = {};
+  if (o['budget'] !== undefined) {
+    if (!isObject(o['budget'])) fail(`${where}.budget must be an object of argument name → the most its values may sum to`);
+    for (const [k, cap] of Object.entries(o['budget'] as Record<string, unknown>)) {
+      const t = args[k]?.type;
+      if (t !== 'integer' && t !== 'decimal') fail(`${where}.budget.${k} needs ${where}.args.${k} with "type": "integer" or "decimal" (only figures are summed)`);
+      if (!isCanonicalDecimal(cap) || decCmp(cap as string, '0') <= 0) fail(`${where}.budget.${k} must be a canonical decimal string greater than 0, such as "25"`);
+      budget[k] = cap as string;
+    }
+  }
   return {
+    budget,
     server: o['server'] === undefined ? undefined : name(o['server'], `${where}.server`),
     args,
     required,
@@ -225,6 +238,22 @@ export function checkArguments(rule: ToolRule, args: Readonly<Record<string, unk
     }
     const why = check(r, v);
     if (why !== undefined) return `argument "${k}" ${why}`;
+  }
+  return undefined;
+}
+
+/** The figure an argument value counts for in a budget (its checked type is integer or decimal), else `undefined`. */
+export function budgetFigure(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return isCanonicalDecimal(value) ? value : undefined;
+}
+
+/** The first budget this call would overspend: `spent` is what the day's admitted calls of the tool already summed, per argument. */
+export function overBudget(rule: ToolRule, args: Readonly<Record<string, unknown>>, spent: ReadonlyMap<string, string> | undefined): { readonly arg: string; readonly cap: string; readonly total: string } | undefined {
+  for (const [arg, cap] of Object.entries(rule.budget)) {
+    const here = budgetFigure(args[arg]) ?? '0';
+    const total = decAdd(spent?.get(arg) ?? '0', here);
+    if (decCmp(total, cap) > 0) return { arg, cap, total };
   }
   return undefined;
 }

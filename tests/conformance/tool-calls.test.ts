@@ -55,7 +55,7 @@ const replayOf = async (lines: string[]) => {
 
 describe('tool-calls.json', () => {
   it('has a scenario for every tool-call code', () => {
-    expect(new Set(cases.map((c) => c.code))).toEqual(new Set(['admitted', 'tool_call_malformed', 'tool_call_not_canonical', 'tool_call_id_conflict', 'mandate_invalid', 'mandate_not_started', 'mandate_expired', 'tool_not_offered', 'tool_not_allowed', 'server_not_allowed', 'tool_argument_refused', 'tool_rate_limited']));
+    expect(new Set(cases.map((c) => c.code))).toEqual(new Set(['admitted', 'tool_call_malformed', 'tool_call_not_canonical', 'tool_call_id_conflict', 'mandate_invalid', 'mandate_not_started', 'mandate_expired', 'tool_not_offered', 'tool_not_allowed', 'server_not_allowed', 'tool_argument_refused', 'tool_rate_limited', 'tool_budget_exceeded']));
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
@@ -67,10 +67,11 @@ describe('tool-calls.json', () => {
     expect(await replayOf(c.lines)).toMatchObject(c.expect.replay);
   });
 
-  it('an admitted ruling written over a refusal (hashes re-linked, seal recomputed) fails replay', async () => {
-    const c = cases.find((x) => x.code === 'tool_argument_refused')!;
+  it.each(['tool_argument_refused', 'tool_budget_exceeded', 'server_not_allowed', 'tool_not_offered'])('an admitted ruling written over a %s refusal (hashes re-linked, seal recomputed) fails replay', async (code) => {
+    const c = cases.filter((x) => x.code === code).at(-1)!;
     const entries = c.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    (entries[c.expect.index] as { ruling: unknown }).ruling = { tool: { admitted: true, name: 'pay', stage: 'tool' } };
+    const name = (c.expect.tool['name'] as string | undefined) ?? 'pay';
+    (entries[c.expect.index] as { ruling: unknown }).ruling = { tool: { admitted: true, name, stage: 'tool' } };
     const hashes: string[] = [];
     const out: string[] = [];
     for (let i = 0; i < entries.length; i++) {

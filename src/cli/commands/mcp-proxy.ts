@@ -8,10 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
+import { upstreamArgs, upstreamLabel } from './mcp-upstreams.js';
 
 export const PROXY_HELP = `Usage: tally mcp proxy [--db <location>] [--mandate <spec.json>] [--timeout-ms <n>]
                        [--max-result-bytes <n>] [--receipt <file>] [--listen <host:port>]
-                       (-- <upstream command…> | --upstream-url <url>)
+                       (-- <upstream command…> | --upstream-url <url> |
+                        --upstream <name>=<command…> … --upstream-url <name>=<url> …)
 
 Starts <upstream command…> as a child MCP server on stdio and serves its tools
 to the agent on this process's stdin/stdout, recording the day in the store:
@@ -32,11 +34,18 @@ Options:
                           whose "tools" section allows tools (docs/PROTOCOL.md §18);
                           without it every offered tool is admitted (and recorded)
   --timeout-ms <n>        upstream call timeout; its outcome is then UNKNOWN
-                          (default 30000)
+                          (default 30000; starting an upstream, its initialize
+                          and first tools/list, may take up to 30000 or this,
+                          whichever is larger)
   --max-result-bytes <n>  largest upstream message passed on (default 262144)
   --receipt <file>        also write the receipt JSON here when sealed
   --upstream-url <url>    the upstream is a Streamable HTTP MCP server at <url>
                           (instead of a command)
+  --upstream <name>=<command…>, --upstream-url <name>=<url>
+                          named upstreams, each repeatable, any mix: the agent
+                          sees tool t of upstream <name> as <name>__<t> (name:
+                          1-32 of a-z, 0-9, -); the command is split at spaces,
+                          '…' and "…" group (docs/PROTOCOL.md §18.6)
   --listen <host:port>    serve the agent on Streamable HTTP at
                           http://<host:port>/mcp instead of stdio (one agent
                           session per day; port 0 picks one; the URL is printed
@@ -58,18 +67,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Runs the proxy; `command` is everything after `--`. */
 export async function runProxy(values: Record<string, string | boolean | (string | boolean)[] | undefined>, command: string[], io: CommandIO): Promise<number> {
-  const upstreamUrl = str(values, 'upstream-url');
-  if (command.length === 0 && upstreamUrl === undefined) throw new CliError("give the upstream server's command after -- (tally mcp proxy --db <store> -- <command…>) or --upstream-url <url>");
-  if (command.length > 0 && upstreamUrl !== undefined) throw new CliError('give either an upstream command after -- or --upstream-url, not both');
-  let url: URL | undefined;
-  if (upstreamUrl !== undefined) {
-    try {
-      url = new URL(upstreamUrl);
-    } catch {
-      throw new CliError(`--upstream-url must be an http(s) URL, got ${upstreamUrl.slice(0, 100)}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError('--upstream-url must be an http(s) URL');
-  }
+  const ups = upstreamArgs(values, command);
   const listen = str(values, 'listen');
   const hp = listen === undefined ? undefined : /^(.+):([0-9]{1,5})$/.exec(listen);
   if (listen !== undefined && (!hp || Number(hp[2]) > 65535)) throw new CliError('--listen must be <host>:<port>, e.g. 127.0.0.1:8787 (port 0 picks a free one)');
@@ -88,7 +86,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
     if (!isObject(doc) || !isObject(doc['mcp'])) throw new CliError(`${mandateFile} must be a whole session spec with an "mcp" object (a gateway day), signed with 'tally mandate sign'`);
     spec = doc;
   } else {
-    spec = { name: 'mcp-proxy', mcp: { upstream: (url?.href ?? command.join(' ')).slice(0, 200), run: `${new Date().toISOString()}/${randomBytes(8).toString('hex')}` } };
+    spec = { name: 'mcp-proxy', mcp: { upstream: upstreamLabel(ups), run: `${new Date().toISOString()}/${randomBytes(8).toString('hex')}` } };
   }
   const [{ defaultStoreLocation, openStore }, { Engine }, { createRefereeRuler }, gw] = await Promise.all([
     import('../../store/index.js'),
@@ -103,14 +101,17 @@ export async function runProxy(values: Record<string, string | boolean | (string
     throw new CliError(`cannot open the store: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
   }
   const engine = new Engine({ store, ruler: createRefereeRuler({ store }) });
-  const channel = url !== undefined ? new gw.HttpChannel(url) : new gw.ChildChannel(command[0]!, command.slice(1), maxResultBytes);
-  const upstream = new gw.Upstream(channel, maxResultBytes);
-  const gateway = new gw.Gateway({ engine, upstream, spec: spec as never, timeoutMs, clientInfo: { name: 'tally-mcp-proxy', version: '1' } });
+  const named = ups.map((u) => ({ name: u.name ?? '', upstream: new gw.Upstream(u.kind === 'url' ? new gw.HttpChannel(u.url) : new gw.ChildChannel(u.argv[0]!, u.argv.slice(1), maxResultBytes), maxResultBytes) }));
+  const closeUpstreams = async (): Promise<void> => {
+    await Promise.all(named.map((u) => u.upstream.close()));
+  };
+  const which = ups[0]!.name === undefined ? { upstream: named[0]!.upstream } : { upstreams: named };
+  const gateway = new gw.Gateway({ engine, ...which, spec: spec as never, timeoutMs, clientInfo: { name: 'tally-mcp-proxy', version: '1' } });
   try {
     const sid = await gateway.start();
     println(io.stderr, JSON.stringify({ event: 'recording', sessionId: sid }));
   } catch (e) {
-    await upstream.close();
+    await closeUpstreams();
     await store.close();
     println(io.stderr, `tally mcp proxy: ${(e as Error).message}`);
     return EXIT.invalid;
@@ -128,7 +129,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
     try {
       side = await gw.serveHttp(gateway, hp[1]!.replace(/^\[(.*)\]$/, '$1'), Number(hp[2]), onError);
     } catch (e) {
-      await upstream.close();
+      await closeUpstreams();
       await store.close();
       throw new CliError(`cannot listen on ${listen}: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
     }
@@ -159,7 +160,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
     code = EXIT.invalid;
   }
   await stopHttp();
-  await upstream.close();
+  await closeUpstreams();
   await store.close();
   if (failure !== undefined && code === EXIT.ok) code = EXIT.invalid;
   return code;

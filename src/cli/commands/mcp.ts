@@ -94,13 +94,14 @@ ${PROXY_HELP}`,
     'timeout-ms': { type: 'string' },
     'max-result-bytes': { type: 'string' },
     receipt: { type: 'string' },
-    'upstream-url': { type: 'string' },
+    'upstream-url': { type: 'string', multiple: true },
+    upstream: { type: 'string', multiple: true },
     listen: { type: 'string' },
   },
   async run({ values, positionals }, io) {
     if (positionals[0] === 'proxy') return (await import('./mcp-proxy.js')).runProxy(values, positionals.slice(1), io);
     if (positionals.length > 0) throw new CliError("mcp takes no positional arguments (or: tally mcp proxy … -- <command>). Run 'tally mcp --help'.");
-    for (const k of ['mandate', 'timeout-ms', 'max-result-bytes', 'receipt', 'upstream-url', 'listen']) if (values[k] !== undefined) throw new CliError(`--${k} is an option of 'tally mcp proxy'`);
+    for (const k of ['mandate', 'timeout-ms', 'max-result-bytes', 'receipt', 'upstream-url', 'upstream', 'listen']) if (values[k] !== undefined) throw new CliError(`--${k} is an option of 'tally mcp proxy'`);
     const level = str(values, 'log-level') ?? 'info';
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');

@@ -11,39 +11,16 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { readBody } from '../../http/body.js';
 import { parseStrictJson } from '../../protocol/index.js';
 import type { Principal } from '../auth.js';
 import type { WireService } from '../service.js';
 import { createMcpServer, localBackend } from './server.js';
+import { EVENTS_PER_SESSION, SessionEvents } from './events.js';
 
 /** Bounds of the `/mcp` route. */
-export const MCP_HTTP_LIMITS = Object.freeze({ maxSessions: 256, eventsPerSession: 1024 });
-
-/** A bounded in-memory event store for one session's SSE streams (resumability). */
-class SessionEvents implements EventStore {
-  private readonly events: { id: string; stream: string; message: JSONRPCMessage }[] = [];
-  private next = 0;
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    const id = `${streamId}_${++this.next}`;
-    this.events.push({ id, stream: streamId, message });
-    if (this.events.length > MCP_HTTP_LIMITS.eventsPerSession) this.events.shift();
-    return id;
-  }
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
-    return this.events.find((e) => e.id === eventId)?.stream;
-  }
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
-    const at = this.events.findIndex((e) => e.id === lastEventId);
-    if (at === -1) return '';
-    const stream = this.events[at]!.stream;
-    for (const e of this.events.slice(at + 1)) if (e.stream === stream) await send(e.id, e.message);
-    return stream;
-  }
-}
+export const MCP_HTTP_LIMITS = Object.freeze({ maxSessions: 256, eventsPerSession: EVENTS_PER_SESSION });
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
