@@ -69,6 +69,15 @@ export interface StartChainOptions {
   readonly hre?: string;
 }
 
+/**
+ * Hardhat's native EDR binary for this platform. It asks Node 22, so npm on Node 20 skips it as an
+ * optional dependency of hardhat: it must be named (the clone pins it as a devDependency).
+ */
+export function edrBinaryPackage(platform: string = process.platform, arch: string = process.arch): string {
+  const suffix = platform === 'linux' ? '-gnu' : platform === 'win32' ? '-msvc' : '';
+  return `@nomicfoundation/edr-${platform}-${arch}${suffix}@0.22.0`;
+}
+
 /** Where `hardhat/hre` is, as a file URL; a typed error when hardhat is not installed. */
 export function hardhatHre(): string {
   try {
@@ -120,6 +129,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Local
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
+        if (/Cannot find native binding/.test(err)) {
+          return fail(new TallyError('TALLY_DEMO_X402_DEPS', `the local chain needs hardhat's native EDR binary, which npm did not install (on Node 20 it skips it: the binary asks Node 22). Install it with: npm install ${edrBinaryPackage()}`));
+        }
         fail(new TallyError('TALLY_DEMO_CHAIN', `the local chain (Hardhat network) exited (${signal ?? code}) before listening`, { details: err.trim().split('\n').slice(-3).join(' | ') }));
       });
     });

@@ -6,21 +6,24 @@
  * installs them.
  */
 import { TallyError } from '../protocol/index.js';
+import { edrBinaryPackage } from './chain.js';
 
 /** The packages `tally demo --x402` needs beyond agent-tally's own dependencies, as `npm install` takes them. */
 export const X402_DEMO_PACKAGES = Object.freeze(['hardhat@~3.18.0', '@x402/core@~2.27.0', '@x402/evm@~2.27.0', '@x402/express@~2.27.0', '@x402/fetch@~2.27.0', 'express@^5.1.0']);
 
-/** The one line that installs them. */
-export const X402_DEMO_INSTALL = `npm install ${X402_DEMO_PACKAGES.join(' ')}`;
+/** The one line that installs them (with this platform's EDR binary). */
+export const X402_DEMO_INSTALL = `npm install ${[...X402_DEMO_PACKAGES, edrBinaryPackage()].join(' ')}`;
 
 const names = X402_DEMO_PACKAGES.map((p) => p.slice(0, p.lastIndexOf('@')));
 
-/** Whether `e` is a failure to find one of the demo's optional packages. */
+/** Which of the demo's optional packages `e` failed to find (hardhat when the chain's own lookup failed), else undefined. */
 function missingPackage(e: unknown): string | undefined {
-  const err = e as { code?: unknown; message?: unknown };
-  if (err?.code !== 'ERR_MODULE_NOT_FOUND' && err?.code !== 'MODULE_NOT_FOUND' && err?.code !== 'TALLY_DEMO_X402_DEPS') return undefined;
+  const err = e as { code?: unknown; message?: unknown } | undefined;
+  if (err?.code === 'TALLY_DEMO_X402_DEPS') return 'hardhat';
+  if (err?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  // Node: "Cannot find package 'express' imported from …" (a subpath import names its package).
   const message = String(err.message);
-  return names.find((n) => message.includes(`'${n}'`) || message.includes(`'${n}/`) || message.includes(`${n}/package.json`) || (err.code === 'TALLY_DEMO_X402_DEPS' && message.includes(n))) ?? (err.code === 'TALLY_DEMO_X402_DEPS' ? 'hardhat' : undefined);
+  return names.find((n) => message.includes(`'${n}'`) || message.includes(`'${n}/`));
 }
 
 /** The x402 demo's runner; a typed error naming what to install when a package it needs is missing. */
@@ -37,4 +40,5 @@ export async function loadX402Demo(): Promise<typeof import('./run.js')> {
   }
 }
 
+export { edrBinaryPackage };
 export type { X402DemoOptions, X402DemoReport } from './run.js';
