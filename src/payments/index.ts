@@ -19,4 +19,5 @@ export type { X402RuntimeOptions, SentPayment } from './runtime.js';
 export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
 export type { EvidencePack, EvidenceFacts, EvidenceCode, DisputeReason, PaymentSelector } from './evidence-pack.js';
 export { PAYMENT_RULING_CATALOGUE } from './catalogue.js';
+export { paymentIdConflictOf } from './wire.js';
 export type { PaymentCatalogueEntry } from './catalogue.js';

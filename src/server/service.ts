@@ -7,6 +7,7 @@
  * engine or the store (I/O, corruption) becomes `internal` (or `unavailable`
  * for contention; the mapping is failures.ts), and the caller logs it.
  */
+import { paymentIdConflictOf } from '../payments/index.js';
 import { isDigestHex, isMember, toHex, SESSION_MESSAGE_KINDS, type SessionMessageKind, type SessionSpec } from '../protocol/index.js';
 import { SessionTrees, type Notary } from '../receipt/index.js';
 import type { Engine, Rejection } from '../session/index.js';
@@ -190,6 +191,12 @@ export class WireService {
           body,
           ...(v.claimHash === undefined ? {} : { claimHash: v.claimHash }),
         });
+        const conflict = r.ok ? paymentIdConflictOf(r.ruling) : undefined;
+        if (r.ok && conflict) {
+          // Recorded, and refused on the wire (x402 payment-identifier: 409); the same data on an identical retry (no `duplicate`).
+          const data = { code: conflict.code, sessionId: r.sessionId, ordinal: r.ordinal, index: r.index, entryHash: r.entryHash, ruling: r.ruling };
+          return fail({ ...meta, duplicate: r.duplicate, ruling: conflict.code }, { type: 'payment-id-conflict', message: conflict.message, data });
+        }
         return done(r, r.ok ? { duplicate: r.duplicate, ...(r.ruling === undefined ? {} : { ruling: rulingLabel(r.ruling) }) } : {});
       }
       case 'session/events': {

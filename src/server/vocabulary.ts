@@ -20,6 +20,7 @@ export type WireFailureType =
   | 'method-not-allowed'
   | 'malformed-target'
   | 'malformed-query'
+  | 'payment-id-conflict'
   | 'parse-error'
   | 'invalid-request'
   | 'method-not-found'
@@ -66,6 +67,7 @@ export const WIRE_ERRORS = [
   { type: 'method-not-allowed', code: -32018, status: 405, retryable: false, when: 'The route exists but not for this HTTP method.' },
   { type: 'malformed-target', code: -32019, status: 400, retryable: false, when: 'The request target is neither an RFC 3986 origin-form path nor an absolute http(s) URL (answered before authentication).' },
   { type: 'malformed-query', code: -32020, status: 400, retryable: false, when: 'A query parameter is repeated, or names a position the session does not have (a bundle `from` beyond its size).' },
+  { type: 'payment-id-conflict', code: -32021, status: 409, retryable: false, when: "An x402 payment turn reuses a `payment-identifier` id the payer already holds for another payload: the turn and its refusal (`payment_id_conflict`) are recorded, `data` carries them (`index`, `entryHash`, `ruling`); an identical retry gets the same answer." },
   { type: 'parse-error', code: -32700, status: 400, retryable: false, when: 'The body is not strict UTF-8 JSON: invalid UTF-8, a BOM, a duplicate key, a lone surrogate (also as a `\\ud800` escape), trailing data or a syntax error; the message names which (PROTOCOL.md §2.1).' },
   { type: 'invalid-request', code: -32600, status: 400, retryable: false, when: 'Not a JSON-RPC 2.0 request object (or an empty or oversized batch).' },
   { type: 'method-not-found', code: -32601, status: 404, retryable: false, when: 'The method is not one of the six wire verbs.' },

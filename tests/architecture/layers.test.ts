@@ -37,6 +37,8 @@ const RANK: Record<string, number> = {
   gateway: 5.5,
   client: 6,
   demo: 6,
+  // The x402 desk demo: above the demo (its engine key) and payments; its chain and x402 servers are optional peer dependencies, loaded on use.
+  x402demo: 6.5,
   'index.ts': 7,
   cli: 8,
   bench: 8,

@@ -2,7 +2,7 @@ import { resolve, relative, isAbsolute } from 'node:path';
 import type { DemoPhase } from '../../demo/run.js';
 import { MAX_DEMO_WAKES } from '../../demo/limits.js';
 import { MAX_SEED } from '../../demo/prng.js';
-import { CliError, EXIT, invocation, println, str, type Command } from '../command.js';
+import { CliError, EXIT, invocation, println, str, type Command, type CommandIO } from '../command.js';
 import { progressReporter, type Progress } from '../progress.js';
 import { intOption } from './session-io.js';
 
@@ -10,6 +10,7 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'Record, seal, verify, replay and prove a whole simulated agent-day (what `npm start` runs).',
   help: `Usage: tally demo [--seed <n>] [--wakes <n>] [--out <dir>] [--db <location>] [--sync full|normal] [--json]
+       tally demo --x402 [--out <dir>] [--json]
 
 Runs a deterministic agent-day on the embedded SQLite store: a seeded market
 simulator delivers the OPEN frame and the wakes (prices, fills, ticket
@@ -49,6 +50,19 @@ Options:
                     or full (the store's own default: every commit is fsynced)
   --json            print the summary as JSON
 
+With --x402 (default --out ./tally-x402): an x402 desk that pays for market
+data on a local chain, every part started and stopped by the demo (a Hardhat
+network in a child process, the EIP-3009 token of contracts/TallyUSD.sol, a
+facilitator from @x402/core + @x402/evm, resource servers behind
+@x402/express, the agent paying with @x402/fetch through Tally): two payments
+admitted and settled, one offer_drift, one whose settlement times out and is
+recorded UNKNOWN, one refused over budget while it holds its amount, and the
+UNKNOWN reconciled from the chain's receipt. Writes tally.db, bundle.jsonl,
+receipt.json, receipt.note, engine.vkey, summary.json and two evidence packs
+(payment-<ticket>.json, payment-drift.json), then verifies them. Needs
+hardhat and the x402 packages (optional peer dependencies; when missing it
+says exactly what to npm install). The chain not starting is an error (exit 1).
+
 A progress bar is shown on a terminal (stderr) and never when piped.
 Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or file I/O error.`,
   options: {
@@ -58,9 +72,11 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or fi
     db: { type: 'string' },
     sync: { type: 'string' },
     json: { type: 'boolean' },
+    x402: { type: 'boolean' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError(`demo takes no arguments (got '${positionals[0]}'). Run 'tally demo --help'.`);
+    if (values['x402'] === true) return x402Demo(values, io);
     const seed = intOption(values, 'seed', 0, MAX_SEED) ?? 1;
     const wakes = intOption(values, 'wakes', 0, MAX_DEMO_WAKES) ?? 48;
     const sync = str(values, 'sync') ?? 'normal';
@@ -101,6 +117,22 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or fi
     return ok ? EXIT.ok : EXIT.invalid;
   },
 };
+
+/** `tally demo --x402`: the x402 desk's day (src/x402demo), loaded on use with its optional packages. */
+async function x402Demo(values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  for (const o of ['seed', 'wakes', 'db', 'sync']) if (values[o] !== undefined) throw new CliError(`--${o} does not apply to --x402. Run 'tally demo --help'.`);
+  const outArg = str(values as never, 'out') ?? 'tally-x402';
+  if (outArg === '') throw new CliError('--out must not be empty');
+  const { loadX402Demo } = await import('../../x402demo/index.js');
+  const { runX402Demo, x402DemoOk } = await loadX402Demo();
+  const { formatX402Report } = await import('../../x402demo/format.js');
+  const report = await runX402Demo({ out: resolve(io.cwd, outArg), onChain: (c) => println(io.stderr, `tally demo --x402: local chain (Hardhat network, pid ${c.pid}) listening on ${c.url}`) });
+  if (values['json'] === true) println(io.stdout, JSON.stringify(report, null, 2));
+  else for (const line of formatX402Report(report, invocation(io), (p) => display(io.cwd, p))) println(io.stdout, line);
+  const ok = x402DemoOk(report);
+  if (!ok) println(io.stderr, 'tally demo --x402: a check failed (see the summary)');
+  return ok ? EXIT.ok : EXIT.invalid;
+}
 
 /** A path as a person typed it: relative to the working directory when inside it. */
 function display(cwd: string, p: string): string {

@@ -90,14 +90,16 @@ export async function withEngine<T>(values: Values, io: CommandIO, mustExist: bo
 }
 
 /**
- * The ruler CLI engines use: the referee over the store (without a mandate in
+ * The ruler CLI engines use: the payment referee (x402, §17) over the referee over the store (without a mandate in
  * the spec it rules exactly like the intent ruler), asking the judge of
  * `--judge …` (judgeFromOptions in judge-option.ts) for mandates with semantic rules. Without
  * one, such a mandate denies (judge_unavailable, no_judge).
  */
 export async function cliRuler(store: TranscriptStore, judge: Judge | undefined): Promise<TurnRuler> {
-  const { createRefereeRuler } = await import('../../referee/index.js');
-  return createRefereeRuler({ store, ...(judge === undefined ? {} : { judge }) });
+  const [{ createRefereeRuler }, { createPaymentsRuler }] = await Promise.all([import('../../referee/index.js'), import('../../payments/index.js')]);
+  // The payment referee over the referee: a session whose genesis seals an x402 payment policy (spec.payments) has its
+  // payment turns ruled (PROTOCOL.md §17); every other turn, and every other session, is the referee's alone.
+  return createPaymentsRuler({ store, inner: createRefereeRuler({ store, ...(judge === undefined ? {} : { judge }) }) });
 }
 
 /**
