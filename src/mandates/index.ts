@@ -27,3 +27,5 @@ export { findAp2Transaction, checkAp2Evidence } from './evidence.js';
 export type { Ap2Evidence, Ap2EvidenceCheck } from './evidence.js';
 export { VI_TYP, VI_VCT, verifyViCredential } from './vi.js';
 export type { ViCredential, ViOptions } from './vi.js';
+export { VI_L3_TYP, VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
+export type { ViSpec } from './vi-session.js';

@@ -53,6 +53,8 @@ export interface ViCredential extends OpenMandate {
   readonly agentKid: string;
   /** The open checkout mandate's disclosure text (its digest is the payment mandate's `payment.reference`). */
   readonly checkoutDisclosure: string;
+  /** The open payment mandate's disclosure text (an L3a's `sd_hash` covers it). */
+  readonly paymentDisclosure: string;
   readonly l1: VerifiedSdJwt;
 }
 
@@ -136,8 +138,9 @@ export async function verifyViCredential(l1Text: string, l2Text: string, opts: V
   if (opts.agentKey && (await calculateJwkThumbprint(pc.jwk)) !== (await calculateJwkThumbprint(opts.agentKey))) return refuse('mandate-cnf-mismatch', "cnf names another key than the agent's");
   if (!isObject(pm.payment_instrument)) return refuse('vi-mandates', 'the open payment mandate carries payment_instrument');
   // The checkout mandate's disclosure is the one whose value is the checkout mandate (digests name it in delegate_payload).
-  const checkoutDisclosure = l2.value.disclosures.find((d) => signedDelegate.some((e) => isObject(e) && e['...'] === disclosureDigest(d)) && isCheckout(d));
-  if (!checkoutDisclosure) return refuse('vi-mandates', 'the open checkout mandate is not a delegate_payload disclosure');
+  const delegated = (vct: string) => l2.value.disclosures.find((d) => signedDelegate.some((e) => isObject(e) && e['...'] === disclosureDigest(d)) && carries(d, vct));
+  const checkoutDisclosure = delegated(VI_VCT.checkout), paymentDisclosure = delegated(VI_VCT.payment);
+  if (!checkoutDisclosure || !paymentDisclosure) return refuse('vi-mandates', 'the open mandates are not delegate_payload disclosures');
   const constraints = parseConstraints(asAp2(pm.constraints), 'payment');
   if (!constraints.ok) return constraints;
   const ref = constraints.value.find((c) => c.type === 'payment.reference');
@@ -146,15 +149,16 @@ export async function verifyViCredential(l1Text: string, l2Text: string, opts: V
     ok: true,
     value: {
       kind: 'payment', id: b64sha256(`${l1Text}${l2Text}`), iat: t2.value.iat, exp: t2.value.exp, agentKey: pc.jwk, constraints: constraints.value, sdjwt: l2.value,
-      userKey, agentKid: pc.kid, checkoutDisclosure, l1: l1.value,
+      userKey, agentKid: pc.kid, checkoutDisclosure, paymentDisclosure, l1: l1.value,
     },
   };
 }
 
-function isCheckout(disclosure: string): boolean {
+/** Whether a disclosure is an array element whose value is a mandate of type `vct`. */
+function carries(disclosure: string, vct: string): boolean {
   try {
     const v = JSON.parse(Buffer.from(disclosure, 'base64url').toString('utf8')) as unknown;
-    return Array.isArray(v) && v.length === 2 && isObject(v[1]) && v[1].vct === VI_VCT.checkout;
+    return Array.isArray(v) && v.length === 2 && isObject(v[1]) && v[1].vct === vct;
   } catch {
     return false;
   }
