@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { SDJwtInstance } from '@sd-jwt/core';
 import { digest } from '@sd-jwt/crypto-nodejs';
 import { p256 } from '@noble/curves/p256.js';
+import { viVectors } from './vi.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest();
 const b64sha = (s) => createHash('sha256').update(s, 'ascii').digest('base64url');
@@ -143,8 +144,9 @@ addC('wrong-closed-vct', await present(closedPayload({ vct: 'mandate.payment.2' 
 }
 
 return {
-  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0).',
+  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0). vi (§16.10): Verifiable Intent v0.1 L1 and L2 autonomous credentials; verify l1 with the issuer key and l2 over it at now, and the agent key when named; expect ok or the refusal code; payments: when ok, the mapped constraints\' violations for each payment given history. Its keys are its own; mandate field values from agent-intent/verifiable-intent spec/credential-format.md §11.2 (Apache-2.0).',
   keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
   open, closed,
+  vi: await viVectors(),
 };
 }

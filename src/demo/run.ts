@@ -15,10 +15,8 @@
  * seed 002 asks: another day of the same seed with another number of wakes,
  * recorded into the same store, shares its hours and sees this day's calls.)
  */
-import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { Engine, type Receipt } from '../session/index.js';
 import type { CanonicalObject, ChainError, ChainSummary } from '../protocol/index.js';
 import { TallyError } from '../protocol/errors.js';
@@ -36,6 +34,7 @@ import { demoMandate, demoRuler, demoSizeCap } from './referee.js';
 import { planDay } from './script.js';
 import { readTimeline, type DayCounts, type Notice } from './timeline.js';
 import { counted } from './format.js';
+import { exportBundle } from './export.js';
 
 export { MAX_DEMO_WAKES };
 
@@ -323,35 +322,6 @@ async function refereeSummary(engine: Engine, sessionId: string): Promise<DemoRe
     transitions[k] = (transitions[k] ?? 0) + 1;
   }
   return { instance: v.instance, quota: v.quota, tickets, verdicts: v.verdicts, transitions };
-}
-
-async function exportBundle(engine: Engine, sessionId: string, path: string, onEntry: (n: number) => void): Promise<void> {
-  const out = createWriteStream(path);
-  const closed = once(out, 'close');
-  const failed = new Promise<never>((_, reject) => out.once('error', reject));
-  let n = 0;
-  let chunk: Uint8Array[] = [];
-  let bytes = 0;
-  const flush = async () => {
-    if (chunk.length === 0) return;
-    const buf = Buffer.concat(chunk, bytes);
-    chunk = [];
-    bytes = 0;
-    if (!out.write(buf)) await Promise.race([once(out, 'drain'), failed]);
-  };
-  const nl = new Uint8Array([0x0a]);
-  for await (const line of engine.exportEntries(sessionId)) {
-    chunk.push(line, nl);
-    bytes += line.length + 1;
-    n++;
-    if (bytes >= 1 << 20) {
-      await flush();
-      onEntry(n);
-    }
-  }
-  await flush();
-  out.end();
-  await Promise.race([closed, failed]);
 }
 
 function isAdmittedTransfer(ruling: CanonicalObject | undefined): boolean {

@@ -41,6 +41,11 @@ export const AP2_CODES = [
   'turn-malformed', // an authored turn that is not canonical JSON {checkout_jwt, open_checkout, payment}
   'kb-replayed', // this KB-JWT nonce was already admitted under the mandate (in any session)
   'constraint-violated', // the payment breaks a constraint given the mandate's history
+  // ---- a Verifiable Intent v0.1 L2 autonomous credential (src/mandates/vi.ts, PROTOCOL.md §16.10)
+  'vi-l1', // the L1 credential's claims: vct not the registry's, iss/sub missing, sd_hash present, cnf not the user's key
+  'vi-sd-hash', // the L2 sd_hash is not the SHA-256 of the L1 as recorded
+  'vi-claims', // L2 nonce/iss/aud/delegate_payload missing or malformed, or its exp beyond the L1's
+  'vi-mandates', // not one open payment and one open checkout mandate, paired by payment.reference, with one cnf
 ] as const;
 
 /** One of {@link AP2_CODES}. */

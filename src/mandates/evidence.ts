@@ -26,8 +26,16 @@ export interface Ap2Evidence {
 }
 
 const leaf = (b: Uint8Array): string => createHash('sha256').update(Buffer.concat([Buffer.from([0]), b])).digest('hex');
+/** JSON of a pack's bytes, or undefined: a pack is untrusted input, refused (never thrown) when it is not JSON. */
+const jsonOf = (b: Uint8Array): unknown => {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b));
+  } catch {
+    return undefined;
+  }
+};
 const entryOf = (b: Uint8Array) => {
-  const r = parseEntry(JSON.parse(new TextDecoder().decode(b)));
+  const r = parseEntry(jsonOf(b));
   return r.ok ? r.entry : undefined;
 };
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -85,7 +93,7 @@ export async function checkAp2Evidence(e: Ap2Evidence): Promise<MandateResult<Ap
   const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
   if (!open.ok) return open;
   const bytes = fromBase64(t.body.bytes);
-  const body = bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>) : undefined;
+  const body = bytes ? jsonOf(bytes) : undefined;
   if (!isObject(body) || typeof body['checkout_jwt'] !== 'string' || typeof body['payment'] !== 'string' || typeof body['open_checkout'] !== 'string') return bad('the turn body is not an AP2 purchase');
   if (b64sha256(body['checkout_jwt']) !== e.transactionId) return refuse('closed-transaction-id', 'evidence: the checkout JWT does not hash to the transaction id');
   const closed = await verifyClosedMandate(body['payment'], open.value, { now, aud: spec.value.audience, checkoutHashes: new Set([e.transactionId]), openCheckoutHash: b64sha256(body['open_checkout']) });

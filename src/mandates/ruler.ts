@@ -15,9 +15,11 @@ import { canonicalBytes, parseEntry, parseStrictJson, TallyError, type Canonical
 import type { NonceClaim, NonceOwner, TranscriptStore } from '../store/index.js';
 import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
 import { refuse, type Ap2Code, type MandateResult } from './codes.js';
-import { verifyClosedMandate } from './closed.js';
+import { verifyClosedMandate, type ClosedMandate } from './closed.js';
 import { evaluatePayment, type MandateHistory } from './constraints.js';
-import { b64sha256, publicP256, verifyOpenMandate } from './open.js';
+import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './open.js';
+import { VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
+import { verifyViCredential } from './vi.js';
 import { splitCompact } from './sdjwt.js';
 
 /** The session spec member that makes a session AP2-governed. */
@@ -74,6 +76,37 @@ function recordedExternal(recorded: CanonicalObject | undefined): Use[] {
   return ext.filter(isObject).map((u) => u as unknown as Use);
 }
 
+type Verified = { ok: true; m: OpenMandate; closed: ClosedMandate & { kind: 'payment' } } | { ok: false; outcome: RuleOutcome };
+
+/** An AP2 session's turn: the open mandate at frame time `now`, then the closed payment mandate against it (§16.2, §16.3). */
+async function ap2Payment(specIn: SessionSpec, authored: Uint8Array, now: number): Promise<Verified> {
+  const spec = readAp2Spec(specIn);
+  if (!spec.ok) return { ok: false, outcome: refused(spec.code, spec.message) };
+  const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
+  if (!open.ok) return { ok: false, outcome: refused(open.code, open.message) };
+  const m = open.value;
+  if (m.kind !== 'payment') return { ok: false, outcome: refused('constraint-unsupported', 'sessions under an open checkout mandate are not ruled yet') };
+  const turn = readTurn(authored);
+  if (!turn) return { ok: false, outcome: refused('turn-malformed', 'an authored turn is canonical JSON {checkout_jwt, open_checkout, payment}') };
+  const closed = await verifyClosedMandate(turn.payment, m, { now, aud: spec.value.audience, checkoutHashes: new Set([b64sha256(turn.checkoutJwt)]), openCheckoutHash: b64sha256(turn.openCheckout) });
+  if (!closed.ok) return { ok: false, outcome: refused(closed.code, closed.message, { mandate: m.id }) };
+  if (closed.value.kind !== 'payment') return { ok: false, outcome: refused('closed-vct', 'a payment session takes payment mandates') };
+  return { ok: true, m, closed: closed.value };
+}
+
+/** A VI session's turn: the L1 + L2 credential at frame time `now`, then the agent's L3a against it (§16.10). */
+async function viPayment(specIn: SessionSpec, authored: Uint8Array, now: number): Promise<Verified> {
+  const spec = readViSpec(specIn);
+  if (!spec.ok) return { ok: false, outcome: refused(spec.code, spec.message) };
+  const cred = await verifyViCredential(spec.value.l1, spec.value.l2, { issuerKey: spec.value.issuer, now });
+  if (!cred.ok) return { ok: false, outcome: refused(cred.code, cred.message) };
+  const turn = readViTurn(authored);
+  if (!turn) return { ok: false, outcome: refused('turn-malformed', 'an authored turn of a VI session is canonical JSON {checkout_jwt, payment}') };
+  const closed = await verifyViPayment(turn.payment, cred.value, { now, aud: spec.value.audience, checkoutJwt: turn.checkoutJwt });
+  if (!closed.ok) return { ok: false, outcome: refused(closed.code, closed.message, { mandate: cred.value.id }) };
+  return { ok: true, m: cred.value, closed: closed.value };
+}
+
 export interface Ap2RulerOptions {
   /** The engine's store: the ruler reads other sessions' spending turns from it. */
   readonly store: TranscriptStore;
@@ -100,7 +133,7 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
 
   return {
     checkSpec(spec: SessionSpec): string | undefined {
-      const s = readAp2Spec(spec);
+      const s = spec[VI_SPEC_KEY] !== undefined && spec[AP2_SPEC_KEY] === undefined ? readViSpec(spec) : readAp2Spec(spec);
       return s.ok ? undefined : s.message;
     },
 
@@ -111,26 +144,13 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
     },
 
     async rule(ctx: RuleContext): Promise<RuleOutcome> {
-      const spec = readAp2Spec(ctx.spec);
-      if (!spec.ok) return refused(spec.code, spec.message);
       const now = Math.floor(ctx.frameTime / 1000);
-      const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
-      if (!open.ok) return refused(open.code, open.message);
-      const m = open.value;
-      if (m.kind !== 'payment') return refused('constraint-unsupported', 'sessions under an open checkout mandate are not ruled yet');
-      const turn = readTurn(ctx.authored);
-      if (!turn) return refused('turn-malformed', 'an authored turn is canonical JSON {checkout_jwt, open_checkout, payment}');
-      const closed = await verifyClosedMandate(turn.payment, m, {
-        now,
-        aud: spec.value.audience,
-        checkoutHashes: new Set([b64sha256(turn.checkoutJwt)]),
-        openCheckoutHash: b64sha256(turn.openCheckout),
-      });
-      if (!closed.ok) return refused(closed.code, closed.message, { mandate: m.id });
-      if (closed.value.kind !== 'payment') return refused('closed-vct', 'a payment session takes payment mandates');
+      const verified = ctx.spec[VI_SPEC_KEY] !== undefined ? await viPayment(ctx.spec, ctx.authored, now) : await ap2Payment(ctx.spec, ctx.authored, now);
+      if (!verified.ok) return verified.outcome;
+      const { m, closed } = verified;
       const key = `ap2:${m.id}`;
-      const kbNonce = closed.value.claims['nonce'] as string;
-      const base = { mandate: m.id, transaction_id: closed.value.transactionId, amount: closed.value.request.amount, currency: closed.value.request.currency, at: now };
+      const kbNonce = closed.claims['nonce'] as string;
+      const base = { mandate: m.id, transaction_id: closed.transactionId, amount: closed.request.amount, currency: closed.request.currency, at: now };
       if (await ctx.nonceOwner(key, `kb:${kbNonce}`)) return refused('kb-replayed', `KB-JWT nonce ${kbNonce} was already admitted under this mandate`, base);
 
       // The history: every use 0..n-1 of this mandate, in any session of the store.
@@ -147,7 +167,7 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
       };
       const external = uses.filter((u) => u.session !== ctx.sessionId).map((u) => ({ ...u }) as unknown as CanonicalObject);
       const facts = { spent_before: history.spent, uses_before: history.uses, external };
-      const violations = evaluatePayment(m.constraints, closed.value.request, history, now);
+      const violations = evaluatePayment(m.constraints, closed.request, history, now);
       if (violations.length > 0) {
         return refused('constraint-violated', violations.map((v) => `${v.constraint}: ${v.reason}`).join('; '), { ...base, ...facts, violations: violations.map((v) => v.constraint) });
       }

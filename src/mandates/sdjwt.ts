@@ -113,11 +113,17 @@ export function splitCompact(compact: string): MandateResult<{ jwt: string; disc
 
 const HEADER_KEYS = new Set(['alg', 'typ', 'kid']);
 
+/** The header a profile requires: by default AP2's (`alg` ES256, optional `typ` "dc+sd-jwt" and `kid`); with `typ`, exactly that `typ` and a string `kid` (Verifiable Intent's layers). */
+export interface SdJwtHeaderRule {
+  readonly typ?: string;
+}
+
 /**
  * Verifies the issuer-signed part of an SD-JWT (`<jwt>~<d>~…~`, no KB-JWT)
- * against `issuerKey`, in the order PROTOCOL.md §16.2 states.
+ * against `issuerKey`, in the order PROTOCOL.md §16.2 states (the header rule
+ * as `options` says: §16.2 step 2, or §16.10's for Verifiable Intent).
  */
-export async function verifySdJwt(compact: string, issuerKey: JWK): Promise<MandateResult<VerifiedSdJwt>> {
+export async function verifySdJwt(compact: string, issuerKey: JWK, options: SdJwtHeaderRule = {}): Promise<MandateResult<VerifiedSdJwt>> {
   const split = splitCompact(compact);
   if (!split.ok) return split;
   const { jwt, disclosures, kb } = split.value;
@@ -126,7 +132,11 @@ export async function verifySdJwt(compact: string, issuerKey: JWK): Promise<Mand
   const header = jsonPart(canonicalB64url(h64)!);
   if (!header.ok) return refuse('sdjwt-header', header.message);
   const hv = header.value;
-  if (!isObject(hv) || hv.alg !== 'ES256' || (hv.typ !== undefined && hv.typ !== 'dc+sd-jwt') || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
+  if (options.typ !== undefined) {
+    if (!isObject(hv) || hv.alg !== 'ES256' || hv.typ !== options.typ || typeof hv.kid !== 'string' || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
+      return refuse('sdjwt-header', `the header must be exactly {alg:"ES256", typ:${JSON.stringify(options.typ)}, kid:<string>}`);
+    }
+  } else if (!isObject(hv) || hv.alg !== 'ES256' || (hv.typ !== undefined && hv.typ !== 'dc+sd-jwt') || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
     return refuse('sdjwt-header', 'the header must be {alg:"ES256"} with optional typ "dc+sd-jwt" and kid, nothing else');
   }
   try {

@@ -11,6 +11,7 @@ export const demoCommand: Command = {
   summary: 'Record, seal, verify, replay and prove a whole simulated agent-day (what `npm start` runs).',
   help: `Usage: tally demo [--seed <n>] [--wakes <n>] [--out <dir>] [--db <location>] [--sync full|normal] [--json]
        tally demo --x402 [--out <dir>] [--json]
+       tally demo --ap2 [--out <dir>] [--json]
 
 Runs a deterministic agent-day on the embedded SQLite store: a seeded market
 simulator delivers the OPEN frame and the wakes (prices, fills, ticket
@@ -37,7 +38,18 @@ are exported and checked again); an interrupted run is resumed. The judge rate
 counts across every session of the store: record another day of the same seed
 (other --wakes) into another --out, or it shares this day's hours.
 
+With --ap2 it records instead a day under an AP2 v0.2 open payment mandate
+(docs/PROTOCOL.md §16): the user's SD-JWT mandate (budget 100 USD, one
+merchant) is the session's authority, five purchases are the agent's closed
+payment mandates; those within the budget are admitted, the one that would
+exceed it is refused. Then it seals, verifies, replays, and retrieves the
+evidence of one transaction by its transaction_id and verifies it offline
+(default --out ./tally-demo-ap2: tally.db, bundle.jsonl, receipt.note,
+engine.vkey, evidence.json, evidence.tlog-proof, summary.json). Its keys are
+public test keys too (SHA-256 of a label, see src/demo/ap2-credentials.ts).
+
 Options:
+  --ap2             the AP2 day (takes only --out and --json)
   --seed <n>        PRNG seed, 0 to ${MAX_SEED} (default 1)
   --wakes <n>       wakes after the OPEN frame, 0 to ${MAX_DEMO_WAKES} (default 48: one day of 30-minute wakes)
   --out <dir>       output directory (default ./tally-demo): tally.db, bundle.jsonl,
@@ -73,10 +85,13 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage error, 3 store or fi
     sync: { type: 'string' },
     json: { type: 'boolean' },
     x402: { type: 'boolean' },
+    ap2: { type: 'boolean' },
   },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError(`demo takes no arguments (got '${positionals[0]}'). Run 'tally demo --help'.`);
+    if (values['x402'] === true && values['ap2'] === true) throw new CliError("--x402 and --ap2 are two different days: choose one. Run 'tally demo --help'.");
     if (values['x402'] === true) return x402Demo(values, io);
+    if (values['ap2'] === true) return runAp2(values, io);
     const seed = intOption(values, 'seed', 0, MAX_SEED) ?? 1;
     const wakes = intOption(values, 'wakes', 0, MAX_DEMO_WAKES) ?? 48;
     const sync = str(values, 'sync') ?? 'normal';
@@ -131,6 +146,22 @@ async function x402Demo(values: Record<string, unknown>, io: CommandIO): Promise
   else for (const line of formatX402Report(report, invocation(io), (p) => display(io.cwd, p))) println(io.stdout, line);
   const ok = x402DemoOk(report);
   if (!ok) println(io.stderr, 'tally demo --x402: a check failed (see the summary)');
+  return ok ? EXIT.ok : EXIT.invalid;
+}
+
+/** `tally demo --ap2`: the AP2 day (src/demo/ap2.ts). */
+async function runAp2(values: Parameters<Command['run']>[0]['values'], io: Parameters<Command['run']>[1]): Promise<number> {
+  for (const o of ['seed', 'wakes', 'db', 'sync']) if (values[o] !== undefined) throw new CliError(`--${o} does not apply to --ap2`);
+  const outArg = str(values, 'out') ?? 'tally-demo-ap2';
+  if (outArg === '') throw new CliError('--out must not be empty');
+  const { runAp2Demo } = await import('../../demo/ap2.js');
+  const { formatAp2Report } = await import('../../demo/ap2-format.js');
+  const report = await runAp2Demo({ out: resolve(io.cwd, outArg) });
+  const shown = { ...report, files: Object.fromEntries(Object.entries(report.files).map(([k, v]) => [k, display(io.cwd, v)])) } as typeof report;
+  if (values['json'] === true) println(io.stdout, JSON.stringify(shown, null, 2));
+  else for (const line of formatAp2Report(shown, invocation(io))) println(io.stdout, line);
+  const ok = Object.values(report.checks).every((c) => c.ok);
+  if (!ok) println(io.stderr, 'tally demo --ap2: a check failed (see the summary)');
   return ok ? EXIT.ok : EXIT.invalid;
 }
 

@@ -4,7 +4,7 @@ import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
 import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { createRefereeRuler, replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
-import { AP2_SPEC_KEY, createAp2Ruler } from '../../mandates/index.js';
+import { AP2_SPEC_KEY, VI_SPEC_KEY, createAp2Ruler } from '../../mandates/index.js';
 import { createPaymentsRuler } from '../../payments/index.js';
 
 /** `--ruler` values: the referee's choices, payments (the x402 payment referee over the referee) and ap2 (a session under an AP2 open payment mandate). */
@@ -17,7 +17,7 @@ import { verdictLine } from '../pins.js';
 import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS } from './log-binding.js';
 
 /** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
-/** Which authority the genesis spec seals (read from its first line only): an x402 payment policy (spec.payments, PROTOCOL.md §17), an AP2 open mandate (spec.ap2, §16), a referee mandate, or none. */
+/** Which authority the genesis spec seals (read from its first line only): an x402 payment policy (spec.payments, PROTOCOL.md §17), an AP2 open mandate or a Verifiable Intent credential (spec.ap2 / spec.vi, §16), a referee mandate, or none. */
 async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mandate' | undefined> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
@@ -32,7 +32,7 @@ async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mand
       // A payment policy is sealed beside a version-2 mandate: it is asked first.
       if (has('payments')) return 'payments';
       if (specSealsMandate(v.spec)) return 'mandate';
-      return has(AP2_SPEC_KEY) ? 'ap2' : undefined;
+      return has(AP2_SPEC_KEY) || has(VI_SPEC_KEY) ? 'ap2' : undefined;
     }
   } catch {
     // Not JSON: replay reports the chain error.
@@ -71,9 +71,9 @@ Options:
                     contract), referee (mandates, tickets, verdicts; recorded
                     judge evidence is re-verified, never re-asked), payments
                     (x402 payments over the referee, PROTOCOL.md §17), ap2 (an
-                    AP2 open payment mandate, §16), none, or auto (default:
+                    AP2 open payment mandate or a VI credential, §16), none, or auto (default:
                     payments when the spec seals a payment policy, referee when
-                    it seals a mandate, ap2 when it carries spec.ap2, else intent)
+                    it seals a mandate, ap2 when it carries spec.ap2 or spec.vi, else intent)
   --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
                     --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day, checked exactly as by

@@ -1,0 +1,101 @@
+/**
+ * A session whose authority is a Verifiable Intent v0.1 L2 autonomous
+ * credential (PROTOCOL.md §16.10): the genesis spec carries `vi = {l1, l2,
+ * issuer, audience}` byte for byte, and each authored turn is the agent's L3a
+ * payment mandate with the merchant's checkout JWT. This module reads the spec
+ * and the turn, and verifies the L3a against the credential (which
+ * `verifyViCredential` checks at the frame's time); `createAp2Ruler` rules the
+ * result with the same history and constraint code as an AP2 session.
+ */
+import type { JWK } from 'jose';
+import { canonicalBytes, parseStrictJson, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
+import { refuse, type MandateResult } from './codes.js';
+import type { ClosedMandate } from './closed.js';
+import type { Merchant, PaymentRequest } from './constraints.js';
+import { b64sha256, publicP256 } from './open.js';
+import { disclosureDigest, splitCompact, verifySdJwt } from './sdjwt.js';
+import type { ViCredential } from './vi.js';
+
+/** The session spec member that puts a session under a VI credential. */
+export const VI_SPEC_KEY = 'vi';
+/** L3's `typ` (VI §5.2) and its longest lifetime (§5.3: at most one hour). */
+export const VI_L3_TYP = 'kb-sd-jwt';
+const L3_MAX_LIFETIME = 3_600;
+
+export interface ViSpec {
+  readonly l1: string;
+  readonly l2: string;
+  /** The L1 issuer's public key. */
+  readonly issuer: JWK;
+  /** The `aud` every L3a names (the payment network). */
+  readonly audience: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The spec's vi member, checked for shape (the chain is verified at each turn, against that frame's time). */
+export function readViSpec(spec: SessionSpec): MandateResult<ViSpec> {
+  const a = spec[VI_SPEC_KEY];
+  const bad = refuse('ap2-spec', 'spec.vi must be {l1: "<jwt>~<d>~…~", l2: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>"}');
+  if (!isObject(a) || Object.keys(a).length !== 4 || typeof a.l1 !== 'string' || typeof a.l2 !== 'string' || typeof a.audience !== 'string' || a.audience === '') return bad;
+  for (const t of [a.l1, a.l2]) {
+    const s = splitCompact(t);
+    if (!s.ok || s.value.kb !== '') return bad;
+  }
+  const issuer = publicP256(a.issuer);
+  if (!issuer) return bad;
+  return { ok: true, value: { l1: a.l1, l2: a.l2, issuer, audience: a.audience } };
+}
+
+/** The turn body: canonical JSON {checkout_jwt, payment} (payment = `<l3a-jwt>~<final payment mandate disclosure>~`). */
+export function readViTurn(bytes: Uint8Array): { checkoutJwt: string; payment: string } | undefined {
+  const r = parseStrictJson(bytes);
+  if (!r.ok || !isObject(r.value)) return undefined;
+  const v = r.value;
+  if (Object.keys(v).length !== 2 || typeof v.checkout_jwt !== 'string' || typeof v.payment !== 'string') return undefined;
+  const canon = canonicalBytes(v as CanonicalObject);
+  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
+  return { checkoutJwt: v.checkout_jwt, payment: v.payment };
+}
+
+function merchant(v: unknown): Merchant | undefined {
+  if (!isObject(v) || typeof v.id !== 'string' || typeof v.name !== 'string' || (v.website !== undefined && typeof v.website !== 'string')) return undefined;
+  return v.website === undefined ? { id: v.id, name: v.name } : { id: v.id, name: v.name, website: v.website as string };
+}
+
+/**
+ * Verifies an L3a payment mandate against a verified credential (VI §5.7):
+ * `typ` kb-sd-jwt and `kid` = the mandates' `cnf.kid`, ES256 under `cnf.jwk`,
+ * no `cnf`, lifetime, `aud`, `nonce`, the selective `sd_hash` over the L2 base
+ * JWT and its payment mandate disclosure, one final `mandate.payment`, and
+ * `transaction_id` = base64url(SHA-256(checkout_jwt)).
+ */
+export async function verifyViPayment(l3: string, cred: ViCredential, opts: { now: number; aud: string; checkoutJwt: string }): Promise<MandateResult<ClosedMandate & { kind: 'payment' }>> {
+  const sd = await verifySdJwt(l3, cred.agentKey, { typ: VI_L3_TYP });
+  if (!sd.ok) {
+    if (sd.code === 'sdjwt-signature') return refuse('kb-signature', "the L3a is not signed by the mandates' cnf key");
+    if (sd.code === 'sdjwt-header') return refuse('kb-header', sd.message);
+    return sd;
+  }
+  if (sd.value.header.kid !== cred.agentKid) return refuse('kb-header', `the L3a kid must be the mandates' cnf.kid ${JSON.stringify(cred.agentKid)}`);
+  const c = sd.value.claims;
+  if (c.cnf !== undefined) return refuse('kb-claims', 'an L3 carries no cnf (terminal delegation)');
+  const { iat, exp } = c;
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (iat as number) > opts.now || opts.now >= (exp as number) || (iat as number) < cred.iat || (exp as number) - (iat as number) > L3_MAX_LIFETIME) {
+    return refuse('kb-claims', 'L3a iat and exp must be integers with L2 iat ≤ iat ≤ frame time < exp ≤ iat + 3600');
+  }
+  if (c.aud !== opts.aud) return refuse('kb-claims', `L3a aud must be ${JSON.stringify(opts.aud)}`);
+  if (typeof c.nonce !== 'string' || c.nonce === '') return refuse('kb-claims', 'L3a must carry a nonce');
+  if (c.sd_hash !== b64sha256(`${cred.sdjwt.jwt}~${cred.paymentDisclosure}~`)) return refuse('kb-sd-hash', "L3a sd_hash is not the SHA-256 of the L2 base JWT and its payment mandate disclosure (VI §5.4)");
+  const dp = c.delegate_payload;
+  const p = Array.isArray(dp) && dp.length === 1 && isObject(dp[0]) ? dp[0] : undefined;
+  if (!p || p.vct !== 'mandate.payment') return refuse('closed-vct', 'an L3a delegates exactly one final mandate.payment');
+  const payee = merchant(p.payee);
+  const amt = p.payment_amount;
+  if (typeof p.transaction_id !== 'string' || !payee || !isObject(amt) || !Number.isSafeInteger(amt.amount) || (amt.amount as number) <= 0 || typeof amt.currency !== 'string' || !isObject(p.payment_instrument) || p.cnf !== undefined) {
+    return refuse('kb-claims', 'a final payment mandate carries transaction_id, payee {id, name, website?}, payment_amount {amount > 0 minor units, currency}, payment_instrument, and no cnf');
+  }
+  if (p.transaction_id !== b64sha256(opts.checkoutJwt)) return refuse('closed-transaction-id', 'transaction_id is not the SHA-256 of the turn\'s checkout JWT');
+  const request: PaymentRequest = { payee, amount: amt.amount as number, currency: amt.currency, openCheckoutHash: disclosureDigest(cred.checkoutDisclosure) };
+  return { ok: true, value: { kind: 'payment', transactionId: p.transaction_id, request, claims: { ...c, nonce: c.nonce } } };
+}
