@@ -10,7 +10,9 @@
  * grader holding only shard 1's identity follows the chain. Refusals carry
  * their TALLY_LOG_IDENTITY_* codes: a day of a shard the identity does not
  * name, a binding beyond a previous shard's final checkpoint, an expired,
- * unsigned or edited identity, a successor under another root.
+ * unsigned or edited identity, a successor under another root. And `tally
+ * serve --log-identity` (a real process) publishes it at `<prefix>/identity`,
+ * refusing to start with an identity of another log key.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { createEngine } from '../../src/engine.js';
 import { loadOrCreateEngineKey } from '../../src/receipt/index.js';
 import { openStore } from '../../src/store/index.js';
 import { inProcess } from '../cli/in-process.js';
+import { startServer } from '../server/helpers.js';
 import { drive } from '../log/day.js';
 import { removeTempDirs, tempDir } from '../store/helpers/tmp.js';
 
@@ -119,6 +122,25 @@ describe('log identity and shard rotation through the CLI', async () => {
     const v = await verify(out, id2);
     expect([v.code, v.stderr]).toEqual([1, expect.stringContaining('TALLY_LOG_IDENTITY_WRONG_LOG')]);
     expect(v.stderr).toContain("not within the shard's final checkpoint");
+  });
+
+  it('tally serve --log-identity publishes the identity at <prefix>/identity; one naming another log key is refused at start', async () => {
+    const server = await startServer({ db: db2, args: ['--key', ek, '--log-key', lk2, '--log-identity', id2], dir });
+    try {
+      const r = await fetch(`${server.url}/log/identity`);
+      expect([r.status, r.headers.get('content-type')]).toEqual([200, 'text/plain; charset=utf-8']);
+      expect(await r.text()).toBe(readFileSync(id2, 'utf8'));
+      expect((await fetch(`${server.url}/log/checkpoint`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    const bare = await startServer({ db: db2, args: ['--key', ek, '--log-key', lk2], dir });
+    try {
+      expect((await fetch(`${bare.url}/log/identity`)).status).toBe(404);
+    } finally {
+      await bare.stop();
+    }
+    await expect(startServer({ db: db2, args: ['--key', ek, '--log-key', lk2, '--log-identity', id1], dir })).rejects.toThrow(/server exited with 2 before listening:[\s\S]*names the log key/);
   });
 
   it('refusals: expired, unsigned, edited, a successor under another root; usage errors', async () => {
