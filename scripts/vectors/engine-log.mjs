@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { sha256 } from '../../dist/codec/index.js';
 import { formatCheckpoint, formatTlogProof, parsePrivateKey, parseTlogProof, signNote } from '../../dist/receipt/index.js';
 import { verifyLogBinding } from '../../dist/log/index.js';
+import { LOG_IDENTITY_CODES, openLogIdentityChain, readLogIdentity, signLogIdentity, successorPrevious, verifyLogBindingUnderIdentity } from '../../dist/identity/index.js';
 import { MerkleLevels, engineLogLeafBytes, entryBundle, entryHash, parseEngineLogLeaf, parseTilePath, rfc6962Hasher, tileHashes, tilePath, tilesForSize, toHex } from '../../dist/protocol/index.js';
 
 const hex = (b) => Buffer.from(b).toString('hex');
@@ -68,10 +69,12 @@ export function engineLogVectors() {
     const bytes = ref.kind === 'entries' ? entryBundle(logLeaves.slice(ref.index * 256, ref.index * 256 + ref.width)) : tileHashes(tree, ref.level, ref.index, ref.width);
     return { path: tilePath(ref), length: bytes.length, sha256: sha(bytes) };
   });
+  const bindings = bindingVectors();
   return {
-    bindings: bindingVectors(),
+    bindings,
+    identities: identityVectors(bindings),
     description:
-      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root; and log bindings (§15.5): a session checkpoint\'s tlog-proof into a signed log checkpoint, verified with bindings.logKey (RFC 8032 TEST 2 seed, named as the log origin), accepted or refused with the TALLY_LOG_* code, the refusals made by mutating the accepted one.',
+      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root; and log bindings (§15.5): a session checkpoint\'s tlog-proof into a signed log checkpoint, verified with bindings.logKey (RFC 8032 TEST 2 seed, named as the log origin), accepted or refused with the TALLY_LOG_* code, the refusals made by mutating the accepted one; and log identities (§15.8, §15.9): identity notes (a chain, the pinned one first) checked at a time, optionally with a binding checked under the last, accepted (the shards it names) or refused with the TALLY_LOG_IDENTITY_* code; root key RFC 8032 TEST 1 seed named tally.example/desk/root, shard 1 the bindings\' log (TEST 2), shard 2 tally.example/desk/log/2 (TEST 3).',
     leaves: { accept: leaves, refuse },
     paths: { accept: pathsAccept, refuse: pathsRefuse },
     log: { size, root: toHex(tree.root(size)), tiles },
@@ -143,4 +146,87 @@ function bindingVectors() {
   const codes = new Set(cases.filter((c) => !c.expect.ok).map((c) => c.expect.code));
   for (const c of ['TALLY_LOG_PROOF_INVALID', 'TALLY_LOG_LEAF_MISSING', 'TALLY_LOG_UNSIGNED', 'TALLY_LOG_WRONG_ORIGIN', 'TALLY_LOG_LEAF_INVALID', 'TALLY_LOG_LEAF_MISMATCH', 'TALLY_LOG_NOT_INCLUDED']) if (!codes.has(c)) throw new Error(`no binding vector refused with ${c}`);
   return { logKey: logKey.verifierKey, origin, leaves: leaves.map(hex), root: toHex(tree.root(n)), cases };
+}
+
+/** RFC 8032 §7.1 TEST 3 seed (a public test key). */
+const TEST3 = 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7';
+
+/**
+ * Log identities (§15.8) and rotation (§15.9). Shard 1 is the bindings' log
+ * (`tally.example/desk/log`, TEST 2), shard 2 `tally.example/desk/log/2`
+ * (TEST 3), the root key `tally.example/desk/root` (TEST 1). Shard 2's
+ * identity succeeds shard 1 at its final checkpoint (the bindings' size 6).
+ * Each case: the identity notes (a chain, pinned first), the time, and —
+ * optionally — a binding checked under the last; every refusal mutates an
+ * accepted one.
+ */
+export function identityVectors(bindings) {
+  const root = keyOf('tally.example/desk/root', TEST1);
+  const log1 = keyOf('tally.example/desk/log', TEST2);
+  const log2 = keyOf('tally.example/desk/log/2', TEST3);
+  const NB = 1767225600; // 2026-01-01T00:00:00Z
+  const NOW = NB + 86400;
+  const policy = 'quorum none\n';
+  const base = { tiles: [], witness_policy: policy, rate: { requests: 12, window_seconds: 60 }, not_before: NB, previous: [] };
+  const id1 = signLogIdentity({ ...base, origin: log1.name, tiles: ['https://tally.example/desk/log'] }, { root, log: log1 });
+  const opened1 = readLogIdentity(id1);
+  if (!opened1.ok) throw new Error('identity vector');
+  const next = (final, over = {}, keys = { root, log: log2 }) => signLogIdentity({ ...base, origin: keys.log.name, tiles: ['https://tally.example/desk/log/2'], previous: successorPrevious(opened1, final), ...over }, keys);
+  const final = { size: 6, root: bindings.root };
+  const id2 = next(final);
+  const text1 = id1.slice(0, id1.indexOf('\n\n') + 1);
+  const sigs1 = id1.slice(id1.indexOf('\n\n') + 2).split('\n').filter(Boolean);
+  const flipSig = (line) => {
+    const [dash, name, b64] = line.split(' ');
+    const b = Buffer.from(b64, 'base64');
+    b[b.length - 1] ^= 1;
+    return [dash, name, b.toString('base64')].join(' ');
+  };
+  const note = (text, sigs) => `${text}\n${sigs.map((s) => `${s}\n`).join('')}`;
+  const resign = (text) => signNote(text, [root, log1]);
+  const good = bindings.cases[0];
+  const binding = { text: good.text, checkpoint: good.checkpoint, seal: true };
+  const cases = [
+    ['shard 1', [id1], NOW],
+    ['shard 1, at not_before', [id1], NB],
+    ['shard 2, succeeding shard 1 at size 6', [id2], NOW],
+    ['the chain shard 1 then shard 2', [id1, id2], NOW],
+    ["shard 1's binding of the seal, under shard 1", [id1], NOW, binding],
+    ["shard 1's binding of the seal, under shard 2 (an old day after the rotation)", [id2], NOW, binding],
+    ["shard 1's binding, under the chain", [id1, id2], NOW, binding],
+    ['garbage prepended', [`x${id1}`], NOW],
+    ['the tag line changed', [resign(text1.replace('tally/v1/log-identity', 'tally/v1/log-identities'))], NOW],
+    ['JSON not canonical (a space after a colon)', [resign(text1.replace('"requests":12', '"requests": 12'))], NOW],
+    ['an extra member', [resign(text1.replace('{"log_key"', '{"extra":1,"log_key"'))], NOW],
+    ['a member missing (rate)', [resign(text1.replace(',"rate":{"requests":12,"window_seconds":60}', ''))], NOW],
+    ['the witness policy does not parse', [resign(text1.replace('"witness_policy":"quorum none\\n"', '"witness_policy":"quorum\\n"'))], NOW],
+    ['the log key named other than the origin', [signLogIdentity({ ...base, origin: 'tally.example/desk/other' }, { root, log: keyOf('tally.example/desk/other', TEST2) }).replace('"origin":"tally.example/desk/other"', '"origin":"tally.example/desk/log"')], NOW],
+    ['the log key is the root key', [signNote(text1.replace(log1.verifierKey, root.verifierKey).replace('"origin":"tally.example/desk/log"', '"origin":"tally.example/desk/root"'), [root])], NOW],
+    ["the root's signature removed", [note(text1, sigs1.slice(1))], NOW],
+    ["the log key's signature removed", [note(text1, sigs1.slice(0, 1))], NOW],
+    ["one bit flipped in the root's signature", [note(text1, [flipSig(sigs1[0]), sigs1[1]])], NOW],
+    ['a member changed after signing (rate 13)', [note(text1.replace('"requests":12', '"requests":13'), sigs1)], NOW],
+    ["signed by another key under the root's name", [signNote(text1.replace(root.verifierKey, keyOf(root.name, TEST3).verifierKey), [root, log1])], NOW],
+    ['before not_before', [id1], NB - 1],
+    ['at not_after', [signLogIdentity({ ...base, origin: log1.name, not_after: NB + 3600 }, { root, log: log1 })], NB + 3600],
+    ['a successor under another root', [id1, next(final, {}, { root: keyOf('tally.example/other/root', TEST3), log: log2 })], NOW],
+    ['a successor that names another identity', [id1, next(final).replace(opened1.id, '00'.repeat(32))], NOW],
+    ['a successor that names another identity, re-signed', [id1, signLogIdentity({ ...base, origin: log2.name, previous: [{ ...successorPrevious(opened1, final)[0], identity: '00'.repeat(32) }] }, { root, log: log2 })], NOW],
+    ["shard 1's binding under an identity naming only shard 2", [signLogIdentity({ ...base, origin: log2.name }, { root, log: log2 })], NOW, binding],
+    ["shard 1's binding (size 6) beyond shard 1's final checkpoint (size 3)", [next({ size: 3, root: bindings.root })], NOW, binding],
+    ["shard 1's binding at its final size with another final root", [next({ size: 6, root: '00'.repeat(32) })], NOW, binding],
+  ].map(([name, notes, now, b]) => {
+    const id = openLogIdentityChain(notes, { now });
+    let expect;
+    if (!id.ok) expect = { ok: false, code: id.code };
+    else if (b === undefined) expect = { ok: true, origin: id.identity.origin, shards: id.shards.map((s) => s.origin) };
+    else {
+      const r = verifyLogBindingUnderIdentity(b.text, { identity: id, checkpoint: b.checkpoint, seal: b.seal });
+      expect = r.ok ? { ok: true, origin: id.identity.origin, shards: id.shards.map((s) => s.origin), logOrigin: r.log.origin, index: r.index } : { ok: false, code: r.code };
+    }
+    return { name, notes, now, ...(b === undefined ? {} : { binding: b }), expect };
+  });
+  const codes = new Set(cases.filter((c) => !c.expect.ok).map((c) => c.expect.code));
+  for (const c of LOG_IDENTITY_CODES) if (!codes.has(c)) throw new Error(`no identity vector refused with ${c}`);
+  return { rootKey: root.verifierKey, logKeys: [log1.verifierKey, log2.verifierKey], cases };
 }

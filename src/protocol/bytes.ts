@@ -46,6 +46,8 @@ export const DOMAIN_TAGS = {
   engineLogLeaf: 'tally/v1/engine-log-leaf',
   /** A session's spec, as the engine log's open leaf names it. */
   spec: 'tally/v1/spec',
+  /** The engine log's identity document (`src/protocol/log/identity.ts`): the first line of its note text, and the tag of its id. */
+  logIdentity: 'tally/v1/log-identity',
 } as const;
 
 export { LEAF_PREFIX, NODE_PREFIX } from './merkle/hasher.js';

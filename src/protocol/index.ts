@@ -100,5 +100,8 @@ export {
   tileHashes,
   entryBundle,
   parseEntryBundle,
+  logIdentityText,
+  parseLogIdentityText,
+  logIdentityId,
 } from './log/index.js';
-export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef } from './log/index.js';
+export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef, LogIdentity, PreviousShard, LogIdentityTextCode, ParseLogIdentityResult } from './log/index.js';

@@ -4,7 +4,9 @@
  * seconds at most), `GET <prefix>/tile/<L>/<N>[.p/<W>]` and
  * `GET <prefix>/tile/entries/<N>[.p/<W>]` (application/octet-stream; a full
  * tile is immutable, cached a year; a partial one a minute). Paths spelled
- * any other way than the spec's are 404 (docs/PROTOCOL.md §15.4).
+ * any other way than the spec's are 404 (docs/PROTOCOL.md §15.4). With an
+ * identity, `GET <prefix>/identity` answers the log's signed identity
+ * document (§15.8; text/plain, cached a minute).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EngineLog, LogCheckpoint } from '../log/engine-log.js';
@@ -17,6 +19,8 @@ export interface TileRoutes {
   readonly prefix: string;
   /** The checkpoint's note with the witnesses' cosignatures collected for it (docs/PROTOCOL.md §15.6); default: as signed. */
   readonly cosigned?: (checkpoint: LogCheckpoint) => Promise<string>;
+  /** The log's signed identity document (docs/PROTOCOL.md §15.8), served at `<prefix>/identity`; absent: 404. */
+  readonly identity?: string;
 }
 
 /** Cache-Control of a full tile or entry bundle: its bytes never change. */
@@ -28,7 +32,7 @@ export const CHECKPOINT = 'public, max-age=2';
 
 /** Whether `path` is under the routes' prefix. */
 export function isTilePath(routes: TileRoutes, path: string): boolean {
-  return path === `${routes.prefix}/checkpoint` || path.startsWith(`${routes.prefix}/tile/`);
+  return path === `${routes.prefix}/checkpoint` || path === `${routes.prefix}/identity` || path.startsWith(`${routes.prefix}/tile/`);
 }
 
 /** Answers a request for `path` (under the prefix); `extra` headers (e.g. connection: close) go on every answer. */
@@ -40,6 +44,10 @@ export async function serveTile(routes: TileRoutes, req: IncomingMessage, res: S
     if (!cp) return plain(res, 404, 'the engine log has no checkpoint yet\n', extra);
     const body = Buffer.from(routes.cosigned ? await routes.cosigned(cp) : cp.signedCheckpoint, 'utf8');
     return send(req, res, 'text/plain; charset=utf-8', CHECKPOINT, body, extra);
+  }
+  if (rest === 'identity') {
+    if (routes.identity === undefined) return plain(res, 404, 'no log identity is published (tally serve --log-identity)\n', extra);
+    return send(req, res, 'text/plain; charset=utf-8', PARTIAL, Buffer.from(routes.identity, 'utf8'), extra);
   }
   const tile = await readTile(routes.log, rest);
   if (!tile) return plain(res, 404, 'no such tile\n', extra);

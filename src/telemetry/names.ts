@@ -77,7 +77,7 @@ export const METRIC = {
 /**
  * Why a witness's answer contradicts the engine's store (a `tally.witness.conflicts` label):
  * it holds a size beyond the store's tree (`ahead`), a root at a size the store holds that is
- * not the store's (`root-mismatch`, C2SP tlog-witness 409 at a known size), or it refused the
+ * not the store's (`root-mismatch`, C2SP tlog-witness 422 to old = size; 409 at a known size from a witness older than C2SP/C2SP#280), or it refused the
  * consistency proof from its cosigned root to the store's (`bad-consistency-proof`, 422).
  */
 export const WITNESS_CONFLICT_REASONS = ['ahead', 'root-mismatch', 'bad-consistency-proof'] as const;

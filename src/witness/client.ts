@@ -7,8 +7,10 @@ export type SubmitResult =
   | { readonly kind: 'conflict'; readonly size: number }
   /**
    * A 409 with no size body (not `text/x.tlog.size`): the witness says the
-   * submission conflicts with what it cosigned without saying its size. Some
-   * witnesses answer a second root at the size they hold this way.
+   * submission conflicts with what it cosigned without saying its size.
+   * Witnesses written before C2SP/C2SP#280 answered a second root at the size
+   * they hold this way; the current spec answers that with 422 (`refused`,
+   * status 422) and gives every 409 the size body.
    */
   | { readonly kind: 'conflict-unsized'; readonly message: string }
   | { readonly kind: 'refused'; readonly status: number; readonly message: string }
@@ -28,7 +30,9 @@ export interface SubmitOptions {
  * type a `conflict-unsized` (C2SP tlog-witness: 409 means the old size is not
  * what the witness cosigned; a witness that omits the size still says that);
  * a 409 that claims `text/x.tlog.size` but breaks it, and anything else, is
- * `refused` (with the status), and a network error or timeout `unreachable`.
+ * `refused` (with the status: a 422 is a bad proof or, to `old` = size,
+ * another root at the size the witness cosigned), and a network error or
+ * timeout `unreachable`.
  * Never throws.
  *
  * @example

@@ -155,11 +155,16 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
       const body = await proofFrom(engine, cp, old);
       if (body === undefined) return { outcome: { witness: name, status: 'conflict', message: `the witness holds size ${old}, above ${cp.size}` }, lines: [] };
       r = await submitCheckpoint(w.url, body, { timeoutMs });
-      // 422: the witness's cosigned root at `old` is not on the store's tree (C2SP tlog-witness: bad consistency proof).
+      // 422 (C2SP tlog-witness): to old = size, "the root hashes are [not] also identical" — the witness cosigned
+      // another root at this size; to a smaller old, the witness's cosigned root at `old` is not on the store's tree.
       if (r.kind === 'refused' && r.status === 422) {
+        if (old === cp.size && old > 0) {
+          return { outcome: conflict(name, cp.origin, 'root-mismatch', old, await storeSize(engine, cp.sessionId), `the witness answered 422 to size ${old} with root ${cp.root}: it cosigned another root there (${r.message})`), lines: [] };
+        }
         return { outcome: conflict(name, cp.origin, 'bad-consistency-proof', old, await storeSize(engine, cp.sessionId), `the witness refused the proof from its size ${old} to ${cp.size}: ${r.message}`), lines: [] };
       }
-      // 409 without a size (a witness that does not send text/x.tlog.size): at the size it is known to hold, as large as
+      // Witnesses written before C2SP/C2SP#280 answered a second root at the size they hold with 409, sized or not.
+      // A 409 without a size (a witness that does not send text/x.tlog.size): at the size it is known to hold, as large as
       // the checkpoint, it can only mean another root there — the same conflict as a sized 409 naming that size.
       if (r.kind === 'conflict-unsized') {
         if (old === cp.size && old > 0) {
@@ -168,7 +173,8 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
         return { outcome: { witness: name, status: 'conflict', message: `the witness answered 409 without its size (from old size ${old})${r.message === '' ? '' : `: ${r.message}`}` }, lines: [] };
       }
       if (r.kind !== 'conflict') break;
-      // 409 naming the size we sent, as large as the checkpoint: the witness cosigned that size with another root.
+      // 409 naming the size we sent, as large as the checkpoint: a pre-#280 witness cosigned that size with another
+      // root (a current one answers 422 there, above; a 409 names a size other than `old`).
       if (r.size === old && old === cp.size) {
         return { outcome: conflict(name, cp.origin, 'root-mismatch', old, await storeSize(engine, cp.sessionId), `the witness cosigned size ${old} with a root other than ${cp.root}`), lines: [] };
       }

@@ -164,8 +164,11 @@ export class LogCosigner {
       if (!this.#spend(name)) return { witness: name, status: 'deferred', message: `its budget of ${this.#budget.requests} requests per ${this.#budget.windowMs} ms is spent` };
       const proof = old === 0 || old === cp.size ? [] : this.#log.tree.consistencyProof(old, cp.size);
       r = await submitCheckpoint(w.url, formatConsistencyProof({ oldSize: old, proof, signedCheckpoint: cp.signedCheckpoint }), { timeoutMs: this.#timeout });
-      if (r.kind === 'refused' && r.status === 422) return this.#conflicted(name, `the witness refused the proof from its size ${old} to ${cp.size}: its root there is not this log's (${r.message})`);
-      // 409 without a size (C2SP tlog-witness: the old size is not the witness's): at the size it holds, another root there.
+      // 422 (C2SP tlog-witness): to old = size, another root at the size the witness cosigned; otherwise its root at `old` is not on this log.
+      if (r.kind === 'refused' && r.status === 422) {
+        return this.#conflicted(name, old === cp.size && old > 0 ? `the witness answered 422 to size ${old} of ${cp.origin}: it cosigned another root there (${r.message})` : `the witness refused the proof from its size ${old} to ${cp.size}: its root there is not this log's (${r.message})`);
+      }
+      // Witnesses before C2SP/C2SP#280 answered another root at the size they hold with a 409, sized or not.
       if (r.kind === 'conflict-unsized') {
         if (old === cp.size && old > 0) return this.#conflicted(name, `the witness answered 409 (no size) to size ${old} of ${cp.origin}: it cosigned another root there`);
         return { witness: name, status: 'conflict', message: `the witness answered 409 without its size (from old size ${old})${r.message === '' ? '' : `: ${r.message}`}` };

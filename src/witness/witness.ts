@@ -27,9 +27,18 @@ export const ADD_CHECKPOINT_CODES = {
   'unknown-origin': 404,
   /** `old` is not the size the witness last cosigned for this origin (the answer carries that size). */
   'old-size-mismatch': 409,
-  /** Same size as the cosigned checkpoint, different root: a split view (the answer carries the size). */
-  'root-mismatch': 409,
-  /** The consistency proof does not link the cosigned root to the new one. */
+  /**
+   * Same size as the cosigned checkpoint, different root: a split view. C2SP
+   * tlog-witness (since C2SP/C2SP#280): "If the old size matches the checkpoint
+   * size, the witness MUST check that the root hashes are also identical. If
+   * they don't match, the witness MUST respond with a "422 Unprocessable
+   * Entity" HTTP status code." (No size body: every 409 carries one, and this
+   * is not one.)
+   */
+  'root-mismatch': 422,
+  /** A checkpoint of size 0 whose root is not the empty tree's, SHA-256 of "" (C2SP tlog-witness: 422). */
+  'bad-empty-root': 422,
+  /** The consistency proof does not link the cosigned root to the new one, or is not empty from old size 0 or to the same size. */
   'bad-consistency-proof': 422,
   /** The origin used its rate budget (`originRate`): at most that many cosignings per window; retry after `retryAfter` seconds. */
   'rate-limited': 429,
@@ -50,9 +59,9 @@ export type AddCheckpointResult =
       /** Cosignature time (POSIX seconds). */
       readonly time: number;
     }
-  | { readonly ok: false; readonly status: 409; readonly code: 'old-size-mismatch' | 'root-mismatch'; readonly message: string; readonly size: number }
+  | { readonly ok: false; readonly status: 409; readonly code: 'old-size-mismatch'; readonly message: string; readonly size: number }
   | { readonly ok: false; readonly status: 429; readonly code: 'rate-limited'; readonly message: string; readonly retryAfter: number }
-  | { readonly ok: false; readonly status: 400 | 403 | 404 | 422; readonly code: Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch' | 'rate-limited'>; readonly message: string };
+  | { readonly ok: false; readonly status: 400 | 403 | 404 | 422; readonly code: Exclude<AddCheckpointCode, 'old-size-mismatch' | 'rate-limited'>; readonly message: string };
 
 /** Options of {@link createWitness}. */
 export interface WitnessOptions {
@@ -112,13 +121,16 @@ export function logKeyCovers(keyName: string, origin: string, originIsKeyName = 
   return origin === keyName || (!originIsKeyName && splitSessionOrigin(origin)?.engineName === keyName);
 }
 
-function refuse<C extends Exclude<AddCheckpointCode, 'old-size-mismatch' | 'root-mismatch' | 'rate-limited'>>(code: C, message: string): AddCheckpointResult {
+function refuse<C extends Exclude<AddCheckpointCode, 'old-size-mismatch' | 'rate-limited'>>(code: C, message: string): AddCheckpointResult {
   return { ok: false, status: ADD_CHECKPOINT_CODES[code], code, message } as AddCheckpointResult;
 }
 
-function conflict(code: 'old-size-mismatch' | 'root-mismatch', size: number, message: string): AddCheckpointResult {
-  return { ok: false, status: 409, code, size, message };
+function conflict(size: number, message: string): AddCheckpointResult {
+  return { ok: false, status: 409, code: 'old-size-mismatch', size, message };
 }
+
+/** The RFC 6962 root of the empty tree: SHA-256 of the empty string. */
+const EMPTY_ROOT = createHash('sha256').digest();
 
 /**
  * A witness (C2SP tlog-witness semantics), in process. `addCheckpoint`
@@ -126,9 +138,11 @@ function conflict(code: 'old-size-mismatch' | 'root-mismatch', size: number, mes
  * the origin (404; with `originIsKeyName`, only a key named as the origin);
  * a valid signature by such a key (403); old ≤ new (400); the origin's rate
  * budget (429, `originRate`);
- * old = the stored size (409 with the stored size); equal sizes need equal
- * roots (409) and an empty proof, a first checkpoint an empty proof, otherwise
- * the RFC 6962 consistency proof from the stored root (422). Then it cosigns
+ * old = the stored size (409 with the stored size); a size-0 checkpoint the
+ * empty tree's root (422); equal sizes an empty proof and equal roots (422,
+ * `root-mismatch`: C2SP tlog-witness since C2SP/C2SP#280), a first checkpoint
+ * an empty proof, otherwise the RFC 6962 consistency proof from the stored
+ * root (422). Then it cosigns
  * and persists with a compare-and-swap on the stored (size, root) — a
  * concurrent request that moved the state first makes this one a 409 — and
  * answers only after the swap is durable.
@@ -213,10 +227,11 @@ export function createWitness(options: WitnessOptions): Witness {
 
       const stored = await store.latest(origin);
       const storedSize = stored?.size ?? 0;
-      if (oldSize !== storedSize) return conflict('old-size-mismatch', storedSize, `old size ${oldSize} is not the cosigned size ${storedSize}`);
-      if (stored === undefined || oldSize === size) {
+      if (oldSize !== storedSize) return conflict(storedSize, `old size ${oldSize} is not the cosigned size ${storedSize}`);
+      if (size === 0 && !sameRoot(EMPTY_ROOT, root)) return refuse('bad-empty-root', 'a checkpoint of size 0 must have the root of the empty tree (SHA-256 of the empty string)');
+      if (stored === undefined || oldSize === 0 || oldSize === size) {
         if (proof.length !== 0) return refuse('bad-consistency-proof', `the proof must be empty from size ${oldSize} to ${size}`);
-        if (stored !== undefined && !sameRoot(stored.root, root)) return conflict('root-mismatch', storedSize, `size ${size} was cosigned with a different root`);
+        if (stored !== undefined && oldSize === size && !sameRoot(stored.root, root)) return refuse('root-mismatch', `size ${size} was cosigned with a different root`);
       } else {
         const v = verifyConsistency(receiptHasher, oldSize, size, proof, stored.root, root);
         if (!v.ok) return refuse('bad-consistency-proof', v.message);
@@ -229,7 +244,7 @@ export function createWitness(options: WitnessOptions): Witness {
       if (!swapped) {
         // Another request moved this origin between our read and our swap: nothing was cosigned here.
         const now2 = await store.latest(origin);
-        return conflict('old-size-mismatch', now2?.size ?? 0, `the cosigned state of ${origin} changed while this request was checked`);
+        return conflict(now2?.size ?? 0, `the cosigned state of ${origin} changed while this request was checked`);
       }
       if (rate !== undefined) spent.set(origin, [...(spent.get(origin) ?? []), time]);
       byHash.set(hashOf(origin), origin);

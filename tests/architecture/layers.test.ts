@@ -31,6 +31,8 @@ const RANK: Record<string, number> = {
   // x402 payments: above the referee (its mandate signs the payment policy, its ruler is the inner one) and the session.
   payments: 4.3,
   witness: 4.5,
+  // The log's identity document and shard rotation: above the engine log (bindings) and the witnesses (policies).
+  identity: 4.6,
   server: 5,
   web: 5,
   // The MCP gateway: the runtime of a session in front of an upstream MCP server (rules through the referee).

@@ -9,6 +9,7 @@ import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto
 import { describe, expect, it } from 'vitest';
 import { engineLogLeafBytes, parseEngineLogLeaf, parseTilePath, tilePath, type EngineLogLeaf, type TileRef } from '../../src/protocol/index.js';
 import { LOG_BINDING_CODES, verifyLogBinding } from '../../src/log/index.js';
+import { LOG_IDENTITY_CODES, openLogIdentityChain, verifyLogBindingUnderIdentity } from '../../src/identity/index.js';
 import { loadVectors } from './corpus.js';
 
 interface V {
@@ -144,3 +145,58 @@ describe('engine-log.json bindings (§15.5)', () => {
     expect([...seen].sort()).toEqual(LOG_BINDING_CODES.filter((c) => c !== 'TALLY_LOG_BINDING_MISSING').sort());
   });
 });
+
+interface IdentityCase {
+  name: string;
+  notes: string[];
+  now: number;
+  binding?: { text: string; checkpoint: { origin: string; size: number; root: string }; seal: boolean };
+  expect: { ok: true; origin: string; shards: string[]; logOrigin?: string; index?: number } | { ok: false; code: string };
+}
+const ids = loadVectors<{ identities: { rootKey: string; logKeys: string[]; cases: IdentityCase[] } }>('engine-log.json').identities;
+
+describe('engine-log.json identities (§15.8, §15.9)', () => {
+  it.each(ids.cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+    const id = openLogIdentityChain(c.notes, { now: c.now });
+    let got: IdentityCase['expect'];
+    if (!id.ok) got = { ok: false, code: id.code };
+    else if (c.binding === undefined) got = { ok: true, origin: id.identity.origin, shards: id.shards.map((s) => s.origin) };
+    else {
+      const r = verifyLogBindingUnderIdentity(c.binding.text, { identity: id, checkpoint: c.binding.checkpoint, seal: c.binding.seal });
+      got = r.ok ? { ok: true, origin: id.identity.origin, shards: id.shards.map((s) => s.origin), logOrigin: r.log.origin, index: r.index } : { ok: false, code: r.code };
+    }
+    expect(got).toEqual(c.expect);
+    if (!c.expect.ok || c.notes.length !== 1) return;
+    // Accepted: a second way, with node:crypto alone — the tag line, canonical JSON (members sorted, no white space), both signatures.
+    const note = c.notes[0]!;
+    const text = note.slice(0, note.indexOf('\n\n') + 1);
+    const [tag, json, end] = text.split('\n');
+    expect([tag, end]).toEqual(['tally/v1/log-identity', '']);
+    const doc = JSON.parse(json!) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(Object.keys(doc).sort());
+    expect(JSON.stringify(doc)).toBe(json);
+    expect(noteTextSignedBy(note, ids.rootKey)).toBe(text);
+    expect(noteTextSignedBy(note, doc['log_key'] as string)).toBe(text);
+    expect((doc['log_key'] as string).split('+')[0]).toBe(doc['origin']);
+  });
+
+  it('every refusal code is exercised', () => {
+    const seen = new Set(ids.cases.flatMap((c) => (c.expect.ok ? [] : [c.expect.code])));
+    expect([...seen].sort()).toEqual([...LOG_IDENTITY_CODES].sort());
+  });
+});
+
+/** The text of `note` when `vkey` signed it (node:crypto alone), else undefined. */
+function noteTextSignedBy(note: string, vkey: string): string | undefined {
+  const [name, keyIdHex, ...rest] = vkey.split('+') as [string, string, ...string[]];
+  const b64 = rest.join('+');
+  const pub = Buffer.from(b64, 'base64').subarray(1);
+  const cut = note.indexOf('\n\n');
+  const text = note.slice(0, cut + 1);
+  const line = note.slice(cut + 2).split('\n').find((l) => l.startsWith(`\u2014 ${name} `));
+  if (line === undefined) return undefined;
+  const sig = Buffer.from(line.slice(`\u2014 ${name} `.length), 'base64');
+  if (sig.subarray(0, 4).toString('hex') !== keyIdHex) return undefined;
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' });
+  return cryptoVerify(null, Buffer.from(text), key, sig.subarray(4)) ? text : undefined;
+}

@@ -105,9 +105,9 @@ describe('the equivocation', () => {
     const b2 = await submitCheckpoint(w2.url, body(read('b.cp')));
     expect([a1.kind, b2.kind]).toEqual(['cosigned', 'cosigned']);
     const size = Number(read('a.cp').split('\n')[1]);
-    // Shown the other view at the same size, each witness refuses (409, holding its size).
-    expect(await submitCheckpoint(w1.url, formatConsistencyProof({ oldSize: size, proof: [], signedCheckpoint: read('b.cp') }))).toEqual({ kind: 'conflict', size });
-    expect(await submitCheckpoint(w2.url, formatConsistencyProof({ oldSize: size, proof: [], signedCheckpoint: read('a.cp') }))).toEqual({ kind: 'conflict', size });
+    // Shown the other view at the same size, each witness refuses (C2SP tlog-witness: same size, other root is 422).
+    expect(await submitCheckpoint(w1.url, formatConsistencyProof({ oldSize: size, proof: [], signedCheckpoint: read('b.cp') }))).toMatchObject({ kind: 'refused', status: 422 });
+    expect(await submitCheckpoint(w2.url, formatConsistencyProof({ oldSize: size, proof: [], signedCheckpoint: read('a.cp') }))).toMatchObject({ kind: 'refused', status: 422 });
     if (a1.kind !== 'cosigned' || b2.kind !== 'cosigned') return;
     writeFileSync(join(dir, 'a-cosigned.cp'), addSignatureLines(read('a.cp'), a1.lines));
     writeFileSync(join(dir, 'b-cosigned.cp'), addSignatureLines(read('b.cp'), b2.lines));

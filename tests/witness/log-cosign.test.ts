@@ -175,6 +175,48 @@ describe('LogCosigner against a real witness', () => {
       await w.close();
     }
   });
+
+  it('same size, other root: the witness answers 422 (C2SP tlog-witness, C2SP/C2SP#280), never cosigns it, and the cosigner stops as a conflict', async () => {
+    const wstore = new MemoryWitnessStore();
+    const witness = createWitness({ key: wKey, store: wstore, originIsKeyName: true });
+    await witness.trustLogKey(logKey.verifierKey);
+    const w = await listen(witness);
+    const db = join(dir, 'same-size.db');
+    const copy = join(dir, 'same-size-copy.db');
+    let store = new SqliteStore(db);
+    try {
+      await drive(createEngine({ store }), 'ss-a', 1);
+      await store.close();
+      copyFileSync(db, copy);
+      store = new SqliteStore(db);
+      await drive(createEngine({ store }), 'ss-b', 1);
+      const witnesses = [{ url: w.url, verifier: wKey.verifier }];
+      const first = await new LogCosigner({ log: new EngineLog({ store, key: logKey, minIntervalMs: 0 }), witnesses, store }).round();
+      expect(first!.outcomes).toEqual([{ witness: 'w1.example', status: 'cosigned' }]);
+      const held = first!.checkpoint;
+      await store.close();
+      // The restored copy grows to the SAME size another way: leaf 1 is not the one the witness saw.
+      store = new SqliteStore(copy);
+      await drive(createEngine({ store }), 'ss-other', 1);
+      const log = new EngineLog({ store, key: logKey, minIntervalMs: 0 });
+      const restored = new LogCosigner({ log, witnesses, store });
+      const r = await restored.round();
+      expect(r!.checkpoint.size).toBe(held.size);
+      expect(r!.checkpoint.root).not.toBe(held.root);
+      // The copy knows no witness size: old 0 is answered 409 with size 2, then old 2 = size 2 with another root is 422.
+      expect(r!.outcomes).toMatchObject([{ witness: 'w1.example', status: 'conflict', message: expect.stringContaining('answered 422 to size 2') }]);
+      expect(r!.cosignedBy).toEqual([]);
+      await expect(restored.round()).rejects.toMatchObject({ code: 'TALLY_LOG_WITNESS_CONFLICT' });
+      // On the wire: 422, not a text/x.tlog.size 409; the witness still holds the root it cosigned.
+      const raw = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: `old ${held.size}\n\n${r!.checkpoint.signedCheckpoint}` });
+      expect([raw.status, raw.headers.get('content-type')]).toEqual([422, expect.not.stringContaining('x.tlog.size')]);
+      expect(await submitCheckpoint(w.url, `old ${held.size}\n\n${r!.checkpoint.signedCheckpoint}`)).toMatchObject({ kind: 'refused', status: 422 });
+      expect(Buffer.from((await wstore.latest(held.origin))!.root).toString('hex')).toBe(held.root);
+    } finally {
+      await store.close();
+      await w.close();
+    }
+  });
 });
 
 describe('tally serve --log-key --witness-policy with tally witness serve --origin-is-key-name', () => {

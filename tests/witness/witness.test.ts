@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateEngineKey } from '../../src/receipt/index.js';
+import { formatCheckpoint, generateEngineKey, signNote } from '../../src/receipt/index.js';
 import { cosignerKeyFrom, createWitness, MemoryWitnessStore, PostgresWitnessStore, SqliteWitnessStore, addSignatureLines, verifyCosignatures, type WitnessStore } from '../../src/witness/index.js';
 import { dropSchema, freshSchemaName, pgReady, PG_URL, warnIfSkipped } from '../store/helpers/pg.js';
 import { testLog } from './helpers.js';
@@ -98,10 +98,27 @@ describe.each(stores)('witness on %s state', (_name, open) => {
     // A fork of the same log at size 6 (same key, different entries).
     const fork = testLog('tally.example/acme', 'ab'.repeat(32), log.key);
     fork.append(6, 'fork');
-    expect(await witness.addCheckpoint(fork.body(6))).toMatchObject({ status: 409, code: 'root-mismatch', size: 6 });
+    // C2SP tlog-witness (C2SP/C2SP#280): same size, other root is 422, with no size body.
+    const split = await witness.addCheckpoint(fork.body(6));
+    expect(split).toMatchObject({ status: 422, code: 'root-mismatch' });
+    expect(split).not.toHaveProperty('size');
     fork.append(2, 'fork');
     expect(await witness.addCheckpoint(fork.body(6))).toMatchObject({ status: 422 });
     expect(sameBytes((await store.latest(log.origin))!.root, log.root(6))).toBe(true);
+    await store.close();
+  });
+
+  it('size 0: only the empty tree\'s root (SHA-256 of ""), with an empty proof (C2SP tlog-witness: else 422)', async () => {
+    const { store, witness, log } = await setup();
+    const empty = log.checkpoint(0);
+    const other = signNote(formatCheckpoint({ origin: log.origin, size: 0, root: new Uint8Array(32).fill(7) }), [log.key]);
+    expect(await witness.addCheckpoint(`old 0\n\n${other}`)).toMatchObject({ status: 422, code: 'bad-empty-root' });
+    expect(await store.latest(log.origin)).toBeUndefined();
+    expect(await witness.addCheckpoint(`old 0\n\n${empty}`)).toMatchObject({ status: 200, size: 0 });
+    log.append(3);
+    // From old size 0 the proof must be empty, even though something (the empty tree) was cosigned.
+    expect(await witness.addCheckpoint(`old 0\n${Buffer.from(log.leaves[0]!).toString('base64')}\n\n${log.checkpoint()}`)).toMatchObject({ status: 422, code: 'bad-consistency-proof' });
+    expect(await witness.addCheckpoint(log.body(0))).toMatchObject({ status: 200, size: 3 });
     await store.close();
   });
 

@@ -33,7 +33,7 @@ export const gradeCommand: Command = {
   name: 'grade',
   summary: 'Sign or verify a certified grade: a grader signature pinning one exact sealed transcript.',
   help: `Usage: tally grade sign <bundle.jsonl> --grade <json|@file> --key <path> [--name <grader name>] [--out <file>] [--json]
-       tally grade verify <grade-file> <bundle.jsonl> --vkey <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>) [--log-key <vkey> [--log-proof <file>]]] [--json]
+       tally grade verify <grade-file> <bundle.jsonl> --vkey <grader vkey|file> [--checkpoint <file> --engine-key <vkey> (--witness <vkey>... [--quorum k] | --policy <file>) [--log-key <vkey> | --log-identity <file>... [--log-proof <file>]]] [--json]
        tally grade key --key <path> [--name <grader name>] [--json]
 
 A certified grade is the grader's C2SP signed note over the text
@@ -114,7 +114,7 @@ transcript), 2 usage error, 3 I/O error.`,
       if (asked !== undefined && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('a witness policy needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the witnesses cosign the checkpoint, not the grade');
       // With --log-key the witness policy is the log checkpoint's (what witnesses cosign is the engine log).
       const bound = wantsLogBinding(values);
-      if (bound && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('--log-key needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the log binds the checkpoint, not the grade');
+      if (bound && (cpPath === undefined || values['engine-key'] === undefined)) throw new CliError('--log-key (or --log-identity) needs --checkpoint <sealed checkpoint> and --engine-key <vkey>: the log binds the checkpoint, not the grade');
       const policy = bound ? undefined : asked;
       const text = readTextFile(args[0]!, io, 'the grade');
       const file = bundlePath(args[1], io);

@@ -6,7 +6,10 @@
  * signed by that key — and `--log-proof <file>` names it (default:
  * `log-proof.tlog-proof` beside `--checkpoint`, as `tally export` writes).
  * With `--log-key`, a witness policy applies to the log checkpoint: what
- * witnesses cosign is the engine log.
+ * witnesses cosign is the engine log. `--log-identity <file>` (repeatable: a
+ * pinned identity, then its successors) takes the place of `--log-key` and
+ * the witness policy: the identity (§15.8) names each shard's key and
+ * policy, and requires the binding under it (§15.9).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -26,6 +29,7 @@ export const LOG_VKEY_FILE = 'log.vkey';
 /** parseArgs options of the log binding. */
 export const LOG_BINDING_OPTIONS = {
   'log-key': { type: 'string' },
+  'log-identity': { type: 'string', multiple: true },
   'log-proof': { type: 'string' },
 } as const;
 
@@ -35,15 +39,28 @@ export const LOG_BINDING_HELP = `  --log-key <vkey>  the engine log's verifier k
                     that its checkpoint is a leaf of the engine log signed by this
                     key (missing or not matching: invalid, TALLY_LOG_* codes); a
                     witness policy then applies to the log's checkpoint
-  --log-proof <f>   the log binding (default: ${LOG_PROOF_FILE} beside --checkpoint)`;
+  --log-proof <f>   the log binding (default: ${LOG_PROOF_FILE} beside --checkpoint)
+  --log-identity <f>  instead of --log-key and a witness policy: the log's signed
+                    identity (tally log identity); repeat it to follow a rotation
+                    (the pinned one first, then each successor). REQUIRES the log
+                    binding under it (TALLY_LOG_IDENTITY_* codes)`;
 
 /** A binding that verified. */
 export type LogBound = Extract<VerifyLogBindingResult, { ok: true }> & { readonly file: string; readonly cosignedBy?: readonly string[] };
 
-/** Whether `--log-key` asks for the binding (a usage error: `--log-proof` without it). */
+/** The `--log-identity` files, in order (empty when not given). */
+function identityFiles(values: Values): readonly string[] {
+  const raw = values['log-identity'];
+  return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : typeof raw === 'string' ? [raw] : [];
+}
+
+/** Whether `--log-key` or `--log-identity` asks for the binding (usage errors: `--log-proof` without either, both, or an identity beside a witness policy). */
 export function wantsLogBinding(values: Values): boolean {
-  const asked = str(values, 'log-key') !== undefined;
-  if (!asked && str(values, 'log-proof') !== undefined) throw new CliError("--log-proof needs --log-key <vkey>: a log binding is only as good as the log key that signed it");
+  const identity = identityFiles(values).length > 0;
+  if (identity && str(values, 'log-key') !== undefined) throw new CliError('give either --log-identity or --log-key, not both: the identity names the log key');
+  if (identity && (values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined)) throw new CliError('--log-identity states the witness policy: drop --witness/--quorum/--policy');
+  const asked = identity || str(values, 'log-key') !== undefined;
+  if (!asked && str(values, 'log-proof') !== undefined) throw new CliError("--log-proof needs --log-key <vkey> or --log-identity <file>: a log binding is only as good as the log key that signed it");
   return asked;
 }
 
@@ -58,8 +75,8 @@ export async function checkLogBinding(
   checkpoint: BoundCheckpoint,
   options: { readonly seal?: boolean; readonly policy?: WitnessPolicy | undefined; readonly beside?: string | undefined },
 ): Promise<number | LogBound> {
-  const logVerifiers = await verifierKeysFor(values, io, 'log-key');
   const json = values['json'] === true;
+  const identities = identityFiles(values);
   const given = str(values, 'log-proof');
   const file = given ?? (options.beside === undefined ? undefined : join(dirname(resolve(io.cwd, options.beside)), LOG_PROOF_FILE));
   const fail = (r: { readonly code: string; readonly message: string; readonly stage: string }, where: string): number => {
@@ -71,6 +88,8 @@ export async function checkLogBinding(
     return fail({ stage: 'log', code: 'TALLY_LOG_BINDING_MISSING', message: file === undefined ? '--log-key requires the log binding: pass --log-proof <file> (tally export writes log-proof.tlog-proof)' : `--log-key requires the log binding and there is none at ${file} (pass --log-proof <file>)` }, file ?? '(none)');
   }
   const text = readTextFile(file, io, 'the log binding');
+  if (identities.length > 0) return checkUnderIdentity(identities, text, file, io, checkpoint, options.seal, fail, json);
+  const logVerifiers = await verifierKeysFor(values, io, 'log-key');
   const opts = { logVerifiers, checkpoint, ...(options.seal === undefined ? {} : { seal: options.seal }) };
   const { verifyLogBinding } = await import('../../log/binding.js');
   if (options.policy === undefined) {
@@ -79,6 +98,29 @@ export async function checkLogBinding(
   }
   const { verifyWitnessedLogBinding } = await import('../../witness/index.js');
   const r = verifyWitnessedLogBinding(text, { ...opts, policy: options.policy });
+  if (r.ok) return { ...r, file };
+  if (r.stage === 'witnesses') {
+    if (json) println(io.stdout, JSON.stringify({ ...r, stage: 'log-witnesses' }));
+    printWitnessFailure(io, `the log checkpoint in ${file}`, r);
+    return EXIT.invalid;
+  }
+  return fail(r, file);
+}
+
+async function checkUnderIdentity(
+  files: readonly string[],
+  text: string,
+  file: string,
+  io: CommandIO,
+  checkpoint: BoundCheckpoint,
+  seal: boolean | undefined,
+  fail: (r: { readonly code: string; readonly message: string; readonly stage: string }, where: string) => number,
+  json: boolean,
+): Promise<number | LogBound> {
+  const { openLogIdentityChain, verifyLogBindingUnderIdentity } = await import('../../identity/index.js');
+  const id = openLogIdentityChain(files.map((f) => readTextFile(f, io, 'the log identity')));
+  if (!id.ok) return fail({ ...id, stage: 'identity' }, `(identity ${files.join(', ')})`);
+  const r = verifyLogBindingUnderIdentity(text, { identity: id, checkpoint, ...(seal === undefined ? {} : { seal }) });
   if (r.ok) return { ...r, file };
   if (r.stage === 'witnesses') {
     if (json) println(io.stdout, JSON.stringify({ ...r, stage: 'log-witnesses' }));

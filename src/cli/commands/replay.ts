@@ -45,7 +45,7 @@ async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mand
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'Re-derive every ruling of a sealed bundle from the bundle alone; report each divergence.',
-  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|ap2|none] [--vkey <vkey> --checkpoint <file> [--log-key <vkey> [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
+  help: `Usage: tally replay <bundle.jsonl> [--ruler auto|intent|referee|payments|ap2|none] [--vkey <vkey> --checkpoint <file> [--log-key <vkey> | --log-identity <file>... [--log-proof <file>]]] [--root <hex>] [--session <hex>] [--size <n>] [--max <n>] [--unsealed] [--json]
 
 Verifies the bundle (every rule of 'tally verify'), then drives a fresh engine
 on an empty scratch store (a throwaway SQLite file under the OS temp directory,
@@ -125,7 +125,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
     // --vkey/--checkpoint: the one checkpoint check `tally verify` runs; the replay is then held to the root it accepted.
     let pinnedTo: string | undefined;
     const replayPin: { sessionId?: string; size?: number; receiptRoot?: string } = { ...pin };
-    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['log-key'] !== undefined || values['log-identity'] !== undefined || values['log-proof'] !== undefined) {
       const { checkAgainstCheckpoint } = await import('./verify-proof.js');
       const c = await checkAgainstCheckpoint(file, pin as ChainPin, values, io);
       if (typeof c === 'number') return c;

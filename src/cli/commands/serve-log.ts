@@ -11,6 +11,7 @@ import type { Logger } from '../../server/log.js';
 import type { CosignatureStore, TranscriptStore } from '../../store/index.js';
 import type { EngineWitness } from '../../witness/index.js';
 import { CliError, EXIT, str, type CommandIO } from '../command.js';
+import { readTextFile } from './checkpoint.js';
 
 type Values = Record<string, unknown>;
 
@@ -25,6 +26,8 @@ export const SERVE_LOG_HELP = `Engine log (optional; docs/PROTOCOL.md §15):
                          else <engine name>/log)
   --log-prefix <path>    URL path prefix (default /log)
   --log-interval <ms>    sign a new log checkpoint at most this often (default 5000)
+  --log-identity <file>  the log's signed identity (tally log identity), published at
+                         <prefix>/identity; it must name this log key
   With --witness-policy, the witnesses cosign the ENGINE LOG (one origin, its key
   named as it) and <prefix>/checkpoint carries their cosignatures; session
   checkpoints are no longer submitted unless --witness-sessions:
@@ -40,6 +43,7 @@ export const SERVE_LOG_OPTIONS = {
   'log-origin': { type: 'string' },
   'log-prefix': { type: 'string' },
   'log-interval': { type: 'string' },
+  'log-identity': { type: 'string' },
   'log-cosign-interval': { type: 'string' },
   'log-cosign-budget': { type: 'string' },
   'witness-sessions': { type: 'boolean' },
@@ -68,7 +72,7 @@ export function witnessSessions(values: Values, io: CommandIO): boolean {
 export async function engineLogRoutes(values: Values, io: CommandIO, store: TranscriptStore): Promise<TileRoutes | undefined> {
   const path = logKeyPath(values, io);
   if (path === undefined) {
-    for (const o of ['log-origin', 'log-prefix', 'log-interval', 'log-cosign-interval', 'log-cosign-budget']) if (str(values, o) !== undefined) throw new CliError(`--${o} needs --log-key (or $TALLY_LOG_KEY)`);
+    for (const o of ['log-origin', 'log-prefix', 'log-interval', 'log-identity', 'log-cosign-interval', 'log-cosign-budget']) if (str(values, o) !== undefined) throw new CliError(`--${o} needs --log-key (or $TALLY_LOG_KEY)`);
     return undefined;
   }
   const prefix = str(values, 'log-prefix') ?? '/log';
@@ -86,7 +90,16 @@ export async function engineLogRoutes(values: Values, io: CommandIO, store: Tran
     if (e instanceof TallyError) throw new CliError(`log key: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.io, e.code);
     throw e;
   }
-  return { prefix, log: new EngineLog({ store, key, minIntervalMs: interval }) };
+  const identityFile = str(values, 'log-identity');
+  let identity: string | undefined;
+  if (identityFile !== undefined) {
+    identity = readTextFile(identityFile, io, 'the log identity');
+    const { openLogIdentity } = await import('../../identity/index.js');
+    const id = openLogIdentity(identity);
+    if (!id.ok) throw new CliError(`--log-identity ${identityFile}: ${id.code}: ${id.message}`, EXIT.usage, id.code);
+    if (id.identity.log_key !== key.verifierKey) throw new CliError(`--log-identity ${identityFile} names the log key ${id.identity.log_key}, not this log's ${key.verifierKey}`, EXIT.usage, 'TALLY_LOG_IDENTITY_WRONG_LOG');
+  }
+  return { prefix, log: new EngineLog({ store, key, minIntervalMs: interval }), ...(identity === undefined ? {} : { identity }) };
 }
 
 /** A running cosigning loop: `stop()` clears its timer. */

@@ -13,7 +13,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witne
 export const verifyProofCommand: Command = {
   name: 'verify-proof',
   summary: "Verify a single-turn receipt offline with the engine's verifier key alone.",
-  help: `Usage: tally verify-proof <receipt.tlog-proof> --vkey <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
+  help: `Usage: tally verify-proof <receipt.tlog-proof> --vkey <vkey|file> [--checkpoint <file>] [--session <hex>] [--size <n>] [--root <hex>] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> | --log-identity <file>... [--log-proof <file>]] [--json]
 
 Checks one entry of a day from its receipt file and the engine's verifier key,
 with no bundle and no database: the file is a C2SP tlog-proof; its checkpoint

@@ -11,7 +11,7 @@ import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS } from './witness-policy.js
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> [--log-proof <file>]] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> | --log-identity <file>... [--log-proof <file>]] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -72,7 +72,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-proof'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-identity'] !== undefined || values['log-proof'] !== undefined) {
       // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
       const { verifyWithCheckpoint } = await import('./verify-proof.js');
       return verifyWithCheckpoint(path, pin as ChainPin, values, io);
