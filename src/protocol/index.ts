@@ -100,5 +100,9 @@ export {
   tileHashes,
   entryBundle,
   parseEntryBundle,
+  checkpointConflict,
+  checkpointAgainstTree,
+  CheckpointLedger,
+  CHECKPOINT_CONFLICT_CODES,
 } from './log/index.js';
-export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef } from './log/index.js';
+export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef, IndexedCheckpointLeaf, CheckpointConflict, CheckpointConflictCode } from './log/index.js';
