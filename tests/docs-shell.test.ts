@@ -76,6 +76,8 @@ const EXPECT: readonly (readonly [RegExp, readonly RegExp[]])[] = [
   [/npx tally mandate sign/, [/valid: the mandate is signed by its principal 0x90f79bf6eb2c4f870365e785982e1f101e93b906 \(eip712\)/, /refused: the unsigned spec/, /session [0-9a-f]{64} \(created\)/]],
   [/--metrics-bind/, [/"ok":true/, /# TYPE target_info gauge/]],
   [/--log-key tally-demo\/log\.vkey/, [/engine log {3}leaf \d+ of demo\.tally\.invalid\/log \(size \d+\), the seal, signed by the log key/]],
+  [/--log tally-demo\/log\b/, [/engine log {3}read \d+ leaves: consistent with the binding/]],
+  [/--sessions tally-demo\b/, [/sessions: 1 checkpoints match their session's own tree, 0 unchecked/]],
   [/npx tally mcp proxy/, [/"id":1,"result":\{"content":\[\{"text":"Session [0-9a-f]{64} created/, /Tally refused this call \(tool_not_offered\)/, /valid, pinned to receipt root [0-9a-f]{64}/, /all 2 rulings re-derived/]],
 ];
 

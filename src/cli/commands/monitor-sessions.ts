@@ -3,13 +3,15 @@
  * (docs/PROTOCOL.md §15.10): from a `tally serve` engine (`GET
  * /sessions/<id>/bundle?from=N&limit=M`, with the token of $TALLY_TOKEN), or
  * from a directory of bundles (`<dir>/<id>.jsonl`, else
- * `<dir>/<id>/bundle.jsonl`, as `tally export` writes one). The lines are
+ * `<dir>/<id>/bundle.jsonl`, else `<dir>/bundle.jsonl` when its genesis is
+ * that session's — a `tally export` or `tally demo --out` directory). The lines are
  * the entries' exact bytes; the monitor hashes them into the session's tree.
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { SessionEntriesSource } from '../../log/monitor.js';
-import { BUNDLE_RANGE_MAX } from '../../protocol/index.js';
+import { BUNDLE_RANGE_MAX, toHex } from '../../protocol/index.js';
+import { entryLeafHash } from '../../receipt/bytes.js';
 import type { CommandIO } from '../command.js';
 
 /** The lines of a JSONL body (a final newline ends the last; an empty body has none). */
@@ -46,14 +48,17 @@ export function sessionEntriesSource(where: string, io: CommandIO): SessionEntri
   const dir = resolve(io.cwd, where);
   const read = new Map<string, Promise<Uint8Array[] | string>>();
   const bundleOf = async (sessionId: string): Promise<Uint8Array[] | string> => {
-    for (const p of [join(dir, `${sessionId}.jsonl`), join(dir, sessionId, 'bundle.jsonl')]) {
+    for (const p of [join(dir, `${sessionId}.jsonl`), join(dir, sessionId, 'bundle.jsonl'), join(dir, 'bundle.jsonl')]) {
       try {
-        return lines(new Uint8Array(await readFile(p)));
+        const got = lines(new Uint8Array(await readFile(p)));
+        // The directory's own bundle.jsonl is this session's only when its genesis hashes to the session id.
+        if (p === join(dir, 'bundle.jsonl') && (got[0] === undefined || toHex(entryLeafHash(got[0])) !== sessionId)) continue;
+        return got;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return `${p}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
       }
     }
-    return `no bundle ${sessionId}.jsonl or ${sessionId}/bundle.jsonl in ${where}`;
+    return `no bundle ${sessionId}.jsonl, ${sessionId}/bundle.jsonl or bundle.jsonl of that session in ${where}`;
   };
   return async (sessionId, from, to) => {
     if (!/^[0-9a-f]{64}$/.test(sessionId)) return { ok: false, message: `the origin's session id ${JSON.stringify(sessionId.slice(0, 80))} is not 64 hex` };

@@ -29,8 +29,8 @@ opened, a session checkpoint signed, a seal), names both leaves when two give on
 session checkpoint two roots (EQUIVOCATION, exit 1), and at the end the sessions
 opened but not sealed. No token is needed. With --sessions it also reads each
 session's own entries — from a 'tally serve' (GET /sessions/<id>/bundle, the
-token of $TALLY_TOKEN) or a directory of bundles (<dir>/<id>.jsonl or
-<dir>/<id>/bundle.jsonl) — and checks every session checkpoint leaf's root
+token of $TALLY_TOKEN) or a directory of bundles (<dir>/<id>.jsonl,
+<dir>/<id>/bundle.jsonl, or <dir>/bundle.jsonl of that session) — and checks every session checkpoint leaf's root
 against that session's tree (a mismatch: TALLY_LOG_SESSION_MISMATCH, exit 1;
 a session it cannot read is listed unchecked).
 
