@@ -156,9 +156,13 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
     expect(p.stdout).toMatch(/sessions: \d+ checkpoints match their session's own tree, [1-9]\d* unchecked/);
   });
 
-  it('monitor --sessions <url>: a real tally serve on loopback; a log with a forged leaf for a served session is refused', async () => {
+  it('verify --log <url> and monitor --sessions <url>: a real tally serve on loopback; a log with a forged leaf for a served session is refused', async () => {
     const server = await startServer({ db, args: ['--log-key', lk, '--log-interval', '0'], dir });
     try {
+      // tally verify --log reads the served tiles as it reads a directory.
+      const v = await verify(`${server.url}/log`);
+      expect(v.code, v.stderr).toBe(0);
+      expect(v.stdout).toContain('consistent with the binding');
       const ok = await monitor(`${server.url}/log`, server.url, { TALLY_TOKEN: TOKENS.auditor }, true);
       expect(ok.code, ok.stderr).toBe(0);
       expect(JSON.parse(ok.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, sessions: { checked: leaves.length - 2, unchecked: [] } });
