@@ -70,6 +70,7 @@ export function formatReport(r: DemoReport, tally = 'tally'): string[] {
     '',
     `  next          ${tally} inspect ${r.files.bundle} --ruling rejected`,
     `                ${tally} verify ${r.files.bundle} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    ...(r.files.logKey === undefined || r.files.log === undefined ? [] : [`                ${tally} verify ${r.files.bundle} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint} --log-key ${r.files.logKey} --log ${r.files.log}`]),
     `                ${tally} verify-proof ${r.files.proof} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
     `                ${tally} replay ${r.files.bundle}`,
   ];

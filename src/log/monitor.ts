@@ -9,25 +9,19 @@
  * checkpoints signed, seals) and names both leaves when two checkpoint
  * leaves give one (origin, size) two roots: the engine key equivocated.
  * Bounded rounds; an unreachable log is reported and retried, never taken
- * as evidence.
+ * as evidence. With a session source (§15.10) it also reads each session's
+ * own entries (its bundle, or its served entries) and checks every
+ * session checkpoint leaf's root against that session's tree.
  */
-import { MerkleLevels, parseEngineLogLeaf, parseEntryBundle, tilePath, toHex, TILE_WIDTH, type EngineLogLeaf } from '../protocol/index.js';
+import { CheckpointLedger, MerkleLevels, checkpointAgainstTree, parseEngineLogLeaf, toHex, type CheckpointConflict, type EngineLogLeaf } from '../protocol/index.js';
 import { entryLeafHash } from '../receipt/bytes.js';
-import { parseCheckpoint } from '../receipt/checkpoint/checkpoint.js';
-import { openNote } from '../receipt/note/open.js';
 import type { NoteVerifier } from '../receipt/note/types.js';
 import { receiptHasher } from '../receipt/session/trees.js';
+import { LogReader, openLogCheckpoint, type HeldLogCheckpoint } from './reader.js';
+import type { LogSource } from './source.js';
 
-/** Where the monitor reads the log: a path below the prefix (`checkpoint`, `tile/entries/000.p/5`) → its bytes. */
-export type LogSource = (path: string) => Promise<{ readonly ok: true; readonly body: Uint8Array } | { readonly ok: false; readonly message: string }>;
-
-/** A signed log checkpoint the monitor accepted. */
-export interface HeldLogCheckpoint {
-  readonly size: number;
-  /** Root, 64 lowercase hex. */
-  readonly root: string;
-  readonly signedCheckpoint: string;
-}
+export type { LogSource } from './source.js';
+export type { HeldLogCheckpoint } from './reader.js';
 
 /** What a new leaf says. */
 export interface LogEvent {
@@ -37,20 +31,40 @@ export interface LogEvent {
 
 /** One round of {@link monitorEngineLog}. */
 export type LogMonitorRound =
-  | { readonly kind: 'consistent'; readonly round: number; readonly from: number; readonly size: number; readonly root: string; readonly events: readonly LogEvent[] }
+  | { readonly kind: 'consistent'; readonly round: number; readonly from: number; readonly size: number; readonly root: string; readonly events: readonly LogEvent[]; readonly checked?: number }
   | { readonly kind: 'unavailable'; readonly round: number; readonly message: string };
+
+/**
+ * A session's own entries (canonical JSON lines, without the newline) from
+ * `from` up to (not including) `to`, read from its bundle or its server; a
+ * shorter answer is the end of what is there. Unavailable is reported,
+ * never evidence.
+ */
+export type SessionEntriesSource = (sessionId: string, from: number, to: number) => Promise<{ readonly ok: true; readonly entries: readonly Uint8Array[] } | { readonly ok: false; readonly message: string }>;
 
 /** Why the monitor stopped with a failure. */
 export type LogMonitorFailure =
   /** The log served a view that cannot extend the one held: both signed checkpoints are the evidence. */
   | { readonly ok: false; readonly kind: 'fork'; readonly code: 'smaller-size' | 'other-root' | 'leaves-not-root'; readonly message: string; readonly held: string; readonly served: string }
-  /** Two checkpoint leaves give one session checkpoint (origin, size) two roots. */
-  | { readonly ok: false; readonly kind: 'equivocation'; readonly message: string; readonly leaves: readonly [LogEvent, LogEvent] }
+  /** Two checkpoint leaves that cannot be one session's history (one (origin, size) two roots: TALLY_LOG_EQUIVOCATION; signed past the seal: TALLY_LOG_INCONSISTENT). */
+  | { readonly ok: false; readonly kind: 'equivocation'; readonly code: CheckpointConflict['code']; readonly message: string; readonly leaves: readonly [LogEvent, LogEvent]; readonly roots: readonly string[] }
+  /** A checkpoint leaf whose root is not the root of the session's own tree at its size (TALLY_LOG_SESSION_MISMATCH). */
+  | { readonly ok: false; readonly kind: 'session-mismatch'; readonly code: 'TALLY_LOG_SESSION_MISMATCH'; readonly message: string; readonly leaf: LogEvent; readonly roots: readonly string[] }
   /** A checkpoint not signed by the log key, not named as its origin, or bytes that are not the log's. */
   | { readonly ok: false; readonly kind: 'bad-log'; readonly message: string };
 
 /** Outcome of {@link monitorEngineLog}. */
-export type LogMonitorResult = { readonly ok: true; readonly rounds: number; readonly latest: HeldLogCheckpoint | undefined; readonly opened: readonly string[]; readonly unsealed: readonly string[] } | LogMonitorFailure;
+export type LogMonitorResult =
+  | {
+      readonly ok: true;
+      readonly rounds: number;
+      readonly latest: HeldLogCheckpoint | undefined;
+      readonly opened: readonly string[];
+      readonly unsealed: readonly string[];
+      /** With a session source: checkpoint leaves checked against their session's tree, and those whose entries could not be read. */
+      readonly sessions?: { readonly checked: number; readonly unchecked: readonly { readonly index: number; readonly message: string }[] };
+    }
+  | LogMonitorFailure;
 
 /** Options of {@link monitorEngineLog}. */
 export interface LogMonitorOptions {
@@ -62,32 +76,51 @@ export interface LogMonitorOptions {
   readonly intervalMs?: number;
   /** A log checkpoint already held (another view, one a grader was given): the log must extend it. */
   readonly seed?: string;
+  /** Each session's own entries: every checkpoint leaf is checked against its session's tree. */
+  readonly sessions?: SessionEntriesSource;
+  /** Most entries read of one session (default 2^20): a leaf of a larger size is listed unchecked. */
+  readonly maxSessionEntries?: number;
   readonly onRound?: (r: LogMonitorRound) => void;
 }
 
-type Opened = { ok: true; cp: HeldLogCheckpoint } | { ok: false; message: string };
+/** Each session's tree as read from its own entries (bounded), for {@link checkpointAgainstTree}. */
+class SessionTrees {
+  private readonly trees = new Map<string, { tree: MerkleLevels; end: boolean }>();
+  constructor(
+    private readonly source: SessionEntriesSource,
+    private readonly max: number,
+  ) {}
 
-function openLogCheckpoint(text: string, verifiers: readonly (NoteVerifier | string)[]): Opened {
-  const o = openNote(text, verifiers);
-  if (!o.ok) return { ok: false, message: `not signed by the log key: ${o.code}: ${o.message}` };
-  const c = parseCheckpoint(o.text);
-  if (!c.ok) return { ok: false, message: `not a tlog-checkpoint: ${c.code}: ${c.message}` };
-  if (!o.verified.some((s) => s.name === c.checkpoint.origin)) return { ok: false, message: `the origin ${JSON.stringify(c.checkpoint.origin)} is not the name of the log key that signed it` };
-  return { ok: true, cp: { size: c.checkpoint.size, root: toHex(c.checkpoint.root), signedCheckpoint: text } };
+  /** The root function of the session's tree, read up to `size` entries; or why it cannot be read. */
+  async rootsUpTo(sessionId: string, size: number): Promise<{ ok: true; rootAt: (n: number) => string | undefined } | { ok: false; message: string }> {
+    if (size > this.max) return { ok: false, message: `size ${size} is above --max-session-entries ${this.max}` };
+    let t = this.trees.get(sessionId);
+    if (!t) this.trees.set(sessionId, (t = { tree: new MerkleLevels(receiptHasher), end: false }));
+    const s = t;
+    while (s.tree.size < size && !s.end) {
+      const got = await this.source(sessionId, s.tree.size, size);
+      if (!got.ok) return { ok: false, message: got.message };
+      if (got.entries.length === 0) s.end = true;
+      for (const e of got.entries.slice(0, size - s.tree.size)) s.tree.append(entryLeafHash(e));
+    }
+    // A session whose own entries end below the size: its tree of that size is not there to check.
+    return { ok: true, rootAt: (n) => (n <= s.tree.size ? toHex(s.tree.root(n)) : undefined) };
+  }
 }
 
 /**
  * Follows the engine log for `rounds` rounds (see the module comment).
  *
  * @example
- * const r = await monitorEngineLog({ source: httpSource('https://tally.example/log'), logVerifiers: [logVkey], rounds: 10, intervalMs: 5000 });
+ * const r = await monitorEngineLog({ source: logSource('https://tally.example/log'), logVerifiers: [logVkey], rounds: 10, intervalMs: 5000 });
  * if (!r.ok) alarm(r.kind, r.message);
  */
 export async function monitorEngineLog(options: LogMonitorOptions): Promise<LogMonitorResult> {
-  const tree = new MerkleLevels(receiptHasher);
-  const leaves: Uint8Array[] = [];
-  /** (origin, size) → the first checkpoint leaf that named it. */
-  const signed = new Map<string, LogEvent>();
+  const reader = new LogReader(options.source);
+  const ledger = new CheckpointLedger();
+  const sessions = options.sessions === undefined ? undefined : new SessionTrees(options.sessions, options.maxSessionEntries ?? 1 << 20);
+  let checked = 0;
+  const unchecked: { index: number; message: string }[] = [];
   const opened: string[] = [];
   const sealed = new Set<string>();
   let held: HeldLogCheckpoint | undefined;
@@ -109,46 +142,52 @@ export async function monitorEngineLog(options: LogMonitorOptions): Promise<LogM
     const fork = (code: 'smaller-size' | 'other-root' | 'leaves-not-root', message: string): LogMonitorFailure => ({ ok: false, kind: 'fork', code, message, held: held?.signedCheckpoint ?? '', served: cp.signedCheckpoint });
     if (held && cp.size < held.size) return fork('smaller-size', `the log served size ${cp.size}, below the ${held.size} it signed before`);
     if (held && cp.size === held.size && cp.root !== held.root) return fork('other-root', `the log signed size ${cp.size} with two roots: ${held.root} and ${cp.root}`);
-    // Read the leaves not held yet, bundle by bundle, as the spec's paths give them at this size.
-    const from = leaves.length;
-    while (leaves.length < cp.size) {
-      const index = Math.floor(leaves.length / TILE_WIDTH);
-      const width = Math.min(TILE_WIDTH, cp.size - index * TILE_WIDTH);
-      const path = tilePath({ kind: 'entries', index, width });
-      const b = await options.source(path);
-      if (!b.ok) break;
-      const entries = parseEntryBundle(b.body);
-      if (entries === undefined || entries.length !== width) return { ok: false, kind: 'bad-log', message: `${path} is not an entry bundle of ${width} entries` };
-      for (let i = leaves.length - index * TILE_WIDTH; i < width; i++) {
-        tree.append(entryLeafHash(entries[i]!));
-        leaves.push(entries[i]!);
-      }
-    }
-    if (leaves.length < cp.size) {
-      options.onRound?.({ kind: 'unavailable', round, message: `could not read the entries up to ${cp.size} (have ${leaves.length})` });
+    const from = reader.leaves.length;
+    const read = await reader.readTo(cp.size);
+    if (!read.ok) {
+      if (read.kind === 'bad-log') return { ok: false, kind: 'bad-log', message: read.message };
+      options.onRound?.({ kind: 'unavailable', round, message: read.message });
       continue;
     }
-    if (held && toHex(tree.root(held.size)) !== held.root) return fork('leaves-not-root', `the leaves served do not hash to the root ${held.root} of the held size ${held.size}`);
-    if (toHex(tree.root(cp.size)) !== cp.root) return fork('leaves-not-root', `the leaves served do not hash to the signed root ${cp.root} of size ${cp.size}`);
+    if (held && reader.root(held.size) !== held.root) return fork('leaves-not-root', `the leaves served do not hash to the root ${held.root} of the held size ${held.size}`);
+    if (reader.root(cp.size) !== cp.root) return fork('leaves-not-root', `the leaves served do not hash to the signed root ${cp.root} of size ${cp.size}`);
     const events: LogEvent[] = [];
+    const before = checked;
     for (let i = from; i < cp.size; i++) {
-      const p = parseEngineLogLeaf(leaves[i]!);
+      const p = parseEngineLogLeaf(reader.leaves[i]!);
       if (!p.ok) return { ok: false, kind: 'bad-log', message: `leaf ${i} is not an engine-log leaf: ${p.code}: ${p.message}` };
       const e: LogEvent = { index: i, leaf: p.leaf };
-      if (p.leaf.kind === 'open') opened.push(p.leaf.session);
+      const leaf = p.leaf;
+      if (leaf.kind === 'open') opened.push(leaf.session);
       else {
-        const k = `${p.leaf.origin}\n${p.leaf.size}`;
-        const first = signed.get(k);
-        if (first && first.leaf.kind === 'checkpoint' && first.leaf.root !== p.leaf.root) {
-          return { ok: false, kind: 'equivocation', message: `leaves ${first.index} and ${i} give ${p.leaf.origin} size ${p.leaf.size} two roots: ${first.leaf.root} and ${p.leaf.root}`, leaves: [first, e] };
+        const c = { index: i, leaf };
+        const conflict = ledger.add(c);
+        if (conflict) {
+          const first = conflict.leaves[0]!;
+          const other: LogEvent = first === i ? e : { index: first, leaf: parseLeafAt(reader, first) };
+          return { ok: false, kind: 'equivocation', code: conflict.code, message: conflict.message, leaves: [other, e], roots: conflict.roots };
         }
-        if (!first) signed.set(k, e);
-        if (p.leaf.seal) sealed.add(p.leaf.origin.slice(p.leaf.origin.lastIndexOf('/') + 1));
+        const sessionId = leaf.origin.slice(leaf.origin.lastIndexOf('/') + 1);
+        if (leaf.seal) sealed.add(sessionId);
+        if (sessions) {
+          const t = await sessions.rootsUpTo(sessionId, leaf.size);
+          const mismatch = t.ok ? checkpointAgainstTree(c, t.rootAt) : undefined;
+          if (mismatch) return { ok: false, kind: 'session-mismatch', code: 'TALLY_LOG_SESSION_MISMATCH', message: mismatch.message, leaf: e, roots: mismatch.roots };
+          if (t.ok && t.rootAt(leaf.size) !== undefined) checked++;
+          else unchecked.push({ index: i, message: t.ok ? `the session's own entries end below size ${leaf.size}` : t.message });
+        }
       }
       events.push(e);
     }
-    options.onRound?.({ kind: 'consistent', round, from, size: cp.size, root: cp.root, events });
+    options.onRound?.({ kind: 'consistent', round, from, size: cp.size, root: cp.root, events, ...(sessions ? { checked: checked - before } : {}) });
     held = cp;
   }
-  return { ok: true, rounds: options.rounds, latest: held, opened, unsealed: opened.filter((s) => !sealed.has(s)) };
+  return { ok: true, rounds: options.rounds, latest: held, opened, unsealed: opened.filter((s) => !sealed.has(s)), ...(sessions ? { sessions: { checked, unchecked } } : {}) };
+}
+
+/** The leaf at `index` of the log read (one the ledger held: it parsed before). */
+function parseLeafAt(reader: LogReader, index: number): EngineLogLeaf {
+  const p = parseEngineLogLeaf(reader.leaves[index]!);
+  if (!p.ok) throw new Error(`leaf ${index} parsed before and not now`);
+  return p.leaf;
 }

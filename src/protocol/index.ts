@@ -103,5 +103,9 @@ export {
   logIdentityText,
   parseLogIdentityText,
   logIdentityId,
+  checkpointConflict,
+  checkpointAgainstTree,
+  CheckpointLedger,
+  CHECKPOINT_CONFLICT_CODES,
 } from './log/index.js';
-export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef, LogIdentity, PreviousShard, LogIdentityTextCode, ParseLogIdentityResult } from './log/index.js';
+export type { EngineLogLeaf, OpenLeaf, CheckpointLeaf, LeafRefusalCode, ParseLeafResult, TileRef, LogIdentity, PreviousShard, LogIdentityTextCode, ParseLogIdentityResult, IndexedCheckpointLeaf, CheckpointConflict, CheckpointConflictCode } from './log/index.js';

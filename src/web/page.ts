@@ -40,6 +40,10 @@ export interface EmbeddedDay {
   readonly key?: string;
   /** Witness policy text (Sigsum format). */
   readonly policy?: string;
+  /** The day's log binding (a tlog-proof, PROTOCOL.md §15.5). */
+  readonly logProof?: string;
+  /** The engine log's verifier key text (one key a line): the page then requires the binding. */
+  readonly logKey?: string;
 }
 
 /**
@@ -53,6 +57,8 @@ export function embedDay(page: AuditPage, day: EmbeddedDay): string {
     ...(day.checkpoint === undefined ? {} : { checkpoint: day.checkpoint }),
     ...(day.key === undefined ? {} : { key: day.key }),
     ...(day.policy === undefined ? {} : { policy: day.policy }),
+    ...(day.logProof === undefined ? {} : { logProof: day.logProof }),
+    ...(day.logKey === undefined ? {} : { logKey: day.logKey }),
   }).replace(/</g, '\\u003c');
   const at = page.html.indexOf('<body>');
   if (at < 0) throw new TallyError('TALLY_WEB_NOT_BUILT', 'The audit page has no body.');

@@ -122,10 +122,10 @@ describe('tally demo (from outside)', () => {
     const underNpm = tally(['demo', '--wakes', '4', '--out', 'day-npx', '--db', 'memory:'], { cwd: dir, env: { npm_command: 'exec' } });
     expect(underNpm.code).toBe(0);
     const npx = hints(underNpm.stdout);
-    expect(npx.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['npx tally inspect', 'npx tally verify', 'npx tally verify-proof', 'npx tally replay']);
+    expect(npx.map((l) => l.split(' ').slice(0, 3).join(' '))).toEqual(['npx tally inspect', 'npx tally verify', 'npx tally verify', 'npx tally verify-proof', 'npx tally replay']);
     const plain = tally(['demo', '--wakes', '4', '--out', 'day-plain', '--db', 'memory:'], { cwd: dir });
     expect(plain.code).toBe(0);
-    expect(hints(plain.stdout).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['tally inspect', 'tally verify', 'tally verify-proof', 'tally replay']);
+    expect(hints(plain.stdout).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual(['tally inspect', 'tally verify', 'tally verify', 'tally verify-proof', 'tally replay']);
     // The hinted commands run as printed (here with the built tally in place of the installed one).
     for (const line of hints(plain.stdout)) {
       const r = tally(line.split(' ').slice(1), { cwd: dir });

@@ -10,14 +10,14 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
-import { MerkleLevels, engineLogLeafBytes, entryBundle, entryHash, rfc6962Hasher, tileHashes, tilePath, tilesForSize } from '../../src/protocol/index.js';
-import { sha256 } from '../../src/codec/index.js';
-import { createNotary, formatCheckpoint, loadOrCreateEngineKey, signNote } from '../../src/receipt/index.js';
+import { engineLogLeafBytes } from '../../src/protocol/index.js';
+import { createNotary, loadOrCreateEngineKey } from '../../src/receipt/index.js';
 import { openStore } from '../../src/store/index.js';
 import { removeTempDirs, tempDir } from '../store/helpers/tmp.js';
 import { inProcess } from '../cli/in-process.js';
 import { startServer } from '../server/helpers.js';
 import { drive } from './day.js';
+import { writeLogDir } from './log-dir.js';
 
 afterAll(removeTempDirs);
 
@@ -110,18 +110,12 @@ describe('tally monitor --log', async () => {
       engineLogLeafBytes({ kind: 'checkpoint', origin, size: 3, root: '11'.repeat(32), seal: false }),
       engineLogLeafBytes({ kind: 'checkpoint', origin, size: 3, root: '22'.repeat(32), seal: false }),
     ];
-    const tree = new MerkleLevels(rfc6962Hasher(sha256));
-    for (const l of leaves) tree.append(entryHash(sha256, l));
     const out = join(dir, 'equivocal');
-    for (const ref of tilesForSize(leaves.length)) {
-      const p = join(out, tilePath(ref));
-      mkdirSync(dirname(p), { recursive: true });
-      writeFileSync(p, ref.kind === 'entries' ? entryBundle(leaves) : tileHashes(tree, ref.level, ref.index, ref.width));
-    }
-    writeFileSync(join(out, 'checkpoint'), signNote(formatCheckpoint({ origin: logKey.name, size: 3, root: tree.root(3) }), [logKey]));
+    writeLogDir(out, leaves, logKey);
     const r = await monitor(out);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`EQUIVOCATION: leaves 1 and 2 give ${origin} size 3 two roots`);
+    expect(r.stderr).toContain('(TALLY_LOG_EQUIVOCATION)');
     expect(r.stdout).toContain(`leaf 1: {"kind":"checkpoint","origin":"${origin}","size":3,"root":"${'11'.repeat(32)}","seal":false}`);
   });
 

@@ -65,10 +65,10 @@ export async function launch(options: { readonly bypassCSP?: boolean; readonly l
 /**
  * Opens the page from file and loads a day from files, as a grader does:
  * the bundle, and when `pinned` the demo folder's `receipt.note` and
- * `engine.vkey`; waits for `wait` (by default until replay has spoken).
+ * `engine.vkey` (and `log` the engine log's binding and key files); waits for `wait` (by default until replay has spoken).
  * `errors` collects the page's errors and console errors, when given.
  */
-export async function loadFiles(ctx: BrowserContext, o: { readonly bundle: string; readonly dir?: string; readonly pinned?: boolean; readonly wait?: string; readonly errors?: string[] }): Promise<Page> {
+export async function loadFiles(ctx: BrowserContext, o: { readonly bundle: string; readonly dir?: string; readonly pinned?: boolean; readonly wait?: string; readonly errors?: string[]; readonly log?: { readonly proof?: string; readonly key?: string } }): Promise<Page> {
   const page = await ctx.newPage();
   const errors = o.errors;
   if (errors !== undefined) {
@@ -82,6 +82,8 @@ export async function loadFiles(ctx: BrowserContext, o: { readonly bundle: strin
     await page.setInputFiles('#in-checkpoint', join(o.dir, 'receipt.note'));
     await page.setInputFiles('#in-key', join(o.dir, 'engine.vkey'));
   }
+  if (o.log?.proof !== undefined) await page.setInputFiles('#in-log-proof', o.log.proof);
+  if (o.log?.key !== undefined) await page.setInputFiles('#in-log-key', o.log.key);
   await page.click('#load-files');
   await page.waitForSelector(o.wait ?? 'body[data-replayed]', { timeout: 60_000 });
   return page;

@@ -130,6 +130,43 @@ async function checkUnderIdentity(
   return fail(r, file);
 }
 
+/** Help lines of `tally verify --log`. */
+export const LOG_READ_HELP = `  --log <url|dir>   with --log-key: also read the engine log itself (a tally serve
+                    tiles prefix, or a tally tiles export directory): its checkpoint
+                    must extend the binding's, and no other checkpoint leaf of the
+                    day's origin may give the day's size another root
+                    (TALLY_LOG_EQUIVOCATION), follow its seal (TALLY_LOG_INCONSISTENT)
+                    or differ from the day's tree (TALLY_LOG_SESSION_MISMATCH); the
+                    refusal names both leaves and both roots`;
+
+/**
+ * `--log <url|dir>`: the day checked against the log read (§15.10), its tree
+ * read again from the bundle at the sizes the log's other leaves of its
+ * origin name. Prints a refusal and returns its exit code (3 when the log
+ * cannot be read); the number of leaves read otherwise.
+ */
+export async function checkLogRead(values: Values, io: CommandIO, bound: LogBound, bundle: string): Promise<number | { readonly leaves: number; readonly sameOrigin: readonly number[] }> {
+  const where = str(values, 'log')!;
+  const [{ checkDayInLog }, { logSource }, { bundleFileChunks, indexBundle }] = await Promise.all([import('../../log/day-in-log.js'), import('../../log/source.js'), import('../../receipt/index.js')]);
+  let roots: ((n: number) => string | undefined) | undefined;
+  const r = await checkDayInLog({
+    source: logSource(where, io.cwd),
+    logVerifiers: await verifierKeysFor(values, io, 'log-key'),
+    binding: bound,
+    rootAt: (n) => roots?.(n),
+    prepare: async (sizes) => {
+      const ix = await indexBundle(bundleFileChunks(resolve(io.cwd, bundle)), { sizes, floor: 8 });
+      if (!ix.ok) throw new CliError(`the bundle ${bundle} changed while it was verified`, EXIT.io, 'TALLY_CLI_IO');
+      const { toHex } = await import('../../protocol/index.js');
+      roots = (n) => (n <= ix.summary.size ? toHex(ix.tree.root(n)) : undefined);
+    },
+  });
+  if (r.ok) return { leaves: r.leaves, sameOrigin: r.sameOrigin };
+  if (values['json'] === true) println(io.stdout, JSON.stringify(r));
+  println(io.stderr, `invalid: the engine log ${where}: ${r.code}: ${r.message}`);
+  return r.code === 'TALLY_LOG_UNAVAILABLE' ? EXIT.io : EXIT.invalid;
+}
+
 /** The report line of a verified binding. */
 export function logBoundLine(b: LogBound): string {
   return `engine log   leaf ${b.index} of ${b.log.origin} (size ${b.log.size})${b.leaf.seal ? ', the seal' : ''}, signed by the log key${b.cosignedBy === undefined ? '' : `; cosigned by ${b.cosignedBy.length === 0 ? '(none required)' : b.cosignedBy.join(', ')} (witness quorum met)`}`;

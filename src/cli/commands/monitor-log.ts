@@ -3,39 +3,14 @@
  * through its tlog-tiles read API (a `tally serve --log-key` prefix, any
  * static host of `tally tiles export`, or that directory itself), checks each
  * checkpoint extends the last, lists the sessions opened and sealed, and
- * exits 1 on a fork or an equivocation (docs/PROTOCOL.md §15.7).
+ * exits 1 on a fork or an equivocation (docs/PROTOCOL.md §15.7); with
+ * `--sessions <url|dir>`, also checks each session checkpoint leaf against
+ * the session's own entries (§15.10).
  */
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { LogSource } from '../../log/monitor.js';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
 import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
 
 type Values = Record<string, unknown>;
-
-/** The log's resources over HTTP(S) below `base`, or from a directory of exported tiles. */
-function sourceOf(where: string, io: CommandIO): LogSource {
-  if (/^https?:\/\/\S+$/.test(where)) {
-    const base = where.replace(/\/+$/, '');
-    return async (path) => {
-      try {
-        const res = await fetch(`${base}/${path}`, { signal: AbortSignal.timeout(10_000) });
-        const body = new Uint8Array(await res.arrayBuffer());
-        return res.ok ? { ok: true, body } : { ok: false, message: `GET ${path}: HTTP ${res.status}` };
-      } catch (e) {
-        return { ok: false, message: `GET ${path}: ${(e as Error).message}` };
-      }
-    };
-  }
-  const dir = resolve(io.cwd, where);
-  return async (path) => {
-    try {
-      return { ok: true, body: new Uint8Array(await readFile(join(dir, ...path.split('/')))) };
-    } catch (e) {
-      return { ok: false, message: `${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
-    }
-  };
-}
 
 /** Runs the log monitor; returns the exit code. */
 export async function monitorLog(values: Values, io: CommandIO): Promise<number> {
@@ -49,9 +24,12 @@ export async function monitorLog(values: Values, io: CommandIO): Promise<number>
   const cpPath = str(values, 'checkpoint');
   const seed = cpPath === undefined ? undefined : readTextFile(cpPath, io, 'the checkpoint');
   const json = values['json'] === true;
-  const { monitorEngineLog } = await import('../../log/monitor.js');
+  const [{ monitorEngineLog }, { logSource }, { sessionEntriesSource }] = await Promise.all([import('../../log/monitor.js'), import('../../log/source.js'), import('./monitor-sessions.js')]);
+  const sessionsAt = str(values, 'sessions');
+  if (sessionsAt === '') throw new CliError('--sessions <url|dir> must not be empty');
   const r = await monitorEngineLog({
-    source: sourceOf(where, io),
+    source: logSource(where, io.cwd),
+    ...(sessionsAt === undefined ? {} : { sessions: sessionEntriesSource(sessionsAt, io) }),
     logVerifiers,
     rounds,
     intervalMs,
@@ -59,7 +37,7 @@ export async function monitorLog(values: Values, io: CommandIO): Promise<number>
     onRound: (x) => {
       if (json) return println(io.stdout, JSON.stringify(x));
       if (x.kind === 'unavailable') return println(io.stderr, `round ${x.round}: unavailable: ${x.message}`);
-      println(io.stdout, `round ${x.round}: consistent ${x.from} -> ${x.size} leaves, root ${x.root}`);
+      println(io.stdout, `round ${x.round}: consistent ${x.from} -> ${x.size} leaves, root ${x.root}${x.checked === undefined ? '' : `; ${x.checked} checkpoints checked against their sessions`}`);
       for (const e of x.events) {
         const l = e.leaf;
         println(io.stdout, l.kind === 'open' ? `  leaf ${e.index}: opened  ${l.session}` : `  leaf ${e.index}: ${l.seal ? 'sealed ' : 'signed '} ${l.origin} (${l.size} entries, root ${l.root})`);
@@ -67,10 +45,14 @@ export async function monitorLog(values: Values, io: CommandIO): Promise<number>
     },
   });
   if (r.ok) {
-    if (json) println(io.stdout, JSON.stringify({ ok: true, rounds: r.rounds, size: r.latest?.size ?? null, root: r.latest?.root ?? null, opened: r.opened.length, unsealed: r.unsealed }));
+    if (json) println(io.stdout, JSON.stringify({ ok: true, rounds: r.rounds, size: r.latest?.size ?? null, root: r.latest?.root ?? null, opened: r.opened.length, unsealed: r.unsealed, ...(r.sessions ? { sessions: r.sessions } : {}) }));
     else {
       println(io.stdout, `ok: ${r.rounds} rounds, no fork${r.latest ? ` (latest ${r.latest.size} leaves)` : ''}; ${r.opened.length} sessions opened, ${r.unsealed.length} not sealed`);
       for (const s of r.unsealed) println(io.stdout, `  not sealed: ${s}`);
+      if (r.sessions) {
+        println(io.stdout, `sessions: ${r.sessions.checked} checkpoints match their session's own tree, ${r.sessions.unchecked.length} unchecked`);
+        for (const u of r.sessions.unchecked) println(io.stdout, `  unchecked: leaf ${u.index}: ${u.message}`);
+      }
     }
     return EXIT.ok;
   }
@@ -86,9 +68,12 @@ export async function monitorLog(values: Values, io: CommandIO): Promise<number>
       println(io.stdout, '--- served checkpoint (signed) ---');
       io.stdout.write(r.served);
     }
-  } else {
-    println(io.stderr, `EQUIVOCATION: ${r.message}`);
+  } else if (r.kind === 'equivocation') {
+    println(io.stderr, `${r.code === 'TALLY_LOG_EQUIVOCATION' ? 'EQUIVOCATION' : 'INCONSISTENT'}: ${r.message} (${r.code})`);
     if (!json) for (const e of r.leaves) println(io.stdout, `leaf ${e.index}: ${JSON.stringify(e.leaf)}`);
+  } else {
+    println(io.stderr, `SESSION MISMATCH: ${r.message} (${r.code})`);
+    if (!json) println(io.stdout, `leaf ${r.leaf.index}: ${JSON.stringify(r.leaf.leaf)}`);
   }
   return EXIT.invalid;
 }

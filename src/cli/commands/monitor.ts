@@ -5,7 +5,7 @@ export const monitorCommand: Command = {
   name: 'monitor',
   summary: "Follow a serving engine's checkpoints, verify each consistency proof, report an equivocation with evidence.",
   help: `Usage: tally monitor --url <http://host:port> --session <hex> --vkey <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
-       tally monitor --log <url|dir> --log-key <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
+       tally monitor --log <url|dir> --log-key <vkey|file> [--sessions <url|dir>] [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
 
 Asks a 'tally serve' engine (GET /sessions/<id>/checkpoint and
 /sessions/<id>/consistency?from=<n>) for its latest checkpoint of a session,
@@ -27,11 +27,18 @@ must hash to its root, and it must extend the checkpoint held before (a smaller
 size or another root is a FORK, exit 1). It lists each new leaf (a session
 opened, a session checkpoint signed, a seal), names both leaves when two give one
 session checkpoint two roots (EQUIVOCATION, exit 1), and at the end the sessions
-opened but not sealed. No token is needed.
+opened but not sealed. No token is needed. With --sessions it also reads each
+session's own entries — from a 'tally serve' (GET /sessions/<id>/bundle, the
+token of $TALLY_TOKEN) or a directory of bundles (<dir>/<id>.jsonl,
+<dir>/<id>/bundle.jsonl, or <dir>/bundle.jsonl of that session) — and checks every session checkpoint leaf's root
+against that session's tree (a mismatch: TALLY_LOG_SESSION_MISMATCH, exit 1;
+a session it cannot read is listed unchecked).
 
 Options:
   --log <url|dir>     the engine log's tiles prefix or exported directory
   --log-key <vkey>    the engine log's verifier key (or a file of keys)
+  --sessions <u|d>    with --log: each session's entries (a tally serve URL or a
+                      directory of bundles), to check every checkpoint leaf
   --url <url>         the engine's HTTP base URL
   --session <hex>     the session to follow (64 hex)
   --vkey <vkey|file>  the engine's verifier key (--key: the old spelling, until the next release)
@@ -46,9 +53,10 @@ The bearer token comes from $TALLY_TOKEN.
 Exit codes: 0 consistent for every round, 1 equivocation or a bad checkpoint,
 2 usage error, 3 I/O error.`,
   renamedOptions: () => ({ key: 'vkey' }),
-  options: { log: { type: 'string' }, 'log-key': { type: 'string' }, vkey: { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
+  options: { log: { type: 'string' }, sessions: { type: 'string' }, 'log-key': { type: 'string' }, vkey: { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError('monitor takes no arguments');
+    if (values['sessions'] !== undefined && values['log'] === undefined) throw new CliError('--sessions goes with --log <url|dir>');
     if (values['log'] !== undefined) return (await import('./monitor-log.js')).monitorLog(values, io);
     if (values['log-key'] !== undefined) throw new CliError('--log-key goes with --log <url|dir>');
     const url = str(values, 'url');

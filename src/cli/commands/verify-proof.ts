@@ -7,7 +7,7 @@ import { progressReporter } from '../progress.js';
 import { countOption, readTextFile, verifierKeysFor } from './checkpoint.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
-import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS, checkLogBinding, logBoundJson, logBoundLine, wantsLogBinding, type LogBound } from './log-binding.js';
+import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS, checkLogBinding, checkLogRead, logBoundJson, logBoundLine, wantsLogBinding, type LogBound } from './log-binding.js';
 import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 export const verifyProofCommand: Command = {
@@ -201,12 +201,15 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
  * a signed checkpoint (see {@link checkAgainstCheckpoint}). Returns the exit code.
  */
 export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {
+  if (values['log'] !== undefined && values['log-key'] === undefined) throw new CliError("--log needs --log-key <vkey>: the log is read to check the day's binding into it");
   const c = await checkAgainstCheckpoint(path, pin, values, io);
   if (typeof c === 'number') return c;
+  const read = c.log === undefined || values['log'] === undefined ? undefined : await checkLogRead(values, io, c.log, path);
+  if (typeof read === 'number') return read;
   const r = c.result;
   const cp = r.checkpoint;
   if (values['json'] === true) {
-    println(io.stdout, JSON.stringify({ ...r.summary, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll }, ...(c.log === undefined ? {} : { logBinding: logBoundJson(c.log) }) }));
+    println(io.stdout, JSON.stringify({ ...r.summary, checkpoint: { origin: cp.origin, size: cp.size, root: cp.root, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll }, ...(c.log === undefined ? {} : { logBinding: logBoundJson(c.log) }), ...(read === undefined ? {} : { logRead: read }) }));
     return EXIT.ok;
   }
   const s = r.summary;
@@ -218,5 +221,6 @@ export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: 
   println(io.stdout, `checkpoint   ${counted(cp.size, 'entry')}${r.coversAll ? ' (the whole bundle)' : ` (the first ${cp.size}: an earlier state of this day)`}, signed by ${cp.signedBy.map((x) => `${x.name}+${formatKeyId(x.keyId)}`).join(', ')}`);
   if (c.policy !== undefined) println(io.stdout, `cosigned by  ${await cosignerNames(c.signedCheckpoint, c.verifiers, c.policy)} (witness quorum met)`);
   if (c.log !== undefined) println(io.stdout, logBoundLine(c.log));
+  if (read !== undefined) println(io.stdout, `engine log   read ${read.leaves} leaves: consistent with the binding; ${read.sameOrigin.length} other checkpoint leaves of this day, each on the day's tree, none equivocating`);
   return EXIT.ok;
 }

@@ -5,13 +5,13 @@ import { CliError, EXIT, inputFile, invocation, println, str, type Command, type
 import { progressReporter } from '../progress.js';
 import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
-import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS } from './log-binding.js';
+import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS, LOG_READ_HELP } from './log-binding.js';
 import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS } from './witness-policy.js';
 
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Verify a sealed bundle offline (every hash, link, frame root, the Merkle root and the seal).',
-  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> | --log-identity <file>... [--log-proof <file>]] [--json]
+  help: `Usage: tally verify <bundle.jsonl> [--vkey <vkey> --checkpoint <file>] [--root <hex>] [--session <hex>] [--size <n>] [--unsealed] [--parallel] [--witness <vkey>... [--quorum k] | --policy <file>] [--log-key <vkey> | --log-identity <file>... [--log-proof <file>] [--log <url|dir>]] [--json]
 
 Recomputes every entry hash, parent link, ordinal, frame root, authored hash,
 the RFC 6962 root and the finalize seal, streaming (memory stays bounded).
@@ -35,6 +35,7 @@ ${WITNESS_POLICY_HELP}
                     (with --checkpoint: it must carry the witness quorum; the
                     cosignatures are checked before the bundle is read)
 ${LOG_BINDING_HELP}
+${LOG_READ_HELP}
 
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
   renamedOptions: () => ({ key: 'vkey' }),
@@ -50,6 +51,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     checkpoint: { type: 'string' },
     ...WITNESS_POLICY_OPTIONS,
     ...LOG_BINDING_OPTIONS,
+    log: { type: 'string' },
   },
   async run({ values, positionals }, io) {
     const path = positionals[0];
@@ -72,7 +74,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
       pin.size = Number(size);
     }
     const json = values['json'] === true;
-    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-identity'] !== undefined || values['log-proof'] !== undefined) {
+    if (values['vkey'] !== undefined || values['checkpoint'] !== undefined || values['witness'] !== undefined || values['policy'] !== undefined || values['quorum'] !== undefined || values['log-key'] !== undefined || values['log-identity'] !== undefined || values['log-proof'] !== undefined || values['log'] !== undefined) {
       // Loaded only here: the receipt layer (signed notes, keys) is not needed for a plain verify.
       const { verifyWithCheckpoint } = await import('./verify-proof.js');
       return verifyWithCheckpoint(path, pin as ChainPin, values, io);

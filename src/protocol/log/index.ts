@@ -5,3 +5,5 @@ export { TILE_WIDTH, TILE_HEIGHT, ENTRY_MAX_BYTES, tileIndexPath, tilePath, pars
 export type { TileRef } from './tiles.js';
 export { logIdentityText, parseLogIdentityText, logIdentityId } from './identity.js';
 export type { LogIdentity, PreviousShard, LogIdentityTextCode, ParseLogIdentityResult } from './identity.js';
+export { checkpointConflict, checkpointAgainstTree, CheckpointLedger, CHECKPOINT_CONFLICT_CODES } from './conflict.js';
+export type { IndexedCheckpointLeaf, CheckpointConflict, CheckpointConflictCode } from './conflict.js';

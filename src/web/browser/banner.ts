@@ -14,7 +14,7 @@ export type BannerState = Verdict['state'] | 'served' | 'refused' | 'http' | 'ru
 
 const ICON: Record<BannerState, string> = { pinned: '✓', served: '!', unpinned: '?', 'failed-entry': '✗', 'failed-pin': '✗', refused: '✗', http: '✗', running: '…', idle: '·' };
 
-const DATA = ['data-index', 'data-code', 'data-session', 'data-size', 'data-root', 'data-sealed', 'data-key'];
+const DATA = ['data-index', 'data-code', 'data-session', 'data-size', 'data-root', 'data-sealed', 'data-key', 'data-log'];
 
 function head(banner: HTMLElement, state: BannerState, title: string): HTMLElement {
   banner.className = `banner ${state}`;
@@ -66,7 +66,8 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
         );
         return;
       }
-      title.textContent = v.witnessed ? 'Valid, pinned by quorum' : 'Valid, pinned';
+      title.textContent = v.witnessed || (v.log?.checked === true && v.log.witnessed) ? 'Valid, pinned by quorum' : 'Valid, pinned';
+      if (v.log) banner.setAttribute('data-log', v.log.checked ? 'bound' : 'unchecked');
       put(
         banner,
         top,
@@ -76,6 +77,7 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
           : v.signedBy.length > 0
             ? h('div', { class: 'meta' }, 'no witness policy loaded: pinned by the engine key alone, not by a witness quorum')
             : h('div', { class: 'meta' }, 'pinned by the values you typed, as tally verify --root/--session/--size'),
+        v.log ? logLine(v.log) : undefined,
         root(v.root),
         h('div', { class: 'meta' }, `session ${v.sessionId} · ${took}`),
       );
@@ -99,7 +101,7 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
       return;
     case 'failed-pin':
       banner.setAttribute('data-code', v.code);
-      title.textContent = `Invalid: the checkpoint does not pin this day (${v.stage}: ${v.code})`;
+      title.textContent = v.stage === 'log' || v.stage === 'log-witnesses' ? `Invalid: the day's engine-log binding fails (${v.stage}: ${v.code})` : `Invalid: the checkpoint does not pin this day (${v.stage}: ${v.code})`;
       put(
         banner,
         top,
@@ -114,6 +116,13 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
       );
       return;
   }
+}
+
+/** The banner's line on the day's log binding (the words of tally verify --log-key), or why it was not checked. */
+function logLine(log: NonNullable<Extract<Verdict, { state: 'pinned' }>['log']>): HTMLElement {
+  if (!log.checked) return h('div', { class: 'what', id: 'banner-log' }, `⚠ ${log.why}`);
+  const w = log.witnessed;
+  return h('div', { class: 'meta', id: 'banner-log' }, `engine log: leaf ${log.index} of ${log.origin} (size ${log.size})${log.seal ? ', the seal' : ''}, signed by the log key you pinned${w ? `; witnessed ${w.k} of ${w.n} (quorum ${w.q}): cosigned by ${w.signed.join(', ') || 'no witness'}` : ''}`);
 }
 
 /** Shows an input the page refused before checking anything (a pin value not in the one encoding). */

@@ -8,6 +8,7 @@ import { httpWords, showHttp, showRefused, showRunning, showVerdict, unverifiedN
 import { drawCharts } from './charts.js';
 import type { ReplayState } from './evidence.js';
 import { byId, h, put } from './dom.js';
+import type { LogInputs } from './log-binding.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
@@ -200,11 +201,11 @@ function spawn(name: string): Worker {
   return w;
 }
 
-function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin, served = false): void {
+function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin, served = false, log: LogInputs = {}): void {
   stopLive();
   servedKey = served;
   const w = spawn(name);
-  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }), ...(pin === undefined ? {} : { pin }) };
+  const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }), ...(pin === undefined ? {} : { pin }), ...log };
   w.postMessage(msg);
 }
 
@@ -219,7 +220,14 @@ async function fromInputs(): Promise<void> {
   const p = byId<HTMLInputElement>('in-policy').files?.[0];
   const pin = pinFromForm();
   if (typeof pin === 'string') return refusePin(pin);
-  start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin);
+  start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin, false, await suppliedLog());
+}
+
+/** The log binding and log key the grader picked (log-proof.tlog-proof, log.vkey), if any. */
+async function suppliedLog(): Promise<LogInputs> {
+  const proof = byId<HTMLInputElement>('in-log-proof').files?.[0];
+  const key = byId<HTMLInputElement>('in-log-key').files?.[0];
+  return { ...(proof ? { logProof: await proof.text() } : {}), ...(key ? { logKey: await key.text() } : {}) };
 }
 
 /** The engine key the grader supplied (key file, else key text), if any. */
@@ -316,7 +324,7 @@ async function fromServer(): Promise<void> {
     else if (c.status !== 404) return fail('GET checkpoint', httpWords(c.status, await c.text()));
   }
   put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}`);
-  start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined);
+  start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined, await suppliedLog());
 }
 
 function stopLive(why?: string): void {
@@ -328,10 +336,11 @@ function stopLive(why?: string): void {
 function embedded(): void {
   const el = document.getElementById('tally-embedded');
   if (!el || !el.textContent) return;
-  const data = JSON.parse(el.textContent) as { name?: string; bundle?: string; checkpoint?: string; key?: string; policy?: string };
+  const data = JSON.parse(el.textContent) as { name?: string; bundle?: string; checkpoint?: string; key?: string; policy?: string; logProof?: string; logKey?: string };
   const bytes = typeof data.bundle === 'string' ? fromBase64(data.bundle) : undefined;
   if (!bytes) return;
-  start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle', false, typeof data.policy === 'string' ? data.policy : undefined);
+  const log: LogInputs = { ...(typeof data.logProof === 'string' ? { logProof: data.logProof } : {}), ...(typeof data.logKey === 'string' ? { logKey: data.logKey } : {}) };
+  start(new Blob([bytes as BlobPart]), data.checkpoint, data.key, data.name ?? 'bundle', false, typeof data.policy === 'string' ? data.policy : undefined, undefined, false, log);
 }
 
 for (const id of ['f-agent', 'f-action', 'f-code', 'f-diag']) byId(id).addEventListener('change', filtered);
@@ -371,12 +380,16 @@ drop.addEventListener('drop', (ev) => {
   void (async () => {
     const bundle = files.find((f) => f.name.endsWith('.jsonl')) ?? files[0];
     if (!bundle) return;
-    const note = files.find((f) => f !== bundle && /\.(note|tlog-proof)$/.test(f.name));
-    const key = files.find((f) => f !== bundle && /\.(vkey|key|keys)$/.test(f.name));
+    // The engine log's files by the names tally export writes (log-proof.tlog-proof, log.vkey): never the day's note or engine key.
+    const logProof = files.find((f) => f !== bundle && /^log-proof.*\.tlog-proof$/.test(f.name));
+    const logKey = files.find((f) => f !== bundle && /^log.*\.vkey$/.test(f.name));
+    const note = files.find((f) => f !== bundle && f !== logProof && /\.(note|tlog-proof)$/.test(f.name));
+    const key = files.find((f) => f !== bundle && f !== logKey && /\.(vkey|key|keys)$/.test(f.name));
     const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
     const pin = pinFromForm();
     if (typeof pin === 'string') return refusePin(pin);
-    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin);
+    const log: LogInputs = { ...(logProof ? { logProof: await logProof.text() } : {}), ...(logKey ? { logKey: await logKey.text() } : {}) };
+    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin, false, log);
   })();
 });
 if (location.protocol === 'file:') {

@@ -4,7 +4,7 @@ import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin }
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin; readonly logProof?: string; readonly logKey?: string }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
   | { readonly type: 'replay' }
   /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */
@@ -48,6 +48,11 @@ export interface Witnessed {
   readonly missing: readonly string[];
 }
 
+/** The day's log binding (PROTOCOL.md §15.5) as the banner shows it: checked against the pinned log key, or given without one (not checked). */
+export type LogBindingView =
+  | { readonly checked: true; readonly index: number; readonly origin: string; readonly size: number; readonly seal: boolean; readonly witnessed?: Witnessed }
+  | { readonly checked: false; readonly why: string };
+
 /** A day whose chain verified on its own (self-consistent), though what pins it failed. */
 export interface UnpinnedDay {
   readonly root: string;
@@ -62,7 +67,7 @@ export interface UnpinnedDay {
  * to values typed by hand (`hand`, as `--root --session --size`).
  */
 export type Verdict =
-  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed; readonly hand?: ChainPin }
+  | { readonly state: 'pinned'; readonly root: string; readonly size: number; readonly total: number; readonly sessionId: string; readonly signedBy: readonly string[]; readonly coversAll: boolean; readonly sealed: boolean; readonly witnessed?: Witnessed; readonly hand?: ChainPin; readonly log?: LogBindingView }
   | { readonly state: 'unpinned'; readonly root: string; readonly size: number; readonly sessionId: string; readonly sealed: boolean; readonly why: string }
   | { readonly state: 'failed-entry'; readonly index: number; readonly code: string; readonly message: string }
   /** `day`: the chain verified unpinned (the day stays browsable); `chain`: it failed too. */

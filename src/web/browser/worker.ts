@@ -17,6 +17,7 @@ import { sha256Ready } from './sha256-wasm.js';
 import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
 import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
+import { checkLogBindingInPage } from './log-binding.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
@@ -66,7 +67,8 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   let verdict: Verdict;
   const hand = msg.pin === undefined ? {} : { hand: msg.pin };
   if (msg.checkpoint !== undefined && msg.vkey !== undefined) {
-    const opened = await openPin(msg.checkpoint, msg.vkey, msg.policy);
+    // With a log key the witness policy is the log checkpoint's (what witnesses cosign is the engine log), as tally verify --log-key.
+    const opened = await openPin(msg.checkpoint, msg.vkey, msg.logKey === undefined ? msg.policy : undefined);
     if ('state' in opened) {
       // The pin failed (a bad key, note or quorum): the day is still checked on its own, so it stays browsable as unpinned.
       const r = await verifyChunks(sha256, chunks, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
@@ -75,8 +77,12 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       const pin = opened.cp;
       day.checkpoint = pin;
       const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
-      if (r.ok) {
-        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }), ...hand };
+      const log = r.ok ? await checkLogBindingInPage(msg, pin, r.coversAll && r.summary.sealed, msg.logKey === undefined ? undefined : msg.policy) : undefined;
+      if (r.ok && log !== undefined && 'state' in log && log.state === 'failed-pin') {
+        // The chain and the session checkpoint verified, the binding the grader required did not: browsable, unpinned.
+        verdict = { ...log, day: { root: r.summary.receiptRoot, size: r.summary.size, sessionId: r.summary.sessionId, sealed: r.summary.sealed } };
+      } else if (r.ok) {
+        verdict = { state: 'pinned', root: pin.root, size: pin.size, total: r.summary.size, sessionId: r.summary.sessionId, signedBy: pin.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: r.coversAll, sealed: r.summary.sealed, ...(opened.witnessed === undefined ? {} : { witnessed: opened.witnessed }), ...hand, ...(log === undefined || 'state' in log ? {} : { log }) };
       } else if (r.stage === 'chain') {
         verdict = { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
       } else {
@@ -87,7 +93,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     }
   } else {
     const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
-    const why = `${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
+    const why = `${msg.logKey !== undefined ? 'the log key needs the signed checkpoint and engine key (the binding is of the session checkpoint); ' : ''}${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
     // Values typed by hand pin the day as `tally verify --root/--session/--size` does: valid, pinned to them.
     verdict = !r.ok
       ? { state: 'failed-entry', index: r.index, code: r.code, message: r.message }
