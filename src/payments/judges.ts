@@ -146,6 +146,8 @@ export async function askPaymentJudges(j: Judging, base: Omit<JudgeRequestInput,
 export function reverifyPaymentJudges(j: Judging, base: Omit<JudgeRequestInput, 'model'>, recorded: unknown): PaymentVerdict {
   const invalid = (message: string): PaymentVerdict => ({ source: 'judged', admitted: false, code: 'judge_evidence_invalid', message });
   if (!isObject(recorded) || recorded['source'] !== 'judged') return invalid('the recorded ruling holds no judged verdict for this payment');
+  // Only a replay records judge_evidence_invalid (a live engine asks): it admits nothing, and a replay of that replay keeps its words.
+  if (recorded['code'] === 'judge_evidence_invalid' && recorded['admitted'] === false && typeof recorded['message'] === 'string' && Object.keys(recorded).length === 4) return invalid(clip(recorded['message']));
   if (j.panel !== undefined) {
     const answers = reverifyPanel(j.panel, base, recorded['panel'], j.rules.length);
     return typeof answers === 'string' ? invalid(answers) : panelVerdict(j, answers);
