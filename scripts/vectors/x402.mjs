@@ -2,12 +2,16 @@
 // Hardhat/Anvil keys — the EIP-712 typed data and digest in full, the signature, the canonical
 // PaymentPayload and its payment hash — and one scenario per payment refusal code: the signed
 // spec, the wakes (frame time, frame data with the offers, the turn's bytes as text) and the
-// `x402.payment` ruling the referee gives the last turn. Called by gen-vectors.mjs.
+// `x402.payment` ruling the referee gives the last turn. Judged scenarios (§17.10: the policy
+// names a panel of judges) are replays: their last step carries `recorded`, the ruling the day
+// recorded with every judge's signed answer (judges with the keys below, answering through the
+// library's local judge), and the referee re-verifies it without asking; the `judge_*-mutated-*`
+// scenarios are its mutation negatives. Called by gen-vectors.mjs.
 import { hashTypedData } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { canonicalJson } from '../../dist/protocol/index.js';
 import { PAYMENT_REFUSAL_CODES, TRANSFER_WITH_AUTHORIZATION_TYPES, createPaymentsRuler, paymentHash } from '../../dist/payments/index.js';
-import { createRefereeRuler, signMandateWithKey } from '../../dist/referee/index.js';
+import { createLocalJudge, createRefereeRuler, signMandateWithKey } from '../../dist/referee/index.js';
 import { Engine } from '../../dist/session/index.js';
 import { MemoryStore } from '../../dist/store/index.js';
 
@@ -17,6 +21,9 @@ const KEYS = {
   principal: '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6', // Hardhat #3
   operator: '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba', // Hardhat #5
   executor: '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e', // Hardhat #6
+  judge0: '0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356', // Hardhat #7
+  judge1: '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97', // Hardhat #8
+  judge2: '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6', // Hardhat #9
 };
 const A = (k) => privateKeyToAccount(k).address;
 const T0 = 1893456000000;
@@ -76,9 +83,25 @@ async function sign(i = {}, now = at(-1)) {
 const withId = (payload, id) => ({ ...payload, extensions: { 'payment-identifier': { info: { required: true, id } } } });
 const turn = (payload, o = {}) => canonicalJson({ x402: { agent_id: o.agentId ?? 'payer', offer: o.offer ?? 'o-1', payload, ...(o.retryOf === undefined ? {} : { retry_of: o.retryOf }) } });
 
-async function drive(theSpec, steps) {
+const JUDGE_KEYS = [KEYS.judge0, KEYS.judge1, KEYS.judge2];
+const RULES = ['Pay size at most 15000 per request.'];
+const panelPolicy = (k = 2) => ({ ...policy(), rules: RULES, panel: { judges: JUDGE_KEYS.map((key, i) => ({ signer: A(key).toLowerCase(), model: `judge-${i}` })), quorum: k } });
+/** Panel member i answering `kind` through the library's local judge (its signing path). */
+function member(i, kind) {
+  const model = `judge-${i}`;
+  const say = (verdict, action) => JSON.stringify({ reason: `judge ${i} says ${verdict}`, verdict, action });
+  if (kind === 'rules') return createLocalJudge({ key: JUDGE_KEYS[i], model });
+  if (kind === 'allow' || kind === 'deny') return createLocalJudge({ key: JUDGE_KEYS[i], model, script: (q) => say(kind === 'allow' ? 'ALLOW' : 'DENY', q.request.action) });
+  if (kind === 'malformed') return createLocalJudge({ key: JUDGE_KEYS[i], model, script: () => 'Sure! ALLOW' });
+  if (kind === 'other-action') return createLocalJudge({ key: JUDGE_KEYS[i], model, script: (q) => say('ALLOW', q.request.action.replace('|x402-pay|', '|open|')) });
+  if (kind === 'stranger') return { model, ask: (q) => createLocalJudge({ key: KEYS.stranger, model, script: (r) => say('ALLOW', r.request.action) }).ask(q) };
+  if (kind === 'late') return { model, signer: A(JUDGE_KEYS[i]).toLowerCase(), ask: () => new Promise(() => undefined) };
+  throw new Error(kind);
+}
+
+async function drive(theSpec, steps, judges) {
   const store = new MemoryStore();
-  const engine = new Engine({ store, ruler: createPaymentsRuler({ store, inner: createRefereeRuler({ store }) }) });
+  const engine = new Engine({ store, ruler: createPaymentsRuler({ store, inner: createRefereeRuler({ store }), ...(judges ? { panel: judges, judgeTimeoutMs: 50 } : {}) }) });
   const o = await engine.open(theSpec);
   if (!o.ok) throw new Error(o.message);
   const rulings = [];
@@ -86,7 +109,7 @@ async function drive(theSpec, steps) {
     const s = steps[k];
     const f = await engine.frame({ sessionId: o.sessionId, ordinal: k - 1, time: s.time, data: s.data });
     if (!f.ok) throw new Error(f.message);
-    const t = await engine.turn({ sessionId: o.sessionId, ordinal: k - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode(s.turn) } });
+    const t = await engine.turn({ sessionId: o.sessionId, ordinal: k - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode(s.turn) } }, s.recorded === undefined ? {} : { recordedRuling: s.recorded });
     if (!t.ok) throw new Error(t.message);
     rulings.push({ index: t.index, ruling: t.ruling });
   }
@@ -140,6 +163,35 @@ export async function x402Vectors() {
     ['duplicate_execution-same-payment-id', 'duplicate_execution', 'the same payload and payment id again: the recorded answer is named in first', spec('x402-payment-id-again'), [wake(0, withId(good, 'pay_0123456789abcdef')), wake(1, withId(good, 'pay_0123456789abcdef'))]],
     ['duplicate_execution', 'duplicate_execution', 'the same authorization (nonce) again in a later frame', spec('x402-duplicate'), [wake(0, good), wake(1, good)]],
   ];
+  // Judged: asked live once, then recorded (the vector is the replay of that record).
+  const judged = async (name, kinds, mutate, pol = panelPolicy()) => {
+    const theSpec = spec(`x402-${name}`, pol);
+    const steps = [wake(0, good)];
+    const [live] = await drive(theSpec, steps, kinds.map((k, i) => member(i, k)));
+    const recorded = mutate ? mutate(JSON.parse(JSON.stringify(live.ruling))) : live.ruling;
+    return [theSpec, [{ ...steps[0], recorded }]];
+  };
+  const verdictOf = (r) => r.x402.payment.verdict;
+  const one = { ...policy(), rules: RULES, judges: [A(KEYS.judge0).toLowerCase()] };
+  scenarios.push(
+    ['judged-single-admitted', 'admitted', 'one judge (spec.payments.judges) reading the rule "size at most 15000" ALLOWs 10000', ...(await judged('judged-single', ['rules'], undefined, one))],
+    ['judge_denied', 'judge_denied', 'the one judge DENYs', ...(await judged('judged-single-deny', ['deny'], undefined, one))],
+    ['judge_unavailable', 'judge_unavailable', 'the one judge never answered (timeout after 50 ms): recorded as a failure, never an ALLOW', ...(await judged('judged-single-late', ['late'], undefined, one))],
+    ['judge_unparsable', 'judge_unparsable', 'the one judge answers "Sure! ALLOW"', ...(await judged('judged-single-malformed', ['malformed'], undefined, one))],
+    ['judge_action_mismatch', 'judge_action_mismatch', 'the one judge ALLOWs another action line (open instead of x402-pay)', ...(await judged('judged-single-action', ['other-action'], undefined, one))],
+    ['judge_untrusted_signer', 'judge_untrusted_signer', 'an ALLOW signed by Hardhat #4, not the judge the policy names', ...(await judged('judged-single-stranger', ['stranger'], undefined, one))],
+  );
+  scenarios.push(
+    ['judged-admitted', 'admitted', 'a panel of 3 (quorum 2) under the rule "size at most 15000": two local-rules judges ALLOW, one DENYs; the recorded answers re-verify', ...(await judged('judged-admitted', ['rules', 'deny', 'rules']))],
+    ['judge_quorum_not_met', 'judge_quorum_not_met', 'one ALLOW, one DENY and a judge that never answered (timeout, counted as DENY): 1 of 3, quorum 2', ...(await judged('judged-quorum', ['allow', 'deny', 'late']))],
+    ['judge_unparsable-quorum', 'judge_quorum_not_met', 'two judges answer "Sure! ALLOW" (judge_unparsable each): never an ALLOW', ...(await judged('judged-unparsable', ['allow', 'malformed', 'malformed']))],
+    ['judge_action_mismatch-quorum', 'judge_quorum_not_met', 'two judges ALLOW another action line (judge_action_mismatch each)', ...(await judged('judged-action', ['other-action', 'allow', 'other-action']))],
+    ['judge_untrusted_signer-quorum', 'judge_quorum_not_met', 'two ALLOWs signed by Hardhat #4, a key the panel does not name (judge_untrusted_signer each)', ...(await judged('judged-stranger', ['stranger', 'allow', 'stranger']))],
+    ['judge_evidence_invalid-mutated-removed-answer', 'judge_evidence_invalid', 'mutation of judged-admitted: the record holds two answers for three judges', ...(await judged('judged-removed', ['rules', 'deny', 'rules'], (r) => { verdictOf(r).panel.pop(); return r; }))],
+    ['judge_evidence_invalid-mutated-request', 'judge_evidence_invalid', 'mutation of judged-admitted: answer 0 claims another request hash', ...(await judged('judged-request', ['rules', 'deny', 'rules'], (r) => { const a = verdictOf(r).panel[0]; a.request_sha256 = a.request_sha256.replace(/^./, (c) => (c === '0' ? '1' : '0')); return r; }))],
+    ['judge_quorum_not_met-mutated-signature', 'judge_quorum_not_met', 'mutation of judged-admitted: one bit of answer 0\'s signature flipped, so it recovers to another key (judge_untrusted_signer) and 1 of 3 remain', ...(await judged('judged-signature', ['rules', 'deny', 'rules'], (r) => { const a = verdictOf(r).panel[0]; a.signature = a.signature.slice(0, 10) + (a.signature[10] === '0' ? '1' : '0') + a.signature.slice(11); return r; }))],
+    ['judge_quorum_not_met-mutated-response', 'judge_quorum_not_met', 'mutation of judged-admitted: answer 0\'s ALLOW response replaced by answer 1\'s DENY bytes (its signature no longer covers them), so 1 of 3 remain', ...(await judged('judged-response', ['rules', 'deny', 'rules'], (r) => { const p = verdictOf(r).panel; p[0].response = p[1].response; return r; }))],
+  );
   const refusals = [];
   for (const [name, code, note, theSpec, steps] of scenarios) {
     const rulings = await drive(theSpec, steps);
@@ -150,8 +202,8 @@ export async function x402Vectors() {
   }
   for (const c of PAYMENT_REFUSAL_CODES) if (!refusals.some((r) => r.expect.code === c)) throw new Error(`x402: no scenario for ${c}`);
   return {
-    description: 'x402 v2 exact (EIP-3009) payloads signed by public Hardhat keys with their EIP-712 digests, and one scenario per payment ruling code (PROTOCOL.md §17)',
-    keys: Object.entries({ agent: KEYS.agent, stranger: KEYS.stranger, principal: KEYS.principal }).map(([name, privateKey]) => ({ name, privateKey, address: A(privateKey) })),
+    description: 'x402 v2 exact (EIP-3009) payloads signed by public Hardhat keys with their EIP-712 digests, and one scenario per payment ruling code (PROTOCOL.md §17); judged scenarios replay recorded judge answers (§17.10)',
+    keys: Object.entries({ agent: KEYS.agent, stranger: KEYS.stranger, principal: KEYS.principal, judge0: KEYS.judge0, judge1: KEYS.judge1, judge2: KEYS.judge2 }).map(([name, privateKey]) => ({ name, privateKey, address: A(privateKey) })),
     payloads,
     scenarios: refusals,
   };

@@ -43,6 +43,21 @@ export const PAYMENT_REFUSAL_CODES = [
   'payment_id_conflict',
   /** The EIP-3009 nonce was already admitted for this payer and asset (in any session of the store); with the same payment id, `first` is the recorded answer. */
   'duplicate_execution',
+  // The judges the policy names (§17.10), asked only when every check above admits; the referee's own judge codes.
+  /** A judge's answer is not signed by a judge the policy names (or, with judges_independent, is operator-signed). */
+  'judge_untrusted_signer',
+  /** A judge's answer is not the one strict verdict (or assessment) shape. */
+  'judge_unparsable',
+  /** A judge's verdict echoes another action line than this payment's. */
+  'judge_action_mismatch',
+  /** The judge denied the payment. */
+  'judge_denied',
+  /** The judge gave no usable answer (timeout, HTTP status, network, oversize, no signature, no judge configured). */
+  'judge_unavailable',
+  /** Fewer than the panel's quorum of judges gave a valid signed ALLOW. */
+  'judge_quorum_not_met',
+  /** Replay or evidence: the recorded judge answers do not answer this payment's request. */
+  'judge_evidence_invalid',
 ] as const;
 
 /** One of {@link PAYMENT_REFUSAL_CODES}. */

@@ -26,7 +26,8 @@ import type { PaymentRefusalCode, PaymentState } from './codes.js';
 import { readReceipt, receiptSettles } from './evidence.js';
 import { emptyPaymentsFold, type SettlementOutcome } from './fold.js';
 import { parsePaymentTurn } from './payload.js';
-import { rulePayment, type PaymentRuling } from './ruler.js';
+import { rulePayment, type PaymentJudges, type PaymentRuling } from './ruler.js';
+import { reverifyPaymentJudges } from './judges.js';
 import { parsePaymentPolicy } from './spec.js';
 
 export const EVIDENCE_FORMAT = 'tally/x402-evidence/1';
@@ -47,6 +48,9 @@ const REASON_OF: Partial<Record<PaymentRefusalCode, DisputeReason>> = {
   unknown_agent: 'authority_exceeded',
   duplicate_execution: 'duplicate_execution',
   payment_id_conflict: 'duplicate_execution',
+  // The principal's rules, as the judges the policy names read them, did not allow it.
+  judge_denied: 'authority_exceeded',
+  judge_quorum_not_met: 'authority_exceeded',
 };
 
 /** Refusals that depend on earlier entries (the budget, earlier tickets, the store's reservations): taken as recorded. */
@@ -126,7 +130,7 @@ export async function buildPaymentEvidence(o: { readonly engine: Engine; readonl
   });
 }
 
-export type EvidenceCode = 'evidence_malformed' | 'receipt_invalid' | 'mandate_invalid' | 'ruling_mismatch' | 'settlement_mismatch';
+export type EvidenceCode = 'evidence_malformed' | 'receipt_invalid' | 'mandate_invalid' | 'ruling_mismatch' | 'judge_evidence_invalid' | 'settlement_mismatch';
 
 /** What a verified pack proves. */
 export interface EvidenceFacts {
@@ -180,10 +184,15 @@ export async function verifyPaymentEvidence(pack: unknown, options: { readonly v
     if (recorded.admitted || recorded.code !== parsed.code) return no('ruling_mismatch', `the payment does not parse (${parsed.code}) but was ruled otherwise`);
     rederived = true;
   } else {
-    const again = (await rulePayment({ spec, frameTime: f.entry.time, nonceOwner: async () => undefined }, policy.policy, emptyPaymentsFold(), f.entry.data, parsed.turn)).ruling;
+    // The judges' recorded answers are re-verified, never re-asked: each signature by its named key, over this payment's request, and the quorum.
+    const judges = policy.policy.judging === undefined ? undefined : (request: Parameters<PaymentJudges>[0]) => reverifyPaymentJudges(policy.policy!.judging!, request, recorded.verdict);
+    const again = (await rulePayment({ spec, sessionId: cp.sessionId, frameTime: f.entry.time, nonceOwner: async () => undefined }, policy.policy, emptyPaymentsFold(), f.entry.data, parsed.turn, judges)).ruling;
     if (!recorded.admitted && HISTORY_CODES.includes(recorded.code)) rederived = false;
     else {
-      const strip = (r: PaymentRuling) => canonicalJson((r.admitted ? { ...r, ticket: 0 } : { admitted: false, code: r.code }) as unknown as CanonicalObject);
+      if (policy.policy.judging !== undefined && canonicalJson((again.verdict ?? null) as unknown as CanonicalObject) !== canonicalJson((recorded.verdict ?? null) as unknown as CanonicalObject)) {
+        return no('judge_evidence_invalid', again.verdict === undefined ? `the pack re-derives ${again.admitted ? 'an admission' : again.code} before any judge, the day recorded a judged ruling` : `the judges' answers re-verified from the pack give ${again.verdict.admitted ? 'an admission' : `${again.verdict.code}: ${again.verdict.message}`}, not the recorded verdict`);
+      }
+      const strip = (r: PaymentRuling) => canonicalJson((r.admitted ? { ...r, ticket: 0 } : { admitted: false, code: r.code, ...(r.verdict === undefined ? {} : { verdict: r.verdict }) }) as unknown as CanonicalObject);
       if (recorded.admitted && !again.admitted) return no('ruling_mismatch', `the pack re-derives ${again.code}, the day recorded an admission`);
       if (strip(again) !== strip(recorded)) return no('ruling_mismatch', 'the ruling re-derived from the pack differs from the recorded one');
       rederived = true;

@@ -13,7 +13,9 @@ export { applySettlements, budgetsOf, emptyPaymentsFold, reserve, MAX_SETTLEMENT
 export type { PaymentTicket, PaymentsFold, SettlementOutcome, BudgetFigures } from './fold.js';
 export { PaymentsHistory } from './history.js';
 export { createPaymentsRuler, rulePayment } from './ruler.js';
-export type { PaymentsRuler, PaymentsRulerOptions, PaymentRuling, PaymentsRuling } from './ruler.js';
+export type { PaymentsRuler, PaymentsRulerOptions, PaymentRuling, PaymentsRuling, PaymentJudges } from './ruler.js';
+export { askPaymentJudges, paymentJudgeRequest, reverifyPaymentJudges, PAYMENT_JUDGE_ACTION, PAYMENT_JUDGE_CODES } from './judges.js';
+export type { PaymentVerdict, PaymentJudgeCode, JudgedPayment } from './judges.js';
 export { X402Runtime, PaymentRefusedError } from './runtime.js';
 export type { X402RuntimeOptions, SentPayment } from './runtime.js';
 export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';

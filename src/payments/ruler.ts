@@ -18,6 +18,11 @@ import { budgetsOf, type BudgetFigures, type PaymentsFold, type SettlementOutcom
 import { PaymentsHistory } from './history.js';
 import { offersOf, parsePaymentTurn, type PaymentTurn } from './payload.js';
 import { paymentPolicyOf, type PaymentPolicy } from './spec.js';
+import { askPaymentJudges, paymentJudgeRequest, reverifyPaymentJudges, type PaymentVerdict } from './judges.js';
+import { mandateOf } from '../referee/mandate.js';
+import type { JudgeRequestInput } from '../referee/bytes.js';
+import type { Judge } from '../referee/judge.js';
+import { TallyError } from '../protocol/errors.js';
 
 /** The `x402.payment` member of a ruling. */
 export type PaymentRuling =
@@ -38,6 +43,8 @@ export type PaymentRuling =
       readonly ticket: number;
       readonly state: 'RESERVED';
       readonly retry_of?: number;
+      /** When the policy names judges: their verdict, with every judge's signed answer (§17.10). */
+      readonly verdict?: PaymentVerdict;
     }
   | {
       readonly admitted: false;
@@ -46,6 +53,8 @@ export type PaymentRuling =
       readonly payment_hash?: string;
       /** On `duplicate_execution` and `payment_id_conflict`: the reservation's key and who holds it. */
       readonly first?: { readonly key: string; readonly nonce: string; readonly payment_hash: string; readonly session: string; readonly index: number };
+      /** On a judge code: the judges' verdict, with every judge's signed answer (§17.10). */
+      readonly verdict?: PaymentVerdict;
     };
 
 /** The `x402` member of a ruling. */
@@ -60,7 +69,19 @@ export interface PaymentsRulerOptions {
   readonly store: EntrySource;
   /** Rules every turn that is not a payment (and adds its stand-down ruling to payment turns). */
   readonly inner?: TurnRuler;
+  /** The judge of a payment policy that names `judges` (without one, such payments are refused `judge_unavailable`, `no_judge`). */
+  readonly judge?: Judge;
+  /** Judge clients for a payment policy with a `panel` (matched to members by model and signer; default `[judge]`). */
+  readonly panel?: readonly Judge[];
+  /** Each judge's own timeout in ms (default 20 000): a late judge counts as DENY for that payment. */
+  readonly judgeTimeoutMs?: number;
 }
+
+/**
+ * How a payment's judges are consulted: asked (live), or their recorded verdict re-verified
+ * (replay, evidence). Called only for a payment every mechanical check admits.
+ */
+export type PaymentJudges = (request: Omit<JudgeRequestInput, 'model'>) => Promise<PaymentVerdict> | PaymentVerdict;
 
 export interface PaymentsRuler extends TurnRuler {
   readonly history: PaymentsHistory;
@@ -71,6 +92,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 const MESSAGE_MAX = 200;
+
+/** The `x402.payment.verdict` member of a recorded ruling, if any. */
+export function recordedVerdictOf(recorded: unknown): unknown {
+  const x = isObject(recorded) ? recorded['x402'] : undefined;
+  const p = isObject(x) ? x['payment'] : undefined;
+  return isObject(p) ? p['verdict'] : undefined;
+}
 const clip = (s: string): string => Array.from(s).slice(0, MESSAGE_MAX).join('');
 
 /**
@@ -78,11 +106,12 @@ const clip = (s: string): string => Array.from(s).slice(0, MESSAGE_MAX).join('')
  * nonce lookup). Returns the ruling and the nonce claim an admission reserves with the turn.
  */
 export async function rulePayment(
-  ctx: Pick<RuleContext, 'spec' | 'frameTime' | 'nonceOwner'>,
+  ctx: Pick<RuleContext, 'spec' | 'frameTime' | 'nonceOwner'> & { readonly sessionId?: string },
   policy: PaymentPolicy,
   fold: PaymentsFold,
   frameData: unknown,
   t: PaymentTurn,
+  judges?: PaymentJudges,
 ): Promise<{ ruling: PaymentRuling; claims?: readonly NonceClaim[] }> {
   const hash = paymentHash(t.payload);
   const no = (code: PaymentRefusalCode, message: string): { ruling: PaymentRuling } => ({ ruling: { admitted: false, code, message: clip(message), payment_hash: hash } });
@@ -130,6 +159,18 @@ export async function rulePayment(
   if (owner) {
     return { ruling: { admitted: false, code: 'duplicate_execution', message: `nonce ${nonce} of ${recovered} on ${asset} was already admitted`, payment_hash: hash, first: { key, nonce, payment_hash: owner.intentHash, session: owner.sessionId, index: owner.index } } };
   }
+  let verdict: PaymentVerdict | undefined;
+  if (policy.judging !== undefined) {
+    if (judges === undefined || ctx.sessionId === undefined) throw new TallyError('TALLY_PAYMENTS_INTERNAL', 'a payment policy with judges is ruled only with its judges and its session id');
+    const m = mandateOf(ctx.spec);
+    const resource = isObject(t.payload['resource']) && typeof t.payload['resource']['url'] === 'string' ? t.payload['resource']['url'] : undefined;
+    const request = paymentJudgeRequest(policy.judging, {
+      instance: m.kind === 'mandate' ? m.mandate.instance : '-',
+      session: ctx.sessionId, paymentHash: hash, agentId: t.agentId, payer: recovered, payTo: to, network, asset, value: a.value.toString(), nonce, validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), resource,
+    });
+    verdict = await judges(request);
+    if (!verdict.admitted) return { ruling: { admitted: false, code: verdict.code ?? 'judge_denied', message: clip(verdict.message), payment_hash: hash, verdict } };
+  }
   return {
     ruling: {
       admitted: true,
@@ -147,6 +188,7 @@ export async function rulePayment(
       ticket: fold.tickets.length + 1,
       state: 'RESERVED',
       ...(t.retryOf === undefined ? {} : { retry_of: t.retryOf }),
+      ...(verdict === undefined ? {} : { verdict }),
     },
     claims: [{ agentId: key, nonce, intentHash: hash }, ...(t.paymentId === undefined ? [] : [{ agentId: idKey, nonce: t.paymentId, intentHash: hash }])],
   };
@@ -163,6 +205,17 @@ export async function rulePayment(
 export function createPaymentsRuler(options: PaymentsRulerOptions): PaymentsRuler {
   const history = new PaymentsHistory(options.store);
   const inner = options.inner;
+  const clients: readonly Judge[] = options.panel ?? (options.judge === undefined ? [] : [options.judge]);
+  const judgeTimeoutMs = options.judgeTimeoutMs ?? 20_000;
+  if (!Number.isSafeInteger(judgeTimeoutMs) || judgeTimeoutMs < 1) throw new TallyError('TALLY_PAYMENTS_OPTIONS', 'judgeTimeoutMs must be a positive integer.');
+
+  /** Live: ask the judges; replay (`recorded`): re-verify the verdict the day recorded. */
+  function judgesFor(policy: PaymentPolicy, recorded: CanonicalObject | undefined): PaymentJudges | undefined {
+    const j = policy.judging;
+    if (j === undefined) return undefined;
+    if (recorded === undefined) return (request) => askPaymentJudges(j, request, clients, judgeTimeoutMs);
+    return (request) => reverifyPaymentJudges(j, request, recordedVerdictOf(recorded));
+  }
 
   async function before(ctx: Pick<RuleContext, 'sessionId' | 'ordinal'>): Promise<PaymentsFold> {
     const fold = await history.fold(ctx.sessionId, slotIndex('frame', ctx.ordinal) + 1);
@@ -203,7 +256,7 @@ export function createPaymentsRuler(options: PaymentsRulerOptions): PaymentsRule
         const payment: PaymentRuling = { admitted: false, code: parsed.code, message: clip(parsed.message), ...(parsed.payload ? { payment_hash: paymentHash(parsed.payload) } : {}) };
         return merge(side, { payment, ...(facts ?? {}), budgets: budgetsOf(fold, policy.assets) });
       }
-      const r = await rulePayment(ctx, policy, fold, fold.lastFrame!.data, parsed.turn);
+      const r = await rulePayment(ctx, policy, fold, fold.lastFrame!.data, parsed.turn, judgesFor(policy, ctx.recorded));
       const budgets = budgetsOf(fold, policy.assets).map((b) =>
         r.ruling.admitted && b.network === r.ruling.network && b.asset === r.ruling.asset
           ? { ...b, locked: (BigInt(b.locked) + BigInt(r.ruling.value)).toString(), free: (BigInt(b.free) - BigInt(r.ruling.value)).toString() }

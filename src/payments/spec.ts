@@ -14,6 +14,8 @@
  * 6 decimals is 0.02), written as canonical decimal integer strings, never floats.
  */
 import type { SessionSpec } from '../protocol/index.js';
+import { judgingOf, type Judging } from '../referee/judging.js';
+import { withoutFollowOns } from '../referee/mandate-checks.js';
 
 /** One asset the session may pay with. */
 export interface PaymentAsset {
@@ -33,6 +35,8 @@ export interface PaymentPolicy {
   readonly assets: readonly PaymentAsset[];
   /** Lowercase payee addresses. */
   readonly payees: readonly string[];
+  /** The judges every payment asks before money moves (docs/PROTOCOL.md §17.10); absent: no judge. */
+  readonly judging?: Judging;
 }
 
 /** Bounds of a payment policy. */
@@ -47,11 +51,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function exactKeys(o: Record<string, unknown>, where: string, keys: readonly string[]): string | undefined {
+function exactKeys(o: Record<string, unknown>, where: string, keys: readonly string[], optional: readonly string[] = []): string | undefined {
   for (const k of keys) if (!Object.hasOwn(o, k)) return `${where}: missing "${k}"`;
-  for (const k of Object.keys(o)) if (!keys.includes(k)) return `${where}: unknown member "${k}"`;
+  for (const k of Object.keys(o)) if (!keys.includes(k) && !optional.includes(k)) return `${where}: unknown member "${k}"`;
   return undefined;
 }
+
+/** The optional judging members of `spec.payments`, as the mandate spells them. */
+const JUDGING_KEYS = ['rules', 'judges', 'panel', 'judge_request', 'judges_independent'] as const;
 
 /** The chain id of a CAIP-2 `eip155:` network, or undefined. */
 export function chainIdOf(network: unknown): number | undefined {
@@ -75,7 +82,7 @@ export function parsePaymentPolicy(spec: SessionSpec): { ok: true; policy: Payme
   if (p === undefined) return { ok: true, policy: undefined };
   const fail = (problem: string) => ({ ok: false as const, problem });
   if (!isObject(p)) return fail('spec.payments must be an object');
-  const k = exactKeys(p, 'spec.payments', ['version', 'assets', 'payees']);
+  const k = exactKeys(p, 'spec.payments', ['version', 'assets', 'payees'], JUDGING_KEYS);
   if (k) return fail(k);
   if (p['version'] !== 1) return fail('spec.payments.version must be 1');
   if (!isObject(spec['mandate'])) return fail('spec.payments needs a version-2 mandate (its principal signs the payment policy with the spec)');
@@ -110,7 +117,17 @@ export function parsePaymentPolicy(spec: SessionSpec): { ok: true; policy: Payme
     if (ps.includes(a.toLowerCase())) return fail(`spec.payments.payees[${i}] is listed twice`);
     ps.push(a.toLowerCase());
   }
-  return { ok: true, policy: { version: 1, assets: out, payees: ps } };
+  let judging: Judging | undefined;
+  if (JUDGING_KEYS.some((k) => Object.hasOwn(p, k))) {
+    if (p['rules'] === undefined) return fail('spec.payments.rules is required when the payment policy names judges (there is nothing to judge)');
+    const problems: string[] = [];
+    judging = judgingOf(p, 'spec.payments', 2, problems);
+    if (judging === undefined) {
+      const all = withoutFollowOns(problems);
+      return fail(all.length === 1 ? all[0]! : `${all.length} problems in spec.payments: ${all.join('; ')}`);
+    }
+  }
+  return { ok: true, policy: { version: 1, assets: out, payees: ps, ...(judging === undefined ? {} : { judging }) } };
 }
 
 const cache = new WeakMap<SessionSpec, ReturnType<typeof parsePaymentPolicy>>();

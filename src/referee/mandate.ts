@@ -27,12 +27,12 @@
  */
 import type { IntentAction } from '../intent/schema.js';
 import type { SessionSpec } from '../protocol/index.js';
-import { address, attempt, exactKeys, fail, intIn, isObject, list, MANDATE_LIMITS, Problem, text, unique, withoutFollowOns } from './mandate-checks.js';
+import { address, attempt, exactKeys, fail, intIn, isObject, MANDATE_LIMITS, Problem, withoutFollowOns } from './mandate-checks.js';
 
 export { MANDATE_LIMITS } from './mandate-checks.js';
-import { isModelId } from './judge.js';
+import { judgingOf } from './judging.js';
 import { checkMandateSignature, MANDATE_VERSION } from './mandate-sig.js';
-import type { Panel, PanelMember } from './panel.js';
+import type { Panel } from './panel.js';
 import { parseToolPolicy, ToolPolicyProblem, type ToolPolicy } from './tools.js';
 
 
@@ -106,7 +106,6 @@ export interface ParseMandateOptions {
 }
 
 const INSTANCE = /^[A-Za-z0-9._:/-]+$/;
-const ENDPOINT = /^https?:\/\/[\x21-\x7e]{1,192}$/;
 const KEYS = ['version', 'signature', 'instance', 'principal', 'operator', 'executor', 'actions', 'markets', 'targets', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at', 'ticket_ttl_ms', 'rules', 'judges', 'panel', 'judge_rate', 'judge_request', 'judges_independent', 'tools'];
 const REQUIRED = ['instance', 'principal', 'operator', 'executor', 'actions', 'caps', 'quota', 'tx_cap', 'starts_at', 'expires_at'];
 const TOOL_ONLY_REQUIRED = ['instance', 'principal', 'starts_at', 'expires_at', 'tools'];
@@ -147,84 +146,29 @@ function build(m: unknown): Mandate {
     }
   });
 
-  // The judging members depend on one another (rules, judges, panel): checked as one.
-  const judging = attempt(problems, () => {
-    let rules: string[] = [];
-    let judges: string[] = [];
-    if (o['rules'] !== undefined) {
-      rules = list(o['rules'], `${w}.rules`, 1, MANDATE_LIMITS.maxRules).map((r, i) => text(r, `${w}.rules[${i}]`, MANDATE_LIMITS.ruleLength));
-      if (o['judges'] === undefined && o['panel'] === undefined) fail(`${w}.judges or ${w}.panel is required when the mandate has rules (the judge signers it trusts)`);
-    }
-    let panel: Panel | undefined;
-    if (o['panel'] !== undefined) {
-      if (rules.length === 0) fail(`${w}.panel needs ${w}.rules (there is nothing to judge)`);
-      if (o['judges'] !== undefined) fail(`${w}.judges and ${w}.panel are exclusive (a panel names its judges)`);
-      const p = o['panel'];
-      if (!isObject(p)) fail(`${w}.panel must be an object { judges, quorum }`);
-      const pp = p as Record<string, unknown>;
-      exactKeys(pp, `${w}.panel`, ['judges', 'quorum'], ['judges', 'quorum']);
-      const members = list(pp['judges'], `${w}.panel.judges`, 1, MANDATE_LIMITS.maxJudges).map((j, i): PanelMember => {
-        const where = `${w}.panel.judges[${i}]`;
-        if (!isObject(j)) fail(`${where} must be an object { signer, model, endpoint? }`);
-        const jj = j as Record<string, unknown>;
-        exactKeys(jj, where, ['signer', 'model', 'endpoint'], ['signer', 'model']);
-        const signer = address(jj['signer'], `${where}.signer`);
-        if (!isModelId(jj['model'])) fail(`${where}.model must be 1–128 printable ASCII characters without spaces`);
-        const endpoint = jj['endpoint'];
-        if (endpoint !== undefined && (typeof endpoint !== 'string' || !ENDPOINT.test(endpoint))) fail(`${where}.endpoint must be an http(s) URL of at most 200 printable ASCII characters`);
-        return { signer, model: jj['model'] as string, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
-      });
-      unique(members.map((x) => x.signer), `${w}.panel.judges (signers)`);
-      const quorum = intIn(pp['quorum'], `${w}.panel.quorum`, 1, members.length);
-      panel = { members, quorum };
-      judges = members.map((x) => x.signer);
-    }
-    if (o['judges'] !== undefined) {
-      if (rules.length === 0) fail(`${w}.judges needs ${w}.rules (there is nothing to judge)`);
-      judges = list(o['judges'], `${w}.judges`, 1, MANDATE_LIMITS.maxJudges).map((x, i) => address(x, `${w}.judges[${i}]`));
-      unique(judges, `${w}.judges`);
-    }
-    return { rules, judges, panel };
-  });
-  const judgeRate = attempt(problems, () => {
-    let judgeRate: Mandate['judgeRate'] = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined };
-    if (o['judge_rate'] !== undefined) {
-      const r = o['judge_rate'];
-      if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms, daily_max? }`);
-      const rr = r as Record<string, unknown>;
-      exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms', 'daily_max'], ['max', 'window_ms']);
-      judgeRate = {
-        max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
-        windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
-        dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
-      };
-    }
-    return judgeRate;
-  });
-  const hasRules = judging !== undefined ? judging.rules.length > 0 : o['rules'] !== undefined;
-  // Version 2's verdict request is seed 002's (amount, thinking off); version 1 keeps the request it was sealed with.
-  const verdictRequest = version === 2 ? 'verdict-v2' : 'verdict';
-  const judgeRequest = attempt(problems, (): Mandate['judgeRequest'] => {
-    if (o['judge_request'] === undefined) return verdictRequest;
-    if (!hasRules) fail(`${w}.judge_request needs ${w}.rules (there is nothing to judge)`);
-    if (o['judge_request'] !== 'verdict' && o['judge_request'] !== 'assessment') fail(`${w}.judge_request must be "verdict" or "assessment"`);
-    return o['judge_request'] === 'assessment' ? 'assessment' : verdictRequest;
-  });
-  const judgesIndependent = attempt(problems, () => {
-    if (o['judges_independent'] === undefined) return false;
-    if (!hasRules) fail(`${w}.judges_independent needs ${w}.rules (there is nothing to judge)`);
-    if (typeof o['judges_independent'] !== 'boolean') fail(`${w}.judges_independent must be true or false`);
-    return o['judges_independent'] as boolean;
+  let judgeRate: Mandate['judgeRate'] | undefined;
+  const judging = judgingOf(o, w, version, problems, () => {
+    judgeRate = attempt(problems, () => {
+      let judgeRate: Mandate['judgeRate'] = { max: DEFAULT_JUDGE_RATE.max, windowMs: DEFAULT_JUDGE_RATE.window_ms, dailyMax: undefined };
+      if (o['judge_rate'] !== undefined) {
+        const r = o['judge_rate'];
+        if (!isObject(r)) fail(`${w}.judge_rate must be an object { max, window_ms, daily_max? }`);
+        const rr = r as Record<string, unknown>;
+        exactKeys(rr, `${w}.judge_rate`, ['max', 'window_ms', 'daily_max'], ['max', 'window_ms']);
+        judgeRate = {
+          max: intIn(rr['max'], `${w}.judge_rate.max`, 1, MANDATE_LIMITS.maxJudgeRate),
+          windowMs: intIn(rr['window_ms'], `${w}.judge_rate.window_ms`, MANDATE_LIMITS.minJudgeWindowMs, MANDATE_LIMITS.maxJudgeWindowMs),
+          dailyMax: rr['daily_max'] === undefined ? undefined : intIn(rr['daily_max'], `${w}.judge_rate.daily_max`, 1, MANDATE_LIMITS.maxJudgeDaily),
+        };
+      }
+      return judgeRate;
+    });
   });
   if (problems.length > 0) {
     const all = withoutFollowOns(problems);
     throw new Problem(all[0]!, all);
   }
-  const { rules, judges } = judging!;
-  let panel = judging!.panel;
-  const answerShape = version === 1 ? undefined : judgeRequest === 'assessment' ? 'matrix' : 'verdict';
-  if (panel !== undefined && judgesIndependent) panel = { ...panel, independent: true };
-  if (panel !== undefined && answerShape !== undefined) panel = { ...panel, shape: answerShape };
+  const { rules, judges, panel, judgeRequest, judgesIndependent, answerShape } = judging!;
   let tools: ToolPolicy | undefined;
   if (o['tools'] !== undefined) {
     if (version === 1) fail(`${w}.tools needs ${w}.version ${MANDATE_VERSION} (a signed mandate)`);

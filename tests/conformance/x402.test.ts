@@ -16,7 +16,7 @@ import { loadVectors } from './corpus.js';
 type TypedData = { domain: Record<string, unknown>; types: Record<string, unknown>; primaryType: string; message: Record<string, string> };
 interface Vectors {
   payloads: { name: string; typedData: TypedData; digest: string; signature: string; payload: CanonicalObject; paymentHash: string; signer: string }[];
-  scenarios: { name: string; spec: SessionSpec; steps: { time: number; data: CanonicalObject; turn: string }[]; expect: { index: number; code: string; payment: unknown } }[];
+  scenarios: { name: string; spec: SessionSpec; steps: { time: number; data: CanonicalObject; turn: string; recorded?: CanonicalObject }[]; expect: { index: number; code: string; payment: unknown } }[];
 }
 const v = loadVectors<Vectors>('x402.json');
 
@@ -56,7 +56,7 @@ describe('x402 ruling scenarios', () => {
       const step = s.steps[k]!;
       const f = await engine.frame({ sessionId: o.sessionId, ordinal: k - 1, time: step.time, data: step.data });
       if (!f.ok) throw new Error(f.message);
-      const t = await engine.turn({ sessionId: o.sessionId, ordinal: k - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode(step.turn) } });
+      const t = await engine.turn({ sessionId: o.sessionId, ordinal: k - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode(step.turn) } }, step.recorded === undefined ? {} : { recordedRuling: step.recorded });
       if (!t.ok) throw new Error(t.message);
       last = t;
     }

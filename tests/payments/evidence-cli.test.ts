@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
-import { createNotary, generateEngineKey } from '../../src/receipt/index.js';
+import { createNotary, formatConsistencyProof, generateEngineKey } from '../../src/receipt/index.js';
+import { addSignatureLines, cosignerKeyFrom, createWitness, MemoryWitnessStore } from '../../src/witness/index.js';
 import { tally } from '../cli/helpers.js';
 import { PayDesk, paymentRequired, receiptOf, requirement, signPayment } from './fixtures.js';
 
@@ -62,5 +63,47 @@ describe('tally evidence / verify-evidence', () => {
     expect(tally(['verify-evidence', 'edited.json', '--vkey', key.verifierKey], { cwd: dir })).toMatchObject({ code: 1 });
     expect(tally(['evidence', ...base, '--payment', '9'], { cwd: dir }).code).toBe(1);
     expect(tally(['evidence', ...base, '--payment', 'x'], { cwd: dir }).code).toBe(2);
+  }, 120_000);
+
+  it('verify-evidence takes a witness policy as tally verify does: the pack\'s sealed checkpoint must carry the quorum of cosignatures', async () => {
+    const key = generateEngineKey('tally.example/x402-witnessed');
+    const notary = createNotary({ key });
+    const desk = await PayDesk.open();
+    await desk.pay(await signPayment({ seq: 1 }));
+    const sealed = await notary.sealWithReceipt(desk.engine, desk.sid);
+    if (!sealed.ok) throw new Error('seal');
+    const ws = ['w1.example', 'w2.example'].map((n) => cosignerKeyFrom(generateEngineKey(n)));
+    const cosigned: string[] = [];
+    for (const w of ws) {
+      const witness = createWitness({ key: w, store: new MemoryWitnessStore() });
+      await witness.trustLogKey(key.verifierKey);
+      const r = await witness.addCheckpoint(formatConsistencyProof({ oldSize: 0, proof: [], signedCheckpoint: sealed.signedCheckpoint }));
+      if (!r.ok) throw new Error(r.message);
+      cosigned.push(r.lines);
+    }
+    const lines: Uint8Array[] = [];
+    for await (const l of desk.engine.exportEntries(desk.sid)) lines.push(l);
+    const dir = mkdtempSync(join(tmpdir(), 'tally-x402-witnessed-'));
+    writeFileSync(join(dir, 'bundle.jsonl'), encodeBundle(lines));
+    writeFileSync(join(dir, 'both.cp'), addSignatureLines(sealed.signedCheckpoint, cosigned));
+    writeFileSync(join(dir, 'one.cp'), addSignatureLines(sealed.signedCheckpoint, [cosigned[0]!]));
+    for (const cp of ['both', 'one']) {
+      const w = tally(['evidence', 'bundle.jsonl', '--checkpoint', `${cp}.cp`, '--vkey', key.verifierKey, '--payment', '1', '--out', `${cp}.json`], { cwd: dir });
+      expect(w.code, w.stderr).toBe(0);
+    }
+    const W = ['--witness', ws[0]!.verifierKey, '--witness', ws[1]!.verifierKey];
+    const ok = tally(['verify-evidence', 'both.json', '--vkey', key.verifierKey, ...W], { cwd: dir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('cosigned by  w1.example, w2.example (witness quorum met)');
+    const bad = tally(['verify-evidence', 'one.json', '--vkey', key.verifierKey, ...W], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid: the pack checkpoint: witnesses: below-quorum');
+    expect(bad.stderr).toContain('not cosigned by w2.example');
+    const json = tally(['verify-evidence', 'one.json', '--vkey', key.verifierKey, ...W, '--json'], { cwd: dir });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'below-quorum', stage: 'witnesses' });
+    expect(tally(['verify-evidence', 'one.json', '--vkey', key.verifierKey, ...W, '--quorum', '1'], { cwd: dir }).code).toBe(0);
+    // Without a policy the cosignatures are ignored; a witness key that is not a key is a usage error.
+    expect(tally(['verify-evidence', 'one.json', '--vkey', key.verifierKey], { cwd: dir }).code).toBe(0);
+    expect(tally(['verify-evidence', 'one.json', '--vkey', key.verifierKey, '--witness', 'nonsense'], { cwd: dir }).code).toBe(2);
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { canonicalJson, utf8, type CanonicalObject, type CanonicalValue, type SessionSpec } from '../../src/protocol/index.js';
 import { AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentsRuler, type PaymentsRuling, type ReceiptEvidence } from '../../src/payments/index.js';
-import type { Engine } from '../../src/session/index.js';
+import { Engine } from '../../src/session/index.js';
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 import { mandate, signSpecSync } from '../referee/fixtures.js';
 import { paymentsDesk } from './replay.js';
@@ -113,8 +113,11 @@ export class PayDesk {
     readonly sid: string,
   ) {}
 
-  static async open(spec: SessionSpec = paySpec('pay-desk'), store: TranscriptStore = new MemoryStore()): Promise<PayDesk> {
-    const { engine, ruler } = paymentsDesk(store);
+  /** `wrap`: the ruler the engine is given instead (a lying referee, in the tests that catch one). */
+  static async open(spec: SessionSpec = paySpec('pay-desk'), store: TranscriptStore = new MemoryStore(), judges: Parameters<typeof paymentsDesk>[1] = {}, wrap?: (r: PaymentsRuler) => PaymentsRuler): Promise<PayDesk> {
+    const desk = paymentsDesk(store, judges);
+    const ruler = wrap ? wrap(desk.ruler) : desk.ruler;
+    const engine = wrap ? new Engine({ store, ruler }) : desk.engine;
     const o = await engine.open(spec);
     if (!o.ok) throw new Error(o.message);
     return new PayDesk(engine, ruler, o.sessionId);

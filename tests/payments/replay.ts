@@ -1,14 +1,14 @@
 /** Replays a payment day into a fresh engine and store: every ruling re-derived, compared byte for byte. */
 import type { Entry } from '../../src/protocol/index.js';
 import { replayEntries, type EntriesReplay } from '../helpers/replay-entries.js';
-import { createPaymentsRuler, type PaymentsRuler } from '../../src/payments/index.js';
+import { createPaymentsRuler, type PaymentsRuler, type PaymentsRulerOptions } from '../../src/payments/index.js';
 import { createRefereeRuler } from '../../src/referee/index.js';
 import { Engine } from '../../src/session/index.js';
 import { MemoryStore, type TranscriptStore } from '../../src/store/index.js';
 
-/** The payment referee over the mandate referee, on `store`, and its ruler. */
-export function paymentsDesk(store: TranscriptStore = new MemoryStore()): { engine: Engine; ruler: PaymentsRuler } {
-  const ruler = createPaymentsRuler({ store, inner: createRefereeRuler({ store }) });
+/** The payment referee over the mandate referee, on `store`, and its ruler; `judges`: the payment judges' clients. */
+export function paymentsDesk(store: TranscriptStore = new MemoryStore(), judges: Pick<PaymentsRulerOptions, 'judge' | 'panel' | 'judgeTimeoutMs'> = {}): { engine: Engine; ruler: PaymentsRuler } {
+  const ruler = createPaymentsRuler({ store, inner: createRefereeRuler({ store }), ...judges });
   return { engine: new Engine({ store, ruler }), ruler };
 }
 

@@ -4,7 +4,7 @@
  * nonce free and the budget untouched; an admission reserves the nonce store-wide.
  */
 import { describe, expect, it } from 'vitest';
-import { PAYMENT_REFUSAL_CODES, paymentNonceKey, type PaymentRefusalCode } from '../../src/payments/index.js';
+import { PAYMENT_REFUSAL_CODES, PAYMENT_JUDGE_CODES, paymentNonceKey, type PaymentRefusalCode } from '../../src/payments/index.js';
 import { utf8, type CanonicalObject } from '../../src/protocol/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { ASSET, KEY_STRANGER, NETWORK, PAYEE, PayDesk, STRANGER, agent, frameAt, nonceOf, paySpec, paymentRequired, policy, requirement, secs, signPayment } from './fixtures.js';
@@ -126,7 +126,8 @@ describe('payment referee: every refusal, by one mutation of a good payment', ()
   });
 
   it('covers every refusal code', () => {
-    const seen = new Set([...cases.map((c) => c[0]), 'over_budget', 'settlement_unknown', 'duplicate_execution', 'payment_id_conflict']);
+    // The judges' codes (§17.10) are ruled in tests/payments/judges.test.ts and by the judged x402 vectors.
+    const seen = new Set([...cases.map((c) => c[0]), 'over_budget', 'settlement_unknown', 'duplicate_execution', 'payment_id_conflict', ...PAYMENT_JUDGE_CODES]);
     expect([...seen].sort()).toEqual([...PAYMENT_REFUSAL_CODES].sort());
   });
 });

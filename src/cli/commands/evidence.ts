@@ -5,6 +5,7 @@ import { bundleFileChunks, indexBundle, peekSessionCheckpoint, turnReceiptFromBu
 import { assemblePaymentEvidence, verifyPaymentEvidence, type PaymentSelector } from '../../payments/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
+import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
 
 function selectorOf(v: string): PaymentSelector {
   if (/^[1-9][0-9]{0,9}$/.test(v)) return { ticket: Number(v) };
@@ -71,29 +72,53 @@ bundle, 2 usage error, 3 I/O error.`,
 export const verifyEvidenceCommand: Command = {
   name: 'verify-evidence',
   summary: "Verify an x402 payment's evidence pack offline with the engine's verifier key alone, and name its dispute reasons.",
-  help: `Usage: tally verify-evidence <pack.json> --vkey <vkey|file> [--json]
+  help: `Usage: tally verify-evidence <pack.json> --vkey <vkey|file> [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Checks every receipt of the pack against its signed checkpoint and the pinned
 key, the mandate's principal signature, re-derives the payment's ruling from
-the offer and the signed payload (every rule that needs no other entry), and
+the offer and the signed payload (every rule that needs no other entry), re-
+verifies every judge's signed answer when the payment policy names judges
+(each by its named key, over this payment's request, and the quorum), and
 re-checks any chain receipt that reconciled it. Prints the payment, its final
 settlement state and the reason codes a dispute needs (authority_exceeded,
 counterparty_mismatch, offer_drift, duplicate_execution, settlement_unknown).
 
+With a witness policy the pack's sealed checkpoint must also carry the
+witnesses' cosignatures (checked first, as tally verify --checkpoint does).
+
+Options:
+  --vkey <vkey|file>  the engine's verifier key, or a file of them
+${WITNESS_POLICY_HELP}
+  --json            print the result as one JSON line
+
 Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
   renamedOptions: () => ({ key: 'vkey' }),
-  options: { vkey: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' } },
+  options: { vkey: { type: 'string' }, key: { type: 'string' }, json: { type: 'boolean' }, ...WITNESS_POLICY_OPTIONS },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("verify-evidence takes exactly one pack file. Run 'tally verify-evidence --help'.");
     if (str(values, 'vkey') === undefined) throw new CliError('--vkey <vkey> is required');
     const verifiers = await verifierKeysFor(values, io);
+    const policy = await witnessPolicyFor(values, io);
     let pack: unknown;
     try {
       pack = JSON.parse(readTextFile(path, io, 'the pack'));
     } catch (e) {
       if (e instanceof CliError) throw e;
       pack = undefined;
+    }
+    let cosigned: readonly string[] | undefined;
+    const checkpoint = typeof pack === 'object' && pack !== null ? (pack as { checkpoint?: unknown }).checkpoint : undefined;
+    if (policy !== undefined && typeof checkpoint === 'string') {
+      // The witnesses cosign the day's sealed checkpoint the pack's receipts are under.
+      const { checkWitnessPolicy } = await import('../../witness/index.js');
+      const w = checkWitnessPolicy(checkpoint, verifiers, policy);
+      if (!w.ok) {
+        if (values['json'] === true) println(io.stdout, JSON.stringify({ ...w, stage: 'witnesses' }));
+        printWitnessFailure(io, 'the pack checkpoint', w);
+        return EXIT.invalid;
+      }
+      cosigned = w.signed;
     }
     const r = await verifyPaymentEvidence(pack, { verifiers });
     if (values['json'] === true) println(io.stdout, JSON.stringify(r));
@@ -105,7 +130,10 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
       const p = r.payment;
       println(io.stdout, `valid: payment ${p.payment_hash} in session ${r.session} (checkpoint size ${r.checkpoint.size}), mandate signed by ${r.principal}`);
       println(io.stdout, p.admitted ? `admitted: ticket ${p.ticket}, ${p.value} of ${p.asset} from ${p.payer} to ${p.pay_to}, final state ${r.state}${r.transaction ? ` (${r.transaction})` : ''}` : `refused: ${p.code}: ${p.message}`);
+      const v = p.verdict;
+      if (v !== undefined) println(io.stdout, `judges: ${v.quorum ? `${v.quorum.allow} of ${v.quorum.n} allowed (quorum ${v.quorum.k})` : `${v.model ?? '-'} ${v.decision ?? v.failure ?? v.code ?? ''}`}, every signed answer re-verified`);
       println(io.stdout, `ruling ${r.rederived ? 're-derived from the pack' : 'as recorded (it depends on earlier entries)'}; reasons: ${r.reasons.length ? r.reasons.join(', ') : 'none'}`);
+      if (cosigned !== undefined) println(io.stdout, `cosigned by  ${cosigned.join(', ')} (witness quorum met)`);
     }
     return EXIT.ok;
   },
