@@ -19,6 +19,8 @@ import { verifyClosedMandate } from './closed.js';
 import { evaluatePayment, type MandateHistory } from './constraints.js';
 import { b64sha256, publicP256, verifyOpenMandate } from './open.js';
 import { splitCompact } from './sdjwt.js';
+import { readParty, verifyCheckoutJwt, type Parties } from './receipts.js';
+import { frameReceipts, previousReceipt, recordedPreviousReceipt } from './presentations.js';
 
 /** The session spec member that makes a session AP2-governed. */
 export const AP2_SPEC_KEY = 'ap2';
@@ -30,10 +32,12 @@ export interface Ap2Spec {
   readonly issuer: JWK;
   /** The audience every closed mandate's KB-JWT names. */
   readonly audience: string;
+  /** The merchant (signs checkout JWTs and checkout receipts) and the credential provider (payment and mandate receipts). */
+  readonly parties: Parties;
 }
 
-/** One earlier use of the mandate, as a ruling records it. */
-interface Use { readonly use: number; readonly session: string; readonly index: number; readonly amount: number; readonly at: number }
+/** One earlier use of the mandate, as a ruling records it; `reference` is base64url SHA-256 of its closed payment mandate. */
+interface Use { readonly use: number; readonly session: string; readonly index: number; readonly amount: number; readonly at: number; readonly reference: string }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -41,14 +45,17 @@ const hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('he
 /** The spec's ap2 member, checked for shape (the signature is checked at each turn, against that frame's time). */
 export function readAp2Spec(spec: SessionSpec): MandateResult<Ap2Spec> {
   const a = spec[AP2_SPEC_KEY];
-  if (!isObject(a) || Object.keys(a).length !== 3 || typeof a.mandate !== 'string' || typeof a.audience !== 'string' || a.audience === '') {
-    return refuse('ap2-spec', 'spec.ap2 must be {mandate: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>"}');
+  if (!isObject(a) || Object.keys(a).length !== 5 || typeof a.mandate !== 'string' || typeof a.audience !== 'string' || a.audience === '') {
+    return refuse('ap2-spec', 'spec.ap2 must be {mandate: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>", merchant: {iss, key}, provider: {iss, key}}');
   }
   const split = splitCompact(a.mandate);
   if (!split.ok || split.value.kb !== '') return refuse('ap2-spec', 'spec.ap2.mandate is not an SD-JWT presentation without key binding');
   const issuer = publicP256(a.issuer);
   if (!issuer) return refuse('ap2-spec', 'spec.ap2.issuer is not a public EC P-256 JWK');
-  return { ok: true, value: { mandate: a.mandate, issuer, audience: a.audience } };
+  const merchant = readParty(a.merchant);
+  const provider = readParty(a.provider);
+  if (!merchant || !provider) return refuse('ap2-spec', 'spec.ap2.merchant and spec.ap2.provider are {iss: "<name>", key: <EC P-256 JWK>}');
+  return { ok: true, value: { mandate: a.mandate, issuer, audience: a.audience, parties: { merchant, provider } } };
 }
 
 function ruling(o: Record<string, CanonicalValue>): CanonicalObject {
@@ -92,10 +99,10 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
     const rows = await store.readRange(owner.sessionId, owner.index, owner.index + 1);
     const parsed = rows[0] ? parseEntry(JSON.parse(new TextDecoder().decode(rows[0].bytes))) : undefined;
     const a = parsed?.ok && parsed.entry.kind === 'turn' ? parsed.entry.ruling?.['ap2'] : undefined;
-    if (!isObject(a) || a['use'] !== n || typeof a['amount'] !== 'number' || typeof a['at'] !== 'number') {
+    if (!isObject(a) || a['use'] !== n || typeof a['amount'] !== 'number' || typeof a['at'] !== 'number' || typeof a['reference'] !== 'string') {
       throw new TallyError('TALLY_AP2_HISTORY', 'A reservation of a mandate use names no spending turn.', { details: `${owner.sessionId}#${owner.index} use ${n}` });
     }
-    return { use: n, session: owner.sessionId, index: owner.index, amount: a['amount'], at: a['at'] };
+    return { use: n, session: owner.sessionId, index: owner.index, amount: a['amount'], at: a['at'], reference: a['reference'] };
   }
 
   return {
@@ -104,33 +111,49 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
       return s.ok ? undefined : s.message;
     },
 
-    recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
+    recordedReservations(recorded: CanonicalObject, sessionId: string): readonly RecordedReservation[] {
       const a = recorded['ap2'];
       if (!isObject(a) || typeof a['mandate'] !== 'string') return [];
-      return recordedExternal(recorded).map((u) => ({ kind: 'ap2-use', agentId: `ap2:${a['mandate'] as string}`, nonce: `use:${u.use}`, owner: { intentHash: '', sessionId: u.session, index: u.index } }));
+      const agentId = `ap2:${a['mandate']}`;
+      const uses: RecordedReservation[] = recordedExternal(recorded).map((u) => ({ kind: 'ap2-use', agentId, nonce: `use:${u.use}`, owner: { intentHash: '', sessionId: u.session, index: u.index } }));
+      const r = recordedPreviousReceipt(recorded);
+      return r && r.session !== sessionId ? [...uses, { kind: 'ap2-receipt', agentId, nonce: `receipt:${r.reference}`, owner: { intentHash: '', sessionId: r.session, index: r.index } }] : uses;
     },
 
     async rule(ctx: RuleContext): Promise<RuleOutcome> {
       const spec = readAp2Spec(ctx.spec);
       if (!spec.ok) return refused(spec.code, spec.message);
+      // The receipts the answered frame carries are facts whatever the turn: verified, listed, claimed (§16.8).
+      const key = `ap2:${b64sha256(spec.value.mandate)}`;
+      const intentHash = hex(ctx.authored);
+      const seen = await frameReceipts(ctx, key, spec.value.parties, intentHash);
+      const out = await decide(ctx, spec.value, key, intentHash, seen.references);
+      if (seen.listed.length === 0 && seen.claims.length === 0) return out;
+      return { ruling: ruling({ ...(out.ruling['ap2'] as CanonicalObject), receipts: seen.listed }), nonces: [...out.nonces, ...seen.claims] };
+    },
+  };
+
+  async function decide(ctx: RuleContext, spec: Ap2Spec, key: string, intentHash: string, inFrame: ReadonlySet<string>): Promise<RuleOutcome> {
+    {
       const now = Math.floor(ctx.frameTime / 1000);
-      const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
+      const open = await verifyOpenMandate(spec.mandate, { issuerKey: spec.issuer, now });
       if (!open.ok) return refused(open.code, open.message);
       const m = open.value;
       if (m.kind !== 'payment') return refused('constraint-unsupported', 'sessions under an open checkout mandate are not ruled yet');
       const turn = readTurn(ctx.authored);
       if (!turn) return refused('turn-malformed', 'an authored turn is canonical JSON {checkout_jwt, open_checkout, payment}');
+      const checkout = await verifyCheckoutJwt(turn.checkoutJwt, spec.parties.merchant);
+      if (!checkout.ok) return refused(checkout.code, checkout.message, { mandate: m.id });
       const closed = await verifyClosedMandate(turn.payment, m, {
         now,
-        aud: spec.value.audience,
+        aud: spec.audience,
         checkoutHashes: new Set([b64sha256(turn.checkoutJwt)]),
         openCheckoutHash: b64sha256(turn.openCheckout),
       });
       if (!closed.ok) return refused(closed.code, closed.message, { mandate: m.id });
       if (closed.value.kind !== 'payment') return refused('closed-vct', 'a payment session takes payment mandates');
-      const key = `ap2:${m.id}`;
       const kbNonce = closed.value.claims['nonce'] as string;
-      const base = { mandate: m.id, transaction_id: closed.value.transactionId, amount: closed.value.request.amount, currency: closed.value.request.currency, at: now };
+      const base = { mandate: m.id, transaction_id: closed.value.transactionId, reference: b64sha256(turn.payment), amount: closed.value.request.amount, currency: closed.value.request.currency, at: now };
       if (await ctx.nonceOwner(key, `kb:${kbNonce}`)) return refused('kb-replayed', `KB-JWT nonce ${kbNonce} was already admitted under this mandate`, base);
 
       // The history: every use 0..n-1 of this mandate, in any session of the store.
@@ -146,17 +169,18 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
         ...(uses.length === 0 ? {} : { lastUse: Math.max(...uses.map((u) => u.at)) }),
       };
       const external = uses.filter((u) => u.session !== ctx.sessionId).map((u) => ({ ...u }) as unknown as CanonicalObject);
-      const facts = { spent_before: history.spent, uses_before: history.uses, external };
+      const prior = await previousReceipt(ctx, key, uses[uses.length - 1]?.reference, inFrame);
+      if (!prior.ok) return refused('receipt-missing', prior.message, { ...base, spent_before: history.spent, uses_before: history.uses, external });
+      const facts = { spent_before: history.spent, uses_before: history.uses, external, ...prior.value };
       const violations = evaluatePayment(m.constraints, closed.value.request, history, now);
       if (violations.length > 0) {
         return refused('constraint-violated', violations.map((v) => `${v.constraint}: ${v.reason}`).join('; '), { ...base, ...facts, violations: violations.map((v) => v.constraint) });
       }
-      const intentHash = hex(ctx.authored);
       const nonces: NonceClaim[] = [
         { agentId: key, nonce: `use:${uses.length}`, intentHash },
         { agentId: key, nonce: `kb:${kbNonce}`, intentHash },
       ];
       return { ruling: ruling({ admitted: true, ...base, use: uses.length, ...facts }), nonces };
-    },
-  };
+    }
+  }
 }
