@@ -63,8 +63,8 @@ function ruling(o: Record<string, CanonicalValue>): CanonicalObject {
 }
 const refused = (code: Ap2Code, message: string, extra: Record<string, CanonicalValue> = {}): RuleOutcome => ({ ruling: ruling({ admitted: false, code, message, ...extra }), nonces: [] });
 
-/** The turn body: canonical JSON {checkout_jwt, open_checkout, payment}. */
-function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout: string; payment: string } | undefined {
+/** The turn body: canonical JSON {checkout_jwt, open_checkout, payment}, or undefined. */
+export function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout: string; payment: string } | undefined {
   const r = parseStrictJson(bytes);
   if (!r.ok || !isObject(r.value)) return undefined;
   const v = r.value;
