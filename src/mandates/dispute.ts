@@ -10,7 +10,7 @@ import type { SessionSpec } from '../protocol/index.js';
 import type { Ap2Code } from './codes.js';
 import { verifyClosedMandate } from './closed.js';
 import { b64sha256, verifyOpenMandate } from './open.js';
-import { verifyCheckoutJwt, verifyReceipt, type CarriedReceipt, type ReceiptType } from './receipts.js';
+import { verifyCheckoutJwt, verifyReceipt, type CarriedReceipt, type Parties, type ReceiptType } from './receipts.js';
 import { readAp2Spec } from './ruler.js';
 
 export const DISPUTE_STEPS = ['checkout-mandate', 'checkout-hash', 'checkout-receipt', 'payment-mandate', 'payment-receipt'] as const;
@@ -90,7 +90,7 @@ export async function runDisputeSteps(input: DisputeInput): Promise<DisputeResul
   return { steps, ...(amount === undefined ? {} : { amount, currency: currency! }) };
 }
 
-async function receiptStep(name: DisputeStep, type: ReceiptType, reference: string, receipts: readonly CarriedReceipt[], parties: Parameters<typeof verifyReceipt>[2]): Promise<StepOutcome> {
+async function receiptStep(name: DisputeStep, type: ReceiptType, reference: string, receipts: readonly CarriedReceipt[], parties: Parties): Promise<StepOutcome> {
   const mine = receipts.filter((r) => r.type === type);
   if (mine.length === 0) return { step: NAMES[name], name, outcome: 'missing', detail: `the pack holds no ${type} receipt` };
   let first: StepOutcome | undefined;

@@ -3,8 +3,9 @@
  * day (real engine, SQLite store, jose and @sd-jwt/* credentials): the pack
  * holds the open mandate, the purchase and the receipts about it, each under
  * the day's sealed checkpoint; verify-evidence runs AP2's five dispute steps
- * offline and names each outcome. Edited packs, a missing receipt, a receipt
- * for another mandate and another verifier key are refused with their codes.
+ * offline and names each outcome. Edited packs (an entry changed, dropped or
+ * relabelled, another transaction id), missing receipts and another verifier
+ * key are refused with their codes.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
