@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
-import { createAp2Ruler } from '../../src/mandates/index.js';
+import { createAp2Ruler, runDisputeSteps } from '../../src/mandates/index.js';
 import { createNotary, generateEngineKey } from '../../src/receipt/index.js';
 import { openStore } from '../../src/store/index.js';
 import { inProcess } from '../cli/in-process.js';
@@ -101,6 +101,15 @@ describe('tally evidence --transaction / verify-evidence (AP2)', () => {
     expect(await verdict({ ...pack, entries: swapped })).toMatchObject({ code: 1, v: { ok: false, code: 'evidence-malformed' } });
     // another engine key
     expect(await verdict(pack, generateEngineKey('tally.example/ap2').verifierKey)).toMatchObject({ code: 1, v: { ok: false, code: 'evidence-inclusion' } });
+
+    // The steps themselves, on receipts that answer another presentation or come from the wrong party.
+    const body = JSON.parse(new TextDecoder().decode(one)) as { checkout_jwt: string; open_checkout: string; payment: string };
+    const d = await runDisputeSteps({
+      spec: { name: 'desk', ap2: ap2Spec(w, mandate) } as never, frameTime: T0, transactionId: p1.transactionId,
+      purchase: { checkoutJwt: body.checkout_jwt, openCheckout: body.open_checkout, payment: body.payment },
+      receipts: [{ type: 'payment', jwt: await receiptJwt(w, 'payment', p2.reference) }, { type: 'checkout', jwt: await receiptJwt(w, 'checkout', p1.transactionId, { by: w.provider }) }],
+    });
+    expect(d.steps.map((x) => x.code ?? x.outcome)).toEqual(['pass', 'pass', 'receipt-issuer', 'pass', 'receipt-reference']);
 
     // Usage: an unknown transaction, a malformed id, both selectors.
     expect((await run(['evidence', ...base, '--transaction', 'A'.repeat(43)])).code).toBe(1);
