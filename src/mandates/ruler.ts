@@ -1,7 +1,9 @@
 /**
  * A session whose authority is an AP2 open payment mandate (PROTOCOL.md §16):
  * the genesis spec carries it byte for byte (`spec.ap2 = {mandate, issuer,
- * audience}`), and each authored turn is a closed payment mandate, ruled here
+ * audience, merchant, provider}`), or a Verifiable Intent credential
+ * (`spec.vi`, §16.10, without receipts), and each authored turn is a closed
+ * payment mandate, ruled here
  * from the transcript alone. The mandate's history (cumulative spend, uses,
  * last use) is derived from the store, across every session that spends the
  * same open mandate: use `n` of mandate `M` is the store reservation
