@@ -35,7 +35,7 @@ function jws(k, header, payload) {
 export async function ap2Vectors() {
 let saltCounter = 0;
 const generateSalt = () => b64(sha(`salt ${saltCounter++}`).subarray(0, 16));
-const keys = { user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other'), merchant: labelKey('merchant') };
+const keys = { user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other'), merchant: labelKey('merchant'), provider: labelKey('provider') };
 
 const NOW = 1_893_456_000; // 2030-01-01T00:00:00Z
 const IAT = NOW - 3_600;
@@ -143,8 +143,52 @@ addC('wrong-closed-vct', await present(closedPayload({ vct: 'mandate.payment.2' 
   addC('sd-hash-after-dropping-a-disclosure', [parts[0], ...parts.slice(2)].join('~'), 'kb-sd-hash');
 }
 
+// ---- receipts (§16.8): checkout, payment and mandate receipt JWTs under the pinned parties, and the checkout JWT's signature.
+// Fields follow AP2 v0.2's code/sdk/schemas/ap2/{checkout,payment}_receipt.json and the Mandate Receipt of agent_authorization.md (Apache-2.0).
+const parties = { merchant: { iss: 'https://demo-merchant.example', key: 'merchant' }, provider: { iss: AUD, key: 'provider' } };
+const paymentRef = b64sha(closed[0].presentation);
+const H = { alg: 'ES256', typ: 'JWT' };
+const checkoutOk = { iss: parties.merchant.iss, iat: NOW, reference: checkoutHash, status: 'Success', order_id: 'order-1' };
+const paymentOk = { iss: AUD, iat: NOW, reference: paymentRef, status: 'Success', payment_id: 'pay-1', psp_confirmation_id: 'psp-1', network_confirmation_id: 'net-1' };
+const receipts = [];
+const addR = (name, type, jwt, expect, reference) => receipts.push({ name, type, jwt, expect, ...(reference === undefined ? {} : { reference }) });
+const rawJws = (k, headerText, payloadText) => {
+  const input = `${b64(Buffer.from(headerText))}.${b64(Buffer.from(payloadText))}`;
+  return `${input}.${b64(p256.sign(sha(Buffer.from(input, 'ascii')), k.d, { lowS: false }).toCompactRawBytes())}`;
+};
+addR('checkout-success', 'checkout', jws(keys.merchant, H, checkoutOk), 'ok', checkoutHash);
+addR('checkout-error', 'checkout', jws(keys.merchant, H, { iss: parties.merchant.iss, iat: NOW, reference: checkoutHash, status: 'Error', error: 'invalid_mandate', error_description: 'out of stock' }), 'ok', checkoutHash);
+addR('payment-success', 'payment', jws(keys.provider, H, paymentOk), 'ok', paymentRef);
+addR('payment-error', 'payment', jws(keys.provider, { alg: 'ES256' }, { iss: AUD, iat: NOW, reference: paymentRef, status: 'Error', payment_id: 'pay-2', error: 'invalid_mandate', error_description: 'over budget' }), 'ok', paymentRef);
+addR('mandate-success', 'mandate', jws(keys.provider, H, { iss: AUD, iat: NOW, reference: paymentRef, result: 'success' }), 'ok', paymentRef);
+addR('mandate-error', 'mandate', jws(keys.provider, H, { iss: AUD, iat: NOW, reference: paymentRef, result: 'error', error: 'unresolved_constraint' }), 'ok', paymentRef);
+addR('payment-signed-by-merchant', 'payment', jws(keys.merchant, H, paymentOk), 'receipt-issuer');
+addR('payment-wrong-iss', 'payment', jws(keys.provider, H, { ...paymentOk, iss: 'https://someone-else.example' }), 'receipt-issuer');
+addR('payment-signed-by-other', 'payment', jws(keys.other, H, paymentOk), 'receipt-signature');
+{
+  const good = jws(keys.provider, H, paymentOk);
+  const sig = good.split('.')[2];
+  addR('payment-signature-bit-flipped', 'payment', `${good.slice(0, good.length - sig.length)}${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`, 'receipt-signature');
+  addR('payment-garbage-appended', 'payment', `${good}.AAAA`, 'receipt-malformed');
+  addR('payment-header-es384', 'payment', jws(keys.provider, { alg: 'ES384', typ: 'JWT' }, paymentOk), 'receipt-malformed');
+}
+addR('payment-without-payment-id', 'payment', jws(keys.provider, H, { ...paymentOk, payment_id: undefined }), 'receipt-malformed');
+addR('success-payment-without-confirmations', 'payment', jws(keys.provider, H, { ...paymentOk, psp_confirmation_id: undefined }), 'receipt-malformed');
+addR('checkout-success-without-order-id', 'checkout', jws(keys.merchant, H, { ...checkoutOk, order_id: undefined }), 'receipt-malformed');
+addR('iat-in-exponent-form', 'payment', rawJws(keys.provider, JSON.stringify(H), JSON.stringify(paymentOk).replace(`"iat":${NOW}`, '"iat":1.893456e9')), 'receipt-malformed');
+addR('duplicate-member', 'payment', rawJws(keys.provider, JSON.stringify(H), JSON.stringify(paymentOk).replace('{', '{"status":"Error",')), 'receipt-malformed');
+addR('reference-not-a-digest', 'payment', jws(keys.provider, H, { ...paymentOk, reference: 'abc' }), 'receipt-malformed');
+addR('mandate-result-unknown', 'mandate', jws(keys.provider, H, { iss: AUD, iat: NOW, reference: paymentRef, result: 'maybe' }), 'receipt-malformed');
+const checkouts = [
+  { name: 'merchant-signed', jwt: checkoutJwt, expect: 'ok' },
+  { name: 'signed-by-provider', jwt: jws(keys.provider, H, { merchant, line_items: [{ id: 'sku-1', quantity: 1 }] }), expect: 'checkout-signature' },
+  { name: 'header-with-crit', jwt: jws(keys.merchant, { ...H, crit: ['b64'] }, { merchant }), expect: 'checkout-signature' },
+  { name: 'payload-not-an-object', jwt: jws(keys.merchant, H, ['merchant']), expect: 'checkout-signature' },
+];
+
 return {
-  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0). vi (§16.10): Verifiable Intent v0.1 L1 and L2 autonomous credentials; verify l1 with the issuer key and l2 over it at now, and the agent key when named; expect ok or the refusal code; payments: when ok, the mapped constraints\' violations for each payment given history. Its keys are its own; mandate field values from agent-intent/verifiable-intent spec/credential-format.md §11.2 (Apache-2.0).',
+  parties, receipts, checkouts,
+  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. receipts: verify jwt as a receipt of type under parties (iss and the named key of merchant and provider); expect ok (then reference) or the refusal code (§16.8). checkouts: the merchant signature on a checkout JWT (expect ok or checkout-signature). Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0). vi (§16.10): Verifiable Intent v0.1 L1 and L2 autonomous credentials; verify l1 with the issuer key and l2 over it at now, and the agent key when named; expect ok or the refusal code; payments: when ok, the mapped constraints\' violations for each payment given history. Its keys are its own; mandate field values from agent-intent/verifiable-intent spec/credential-format.md §11.2 (Apache-2.0).',
   keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
   open, closed,
   vi: await viVectors(),

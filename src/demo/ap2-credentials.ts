@@ -1,13 +1,14 @@
 /**
  * The credentials of `tally demo --ap2`: a user's AP2 v0.2 open payment
  * mandate (an RFC 9901 SD-JWT, ES256) naming the agent's key in `cnf`, the
- * merchant's checkout JWTs, and the agent's closed payment mandates (KB-JWTs)
+ * merchant's checkout JWTs, the agent's closed payment mandates (KB-JWTs),
+ * and the merchant's and credential provider's receipts (PROTOCOL.md §16.8)
  * — made with the registry's @sd-jwt/core, deterministically, so the demo's
  * receipt root is the same on every machine.
  *
  * The keys are PUBLIC test keys and must never hold value or sign anything
  * real: each P-256 private scalar is SHA-256 of the ASCII label
- * `tally demo ap2 <role> key` (role `user`, `agent`, `merchant`), reproducible
+ * `tally demo ap2 <role> key` (role `user`, `agent`, `merchant`, `provider`), reproducible
  * with `printf 'tally demo ap2 user key' | sha256sum`. Signatures are ECDSA
  * with RFC 6979 deterministic nonces (@noble/curves), salts SHA-256 of a
  * counter, so the same day is the same bytes.
@@ -27,7 +28,7 @@ const sha = (s: string | Uint8Array): Uint8Array => new Uint8Array(createHash('s
 const b64 = (b: Uint8Array | string): string => Buffer.from(b).toString('base64url');
 
 /** The public test key of a role: private scalar SHA-256(`tally demo ap2 <role> key`). */
-export function ap2DemoKey(role: 'user' | 'agent' | 'merchant'): Ap2DemoKey {
+export function ap2DemoKey(role: 'user' | 'agent' | 'merchant' | 'provider'): Ap2DemoKey {
   const d = sha(`tally demo ap2 ${role} key`);
   const pub = p256.getPublicKey(d, false); // 0x04 || x || y
   return { publicKey: { kty: 'EC', crv: 'P-256', x: b64(pub.slice(1, 33)), y: b64(pub.slice(33, 65)) }, privateKey: d };
@@ -47,6 +48,10 @@ function jws(key: Ap2DemoKey, payload: unknown): string {
 /** The merchant the mandate allows, and the verifier every closed mandate names. */
 export const AP2_DEMO_MERCHANT = { id: 'merchant-1', name: 'Demo Bookshop', website: 'https://bookshop.example' } as const;
 export const AP2_DEMO_AUDIENCE = 'https://credentials-provider.example';
+/** The parties spec.ap2 pins (§16.1): the merchant signs checkout JWTs and checkout receipts, the credential provider (the audience) payment receipts. */
+export function ap2DemoParties(): { merchant: { iss: string; key: JWK }; provider: { iss: string; key: JWK } } {
+  return { merchant: { iss: AP2_DEMO_MERCHANT.website, key: ap2DemoKey('merchant').publicKey }, provider: { iss: AP2_DEMO_AUDIENCE, key: ap2DemoKey('provider').publicKey } };
+}
 /** The open checkout mandate text `payment.reference` names (its digest); carried verbatim in each turn. */
 export const AP2_DEMO_OPEN_CHECKOUT = 'demo-open-checkout-mandate~';
 /** The budget in the mandate: a JSON number of major units, converted exactly (USD: × 10^2). */
@@ -81,7 +86,7 @@ export async function ap2DemoOpenMandate(o: { iat: number; exp: number }): Promi
 }
 
 /** One purchase as an authored turn: canonical JSON {checkout_jwt, open_checkout, payment}, and its transaction id. */
-export async function ap2DemoPurchase(open: string, o: { sku: string; amount: number; nonce: string; iat: number }): Promise<{ body: Uint8Array; transactionId: string }> {
+export async function ap2DemoPurchase(open: string, o: { sku: string; amount: number; nonce: string; iat: number }): Promise<{ body: Uint8Array; transactionId: string; payment: string }> {
   const checkoutJwt = jws(ap2DemoKey('merchant'), { merchant: AP2_DEMO_MERCHANT, line_items: [{ id: o.sku, quantity: 1 }], total: { amount: o.amount, currency: 'USD' }, nonce: o.nonce });
   const transactionId = b64(sha(Buffer.from(checkoutJwt, 'ascii')));
   const count = open.split('~').length - 2;
@@ -95,5 +100,21 @@ export async function ap2DemoPurchase(open: string, o: { sku: string; amount: nu
     },
   });
   // Canonical JSON (§2): members sorted, no spaces; the three values are plain ASCII strings.
-  return { body: new TextEncoder().encode(JSON.stringify({ checkout_jwt: checkoutJwt, open_checkout: AP2_DEMO_OPEN_CHECKOUT, payment })), transactionId };
+  return { body: new TextEncoder().encode(JSON.stringify({ checkout_jwt: checkoutJwt, open_checkout: AP2_DEMO_OPEN_CHECKOUT, payment })), transactionId, payment };
+}
+
+/**
+ * The answers to an admitted purchase, as a later frame carries them
+ * (`data.ap2.receipts`, §16.8): the merchant's checkout receipt (reference
+ * the transaction id) and the credential provider's payment receipt
+ * (reference base64url SHA-256 of the closed payment mandate), both Success,
+ * issued at `iat`.
+ */
+export function ap2DemoReceipts(p: { transactionId: string; payment: string }, o: { n: number; iat: number }): { type: 'checkout' | 'payment'; jwt: string }[] {
+  const { merchant, provider } = ap2DemoParties();
+  const reference = b64(sha(Buffer.from(p.payment, 'ascii')));
+  return [
+    { type: 'checkout', jwt: jws(ap2DemoKey('merchant'), { iss: merchant.iss, iat: o.iat, reference: p.transactionId, status: 'Success', order_id: `order-${o.n}` }) },
+    { type: 'payment', jwt: jws(ap2DemoKey('provider'), { iss: provider.iss, iat: o.iat, reference, status: 'Success', payment_id: `pay-${o.n}`, psp_confirmation_id: `psp-${o.n}`, network_confirmation_id: `net-${o.n}` }) },
+  ];
 }

@@ -30,5 +30,6 @@ export function formatAp2Report(r: Ap2DemoReport, tally = 'tally'): string[] {
     `  next          ${tally} verify ${r.files.bundle} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
     `                ${tally} replay ${r.files.bundle}`,
     `                ${tally} verify-proof ${r.files.proof} --vkey ${r.verifierKey} --checkpoint ${r.files.checkpoint}`,
+    `                ${tally} verify-evidence ${r.files.evidence} --vkey ${r.verifierKey}`,
   ];
 }

@@ -6,11 +6,14 @@
  * cart) and a turn (the agent's closed payment mandate), ruled by
  * `createAp2Ruler` from the history it derives from the store (§16.6). The
  * purchases within the budget are admitted, the one that would exceed it is
- * refused, the next that fits exactly is admitted. Then the day is sealed
- * with a signed receipt, exported, verified, replayed from the bundle alone,
- * and the evidence of one transaction is retrieved by its `transaction_id`
- * (§16.7), written, read back and re-verified offline, with the single-turn
- * receipt of its turn.
+ * refused, the next that fits exactly is admitted. The merchant and the
+ * credential provider are pinned in the spec; each admitted purchase's
+ * checkout and payment receipts arrive in the next frame (§16.8), so every
+ * later presentation has the receipt AP2 requires for the previous one. Then
+ * the day is sealed with a signed receipt, exported, verified, replayed from
+ * the bundle alone, and the `tally/ap2-evidence/1` pack of one transaction is
+ * written, read back and checked offline by AP2's five dispute steps (§16.9),
+ * with the single-turn receipt of its turn.
  *
  * Deterministic (public test keys, RFC 6979 signatures, counted salts): the
  * same receipt root on every machine. Re-running into the same directory
@@ -19,13 +22,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { verifyBundleFile } from '../codec/index.js';
-import { b64sha256, checkAp2Evidence, createAp2Ruler, findAp2Transaction, minorUnits, type Ap2Evidence } from '../mandates/index.js';
+import { assembleAp2Evidence, b64sha256, createAp2Ruler, minorUnits, verifyAp2Evidence } from '../mandates/index.js';
 import { TallyError } from '../protocol/errors.js';
-import type { CanonicalObject } from '../protocol/index.js';
+import { canonicalJson, type CanonicalObject, type Entry } from '../protocol/index.js';
 import { createNotary, openSessionCheckpoint, replayFile, verifyTurnReceipt } from '../receipt/index.js';
 import { Engine, type Receipt } from '../session/index.js';
 import { openStore } from '../store/index.js';
-import { AP2_DEMO_AUDIENCE, AP2_DEMO_BUDGET, ap2DemoKey, ap2DemoOpenMandate, ap2DemoPurchase } from './ap2-credentials.js';
+import { AP2_DEMO_AUDIENCE, AP2_DEMO_BUDGET, ap2DemoKey, ap2DemoOpenMandate, ap2DemoParties, ap2DemoPurchase, ap2DemoReceipts } from './ap2-credentials.js';
 import { DEMO_ENGINE_NAME, demoEngineKey } from './keys.js';
 import { exportBundle } from './export.js';
 import type { Check } from './run.js';
@@ -71,27 +74,16 @@ export interface Ap2DemoReport {
   readonly files: { readonly dir: string; readonly db: string; readonly bundle: string; readonly checkpoint: string; readonly verifierKey: string; readonly evidence: string; readonly proof: string; readonly summary: string };
 }
 
-/** The genesis spec of the AP2 demo day (the mandate verbatim, the user's key, the audience). */
+/** The genesis spec of the AP2 demo day (the mandate verbatim, the user's key, the audience, the pinned merchant and provider). */
 export async function ap2DemoSpec(): Promise<CanonicalObject> {
   const iat = AP2_DEMO_START_MS / 1000 - 3_600;
   const mandate = await ap2DemoOpenMandate({ iat, exp: iat + 7 * 86_400 });
-  return { name: 'tally-demo ap2', ap2: { mandate, issuer: ap2DemoKey('user').publicKey as CanonicalObject, audience: AP2_DEMO_AUDIENCE } };
+  return { name: 'tally-demo ap2', ap2: { mandate, issuer: ap2DemoKey('user').publicKey as CanonicalObject, audience: AP2_DEMO_AUDIENCE, ...(ap2DemoParties() as unknown as CanonicalObject) } };
 }
 
 const fail = (message: string, details?: string): never => {
   throw new TallyError('TALLY_DEMO_DIVERGED', message, details === undefined ? {} : { details });
 };
-
-/** Evidence as a file: the pack's entry bytes in base64, beside where they sit. */
-function evidenceJson(e: Ap2Evidence): string {
-  const b = (u: Uint8Array) => Buffer.from(u).toString('base64');
-  return JSON.stringify({ format: 'tally/ap2-evidence/0', transaction_id: e.transactionId, session: e.sessionId, index: e.index, genesis: b(e.genesis), frame: b(e.frame), turn: b(e.turn) }, null, 2) + '\n';
-}
-function evidenceOf(text: string): Ap2Evidence {
-  const v = JSON.parse(text) as Record<string, string | number>;
-  const u = (k: string) => new Uint8Array(Buffer.from(String(v[k]), 'base64'));
-  return { transactionId: String(v['transaction_id']), sessionId: String(v['session']), index: Number(v['index']), genesis: u('genesis'), frame: u('frame'), turn: u('turn') };
-}
 
 /**
  * Runs the AP2 day into `out`. Throws `TallyError` when the store is unusable
@@ -120,17 +112,21 @@ export async function runAp2Demo(options: { readonly out: string }): Promise<Ap2
     const mode = before.ok && before.phase === 'sealed' ? 'reused' : 'new';
 
     // ── record: each purchase answers its own frame (the cart); retried slots are duplicates ──
+    // Each frame also carries the receipts answering the previous purchase when it was admitted (§16.8).
     const purchases: Ap2DemoPurchase[] = [];
+    let answered: { type: string; jwt: string }[] = [];
     for (const [i, p] of AP2_DEMO_PURCHASES.entries()) {
       const time = AP2_DEMO_START_MS + i * HOUR;
       const built = await ap2DemoPurchase(mandate, { sku: p.sku, amount: p.amount, nonce: `demo-purchase-${i}`, iat: time / 1000 });
-      const f = await engine.frame({ sessionId, ordinal: i - 1, time, data: { cart: { sku: p.sku, amount: p.amount, currency: 'USD' } }});
+      const cart = { sku: p.sku, amount: p.amount, currency: 'USD' };
+      const f = await engine.frame({ sessionId, ordinal: i - 1, time, data: answered.length === 0 ? { cart } : { cart, ap2: { receipts: answered } } });
       if (!f.ok) fail(`purchase ${i}: the frame was refused: ${f.diagnostic}`, f.message);
       const fr = f as { entryHash: string; frameRoot: string; ordinal: number };
       const t = await engine.turn({ sessionId, ordinal: fr.ordinal, parentHash: fr.entryHash, frameRoot: fr.frameRoot, body: { kind: 'authored', bytes: built.body } });
       if (!t.ok) fail(`purchase ${i}: the turn was refused: ${t.diagnostic}`, t.message);
       const tr = t as { index: number; ruling?: CanonicalObject };
       const a = (tr.ruling?.['ap2'] ?? {}) as Record<string, unknown>;
+      answered = a['admitted'] === true ? ap2DemoReceipts(built, { n: i, iat: time / 1000 + 60 }) : [];
       purchases.push({
         sku: p.sku, amount: p.amount, transactionId: built.transactionId, index: tr.index, admitted: a['admitted'] === true, spentBefore: Number(a['spent_before'] ?? 0),
         ...(a['admitted'] === true ? {} : { code: String(a['code']), violations: (a['violations'] as string[] | undefined) ?? [] }),
@@ -174,17 +170,18 @@ export async function runAp2Demo(options: { readonly out: string }): Promise<Ap2
         ? { ok: false, detail: `entry ${replayed.index}: ${replayed.code}: ${replayed.message}` }
         : { ok: false, detail: `entry ${replayed.divergences[0]?.index}: ${replayed.divergences[0]?.kind}: ${replayed.divergences[0]?.message}` };
 
-    // ── retrieval by transaction_id: the pack, written, read back, checked offline; its turn's receipt ──
+    // ── the transaction's tally/ap2-evidence/1 pack (as tally evidence --transaction writes it), read back, its five dispute steps ──
     const target = purchases[EVIDENCE_OF]!;
-    const found = await findAp2Transaction(store, target.transactionId);
-    let evidence: Check & { transactionId: string } = { ok: false, detail: `${found.length} turns name the transaction`, transactionId: target.transactionId };
-    if (found.length === 1) {
-      await writeFile(files.evidence, evidenceJson(found[0]!));
-      const checked = await checkAp2Evidence(evidenceOf(await readFile(files.evidence, 'utf8')));
-      evidence = checked.ok
-        ? { ok: true, detail: `${checked.value.admitted ? 'admitted' : 'refused'} payment of ${checked.value.amount} ${checked.value.currency} minor units, open and closed mandates re-verified at the frame's time`, transactionId: target.transactionId }
-        : { ok: false, detail: `${checked.code}: ${checked.message}`, transactionId: target.transactionId };
-    }
+    const entries = (await readFile(files.bundle, 'utf8')).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Entry);
+    const built = await assembleAp2Evidence(entries, sessionId, target.transactionId, async (i) => {
+      const r = await notary.turnReceipt(engine, sessionId, i, { signedCheckpoint });
+      return r.ok ? { ok: true, text: r.text, signedCheckpoint } : { ok: false, message: `${r.code}: ${r.message}` };
+    });
+    if (built.ok) await writeFile(files.evidence, `${canonicalJson(built.pack as unknown as CanonicalObject)}\n`);
+    const checked = built.ok ? await verifyAp2Evidence(JSON.parse(await readFile(files.evidence, 'utf8')), { verifiers: [key.verifierKey] }) : built;
+    const evidence: Check & { transactionId: string } = !checked.ok
+      ? { ok: false, detail: `${checked.code}: ${checked.message}`, transactionId: target.transactionId }
+      : { ok: checked.complete, detail: `${checked.admitted ? 'admitted' : 'refused'} payment of ${checked.amount} ${checked.currency} minor units; dispute steps ${checked.steps.map((x) => `${x.step} ${x.outcome}`).join(', ')}`, transactionId: target.transactionId };
     const turnReceipt = await notary.turnReceipt(engine, sessionId, target.index, { signedCheckpoint });
     let proof: Check = { ok: false, detail: turnReceipt.ok ? '' : `${turnReceipt.code}: ${turnReceipt.message}` };
     if (turnReceipt.ok) {

@@ -46,6 +46,16 @@ export const AP2_CODES = [
   'vi-sd-hash', // the L2 sd_hash is not the SHA-256 of the L1 as recorded
   'vi-claims', // L2 nonce/iss/aud/delegate_payload missing or malformed, or its exp beyond the L1's
   'vi-mandates', // not one open payment and one open checkout mandate, paired by payment.reference, with one cnf
+  // ---- the other parties' signed answers (src/mandates/receipts.ts, PROTOCOL.md §16.8)
+  'checkout-signature', // checkout_jwt is not an ES256 JWS under the merchant's pinned key
+  'receipt-malformed', // a receipt that is not a compact ES256 JWS of a strict JSON object with its type's members
+  'receipt-signature', // a receipt whose signature verifies under neither pinned key
+  'receipt-issuer', // signed by the other party's key, or iss is not the name pinned beside the key
+  'receipt-reference', // a receipt that answers another closed mandate or checkout than the one it is shown for
+  'receipt-missing', // a second presentation under one open mandate while the previous one has no receipt (AP2's rule)
+  // ---- evidence packs (src/mandates/pack.ts, PROTOCOL.md §16.9)
+  'evidence-malformed', // not a tally/ap2-evidence/1 pack, or entries missing / of another session or transaction
+  'evidence-inclusion', // an entry's receipt does not verify under the pack's signed checkpoint and the pinned key
 ] as const;
 
 /** One of {@link AP2_CODES}. */

@@ -10,9 +10,8 @@ import { createHash } from 'node:crypto';
 import { fromBase64, parseEntry, type CanonicalObject } from '../protocol/index.js';
 import type { TranscriptStore } from '../store/index.js';
 import { refuse, type MandateResult } from './codes.js';
-import { verifyClosedMandate } from './closed.js';
-import { b64sha256, verifyOpenMandate } from './open.js';
-import { readAp2Spec } from './ruler.js';
+import { runDisputeSteps } from './dispute.js';
+import { readTurn } from './ruler.js';
 
 /** One transaction's evidence: exact entry bytes, and where they sit. */
 export interface Ap2Evidence {
@@ -82,24 +81,18 @@ export interface Ap2EvidenceCheck {
  * (it spans sessions: replay the days for that).
  */
 export async function checkAp2Evidence(e: Ap2Evidence): Promise<MandateResult<Ap2EvidenceCheck>> {
-  const bad = (m: string) => refuse('kb-claims', `evidence: ${m}`);
+  const bad = (m: string) => refuse('evidence-malformed', `evidence: ${m}`);
   const g = entryOf(e.genesis), f = entryOf(e.frame), t = entryOf(e.turn);
   if (g?.kind !== 'genesis' || leaf(e.genesis) !== e.sessionId) return bad('the genesis does not hash to the session id');
   if (f?.kind !== 'frame' || t?.kind !== 'turn' || f.session !== e.sessionId || t.session !== e.sessionId) return bad('the frame and turn are not of this session');
   if (t.parent !== leaf(e.frame) || t.ordinal !== f.ordinal || t.body.kind !== 'authored') return bad('the turn does not answer this frame with an authored body');
-  const spec = readAp2Spec(g.spec);
-  if (!spec.ok) return spec;
-  const now = Math.floor(f.time / 1000);
-  const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
-  if (!open.ok) return open;
-  const bytes = fromBase64(t.body.bytes);
-  const body = bytes ? jsonOf(bytes) : undefined;
-  if (!isObject(body) || typeof body['checkout_jwt'] !== 'string' || typeof body['payment'] !== 'string' || typeof body['open_checkout'] !== 'string') return bad('the turn body is not an AP2 purchase');
-  if (b64sha256(body['checkout_jwt']) !== e.transactionId) return refuse('closed-transaction-id', 'evidence: the checkout JWT does not hash to the transaction id');
-  const closed = await verifyClosedMandate(body['payment'], open.value, { now, aud: spec.value.audience, checkoutHashes: new Set([e.transactionId]), openCheckoutHash: b64sha256(body['open_checkout']) });
-  if (!closed.ok) return closed;
-  if (closed.value.kind !== 'payment' || closed.value.transactionId !== e.transactionId) return refuse('closed-transaction-id', 'evidence: the payment mandate names another transaction');
+  const purchase = t.body.kind === 'authored' ? readTurn(fromBase64(t.body.bytes) ?? new Uint8Array()) : undefined;
+  if (!purchase) return bad('the turn body is not an AP2 purchase');
+  // Steps 1, 2 and 4 of AP2's dispute verification (dispute.ts); receipts are the pack's business (pack.ts).
+  const d = await runDisputeSteps({ spec: g.spec, frameTime: f.time, transactionId: e.transactionId, purchase, receipts: [] });
+  const failed = d.steps.find((x) => x.outcome === 'fail' && x.name !== 'checkout-receipt' && x.name !== 'payment-receipt');
+  if (failed) return refuse(failed.code!, `evidence: step ${failed.step} ${failed.name}: ${failed.detail}`);
   const ruling = t.ruling ?? {};
   const a = ruling['ap2'];
-  return { ok: true, value: { admitted: isObject(a) && a['admitted'] === true, ruling, amount: closed.value.request.amount, currency: closed.value.request.currency } };
+  return { ok: true, value: { admitted: isObject(a) && a['admitted'] === true, ruling, amount: d.amount!, currency: d.currency! } };
 }

@@ -1,7 +1,9 @@
 /**
  * A session whose authority is an AP2 open payment mandate (PROTOCOL.md §16):
  * the genesis spec carries it byte for byte (`spec.ap2 = {mandate, issuer,
- * audience}`), and each authored turn is a closed payment mandate, ruled here
+ * audience, merchant, provider}`), or a Verifiable Intent credential
+ * (`spec.vi`, §16.10, without receipts), and each authored turn is a closed
+ * payment mandate, ruled here
  * from the transcript alone. The mandate's history (cumulative spend, uses,
  * last use) is derived from the store, across every session that spends the
  * same open mandate: use `n` of mandate `M` is the store reservation
@@ -21,6 +23,8 @@ import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './op
 import { VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
 import { verifyViCredential } from './vi.js';
 import { splitCompact } from './sdjwt.js';
+import { readParty, verifyCheckoutJwt, type Parties } from './receipts.js';
+import { frameReceipts, previousReceipt, recordedPreviousReceipt } from './presentations.js';
 
 /** The session spec member that makes a session AP2-governed. */
 export const AP2_SPEC_KEY = 'ap2';
@@ -32,10 +36,12 @@ export interface Ap2Spec {
   readonly issuer: JWK;
   /** The audience every closed mandate's KB-JWT names. */
   readonly audience: string;
+  /** The merchant (signs checkout JWTs and checkout receipts) and the credential provider (payment and mandate receipts). */
+  readonly parties: Parties;
 }
 
-/** One earlier use of the mandate, as a ruling records it. */
-interface Use { readonly use: number; readonly session: string; readonly index: number; readonly amount: number; readonly at: number }
+/** One earlier use of the mandate, as a ruling records it; `reference` is base64url SHA-256 of its closed payment mandate. */
+interface Use { readonly use: number; readonly session: string; readonly index: number; readonly amount: number; readonly at: number; readonly reference: string }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
@@ -43,14 +49,17 @@ const hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('he
 /** The spec's ap2 member, checked for shape (the signature is checked at each turn, against that frame's time). */
 export function readAp2Spec(spec: SessionSpec): MandateResult<Ap2Spec> {
   const a = spec[AP2_SPEC_KEY];
-  if (!isObject(a) || Object.keys(a).length !== 3 || typeof a.mandate !== 'string' || typeof a.audience !== 'string' || a.audience === '') {
-    return refuse('ap2-spec', 'spec.ap2 must be {mandate: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>"}');
+  if (!isObject(a) || Object.keys(a).length !== 5 || typeof a.mandate !== 'string' || typeof a.audience !== 'string' || a.audience === '') {
+    return refuse('ap2-spec', 'spec.ap2 must be {mandate: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>", merchant: {iss, key}, provider: {iss, key}}');
   }
   const split = splitCompact(a.mandate);
   if (!split.ok || split.value.kb !== '') return refuse('ap2-spec', 'spec.ap2.mandate is not an SD-JWT presentation without key binding');
   const issuer = publicP256(a.issuer);
   if (!issuer) return refuse('ap2-spec', 'spec.ap2.issuer is not a public EC P-256 JWK');
-  return { ok: true, value: { mandate: a.mandate, issuer, audience: a.audience } };
+  const merchant = readParty(a.merchant);
+  const provider = readParty(a.provider);
+  if (!merchant || !provider) return refuse('ap2-spec', 'spec.ap2.merchant and spec.ap2.provider are {iss: "<name>", key: <EC P-256 JWK>}');
+  return { ok: true, value: { mandate: a.mandate, issuer, audience: a.audience, parties: { merchant, provider } } };
 }
 
 function ruling(o: Record<string, CanonicalValue>): CanonicalObject {
@@ -58,8 +67,8 @@ function ruling(o: Record<string, CanonicalValue>): CanonicalObject {
 }
 const refused = (code: Ap2Code, message: string, extra: Record<string, CanonicalValue> = {}): RuleOutcome => ({ ruling: ruling({ admitted: false, code, message, ...extra }), nonces: [] });
 
-/** The turn body: canonical JSON {checkout_jwt, open_checkout, payment}. */
-function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout: string; payment: string } | undefined {
+/** The turn body: canonical JSON {checkout_jwt, open_checkout, payment}, or undefined. */
+export function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout: string; payment: string } | undefined {
   const r = parseStrictJson(bytes);
   if (!r.ok || !isObject(r.value)) return undefined;
   const v = r.value;
@@ -76,22 +85,22 @@ function recordedExternal(recorded: CanonicalObject | undefined): Use[] {
   return ext.filter(isObject).map((u) => u as unknown as Use);
 }
 
-type Verified = { ok: true; m: OpenMandate; closed: ClosedMandate & { kind: 'payment' } } | { ok: false; outcome: RuleOutcome };
+type Verified = { ok: true; m: OpenMandate; closed: ClosedMandate & { kind: 'payment' }; reference: string } | { ok: false; outcome: RuleOutcome };
 
-/** An AP2 session's turn: the open mandate at frame time `now`, then the closed payment mandate against it (§16.2, §16.3). */
-async function ap2Payment(specIn: SessionSpec, authored: Uint8Array, now: number): Promise<Verified> {
-  const spec = readAp2Spec(specIn);
-  if (!spec.ok) return { ok: false, outcome: refused(spec.code, spec.message) };
-  const open = await verifyOpenMandate(spec.value.mandate, { issuerKey: spec.value.issuer, now });
+/** An AP2 session's turn: the open mandate at frame time `now`, the merchant's checkout JWT, then the closed payment mandate against it (§16.2, §16.3). */
+async function ap2Payment(spec: Ap2Spec, authored: Uint8Array, now: number): Promise<Verified> {
+  const open = await verifyOpenMandate(spec.mandate, { issuerKey: spec.issuer, now });
   if (!open.ok) return { ok: false, outcome: refused(open.code, open.message) };
   const m = open.value;
   if (m.kind !== 'payment') return { ok: false, outcome: refused('constraint-unsupported', 'sessions under an open checkout mandate are not ruled yet') };
   const turn = readTurn(authored);
   if (!turn) return { ok: false, outcome: refused('turn-malformed', 'an authored turn is canonical JSON {checkout_jwt, open_checkout, payment}') };
-  const closed = await verifyClosedMandate(turn.payment, m, { now, aud: spec.value.audience, checkoutHashes: new Set([b64sha256(turn.checkoutJwt)]), openCheckoutHash: b64sha256(turn.openCheckout) });
+  const checkout = await verifyCheckoutJwt(turn.checkoutJwt, spec.parties.merchant);
+  if (!checkout.ok) return { ok: false, outcome: refused(checkout.code, checkout.message, { mandate: m.id }) };
+  const closed = await verifyClosedMandate(turn.payment, m, { now, aud: spec.audience, checkoutHashes: new Set([b64sha256(turn.checkoutJwt)]), openCheckoutHash: b64sha256(turn.openCheckout) });
   if (!closed.ok) return { ok: false, outcome: refused(closed.code, closed.message, { mandate: m.id }) };
   if (closed.value.kind !== 'payment') return { ok: false, outcome: refused('closed-vct', 'a payment session takes payment mandates') };
-  return { ok: true, m, closed: closed.value };
+  return { ok: true, m, closed: closed.value, reference: b64sha256(turn.payment) };
 }
 
 /** A VI session's turn: the L1 + L2 credential at frame time `now`, then the agent's L3a against it (§16.10). */
@@ -104,8 +113,11 @@ async function viPayment(specIn: SessionSpec, authored: Uint8Array, now: number)
   if (!turn) return { ok: false, outcome: refused('turn-malformed', 'an authored turn of a VI session is canonical JSON {checkout_jwt, payment}') };
   const closed = await verifyViPayment(turn.payment, cred.value, { now, aud: spec.value.audience, checkoutJwt: turn.checkoutJwt });
   if (!closed.ok) return { ok: false, outcome: refused(closed.code, closed.message, { mandate: cred.value.id }) };
-  return { ok: true, m: cred.value, closed: closed.value };
+  return { ok: true, m: cred.value, closed: closed.value, reference: b64sha256(turn.payment) };
 }
+
+/** A session is ruled under spec.vi when it carries that member and no spec.ap2 (the one choice checkSpec and rule share). */
+const isViSession = (spec: SessionSpec): boolean => spec[VI_SPEC_KEY] !== undefined && spec[AP2_SPEC_KEY] === undefined;
 
 export interface Ap2RulerOptions {
   /** The engine's store: the ruler reads other sessions' spending turns from it. */
@@ -125,32 +137,59 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
     const rows = await store.readRange(owner.sessionId, owner.index, owner.index + 1);
     const parsed = rows[0] ? parseEntry(JSON.parse(new TextDecoder().decode(rows[0].bytes))) : undefined;
     const a = parsed?.ok && parsed.entry.kind === 'turn' ? parsed.entry.ruling?.['ap2'] : undefined;
-    if (!isObject(a) || a['use'] !== n || typeof a['amount'] !== 'number' || typeof a['at'] !== 'number') {
+    if (!isObject(a) || a['use'] !== n || typeof a['amount'] !== 'number' || typeof a['at'] !== 'number' || typeof a['reference'] !== 'string') {
       throw new TallyError('TALLY_AP2_HISTORY', 'A reservation of a mandate use names no spending turn.', { details: `${owner.sessionId}#${owner.index} use ${n}` });
     }
-    return { use: n, session: owner.sessionId, index: owner.index, amount: a['amount'], at: a['at'] };
+    return { use: n, session: owner.sessionId, index: owner.index, amount: a['amount'], at: a['at'], reference: a['reference'] };
   }
 
   return {
     checkSpec(spec: SessionSpec): string | undefined {
-      const s = spec[VI_SPEC_KEY] !== undefined && spec[AP2_SPEC_KEY] === undefined ? readViSpec(spec) : readAp2Spec(spec);
+      const s = isViSession(spec) ? readViSpec(spec) : readAp2Spec(spec);
       return s.ok ? undefined : s.message;
     },
 
-    recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
+    recordedReservations(recorded: CanonicalObject, sessionId: string): readonly RecordedReservation[] {
       const a = recorded['ap2'];
       if (!isObject(a) || typeof a['mandate'] !== 'string') return [];
-      return recordedExternal(recorded).map((u) => ({ kind: 'ap2-use', agentId: `ap2:${a['mandate'] as string}`, nonce: `use:${u.use}`, owner: { intentHash: '', sessionId: u.session, index: u.index } }));
+      const agentId = `ap2:${a['mandate']}`;
+      const uses: RecordedReservation[] = recordedExternal(recorded).map((u) => ({ kind: 'ap2-use', agentId, nonce: `use:${u.use}`, owner: { intentHash: '', sessionId: u.session, index: u.index } }));
+      const r = recordedPreviousReceipt(recorded);
+      return r && r.session !== sessionId ? [...uses, { kind: 'ap2-receipt', agentId, nonce: `receipt:${r.reference}`, owner: { intentHash: '', sessionId: r.session, index: r.index } }] : uses;
     },
 
     async rule(ctx: RuleContext): Promise<RuleOutcome> {
       const now = Math.floor(ctx.frameTime / 1000);
-      const verified = ctx.spec[VI_SPEC_KEY] !== undefined ? await viPayment(ctx.spec, ctx.authored, now) : await ap2Payment(ctx.spec, ctx.authored, now);
-      if (!verified.ok) return verified.outcome;
+      const intentHash = hex(ctx.authored);
+      // A VI session pins no merchant or provider: no receipts, and AP2's receipt rule does not apply (§16.10).
+      if (isViSession(ctx.spec)) {
+        const v = await viPayment(ctx.spec, ctx.authored, now);
+        return v.ok ? spend(ctx, v, intentHash, undefined) : v.outcome;
+      }
+      const spec = readAp2Spec(ctx.spec);
+      if (!spec.ok) return refused(spec.code, spec.message);
+      // The receipts the answered frame carries are facts whatever the turn: verified, listed, claimed (§16.8).
+      const key = `ap2:${b64sha256(spec.value.mandate)}`;
+      const seen = await frameReceipts(ctx, key, spec.value.parties, intentHash);
+      const v = await ap2Payment(spec.value, ctx.authored, now);
+      const out = v.ok ? await spend(ctx, v, intentHash, seen.references) : v.outcome;
+      if (seen.listed.length === 0 && seen.claims.length === 0) return out;
+      return { ruling: ruling({ ...(out.ruling['ap2'] as CanonicalObject), receipts: seen.listed }), nonces: [...out.nonces, ...seen.claims] };
+    },
+  };
+
+  /**
+   * A verified payment against the mandate's history; `inFrame` the receipt
+   * references the answered frame verified, or undefined when the session is
+   * not under AP2's receipt rule (a VI session).
+   */
+  async function spend(ctx: RuleContext, verified: Verified & { ok: true }, intentHash: string, inFrame: ReadonlySet<string> | undefined): Promise<RuleOutcome> {
+    {
+      const now = Math.floor(ctx.frameTime / 1000);
       const { m, closed } = verified;
       const key = `ap2:${m.id}`;
       const kbNonce = closed.claims['nonce'] as string;
-      const base = { mandate: m.id, transaction_id: closed.transactionId, amount: closed.request.amount, currency: closed.request.currency, at: now };
+      const base = { mandate: m.id, transaction_id: closed.transactionId, reference: verified.reference, amount: closed.request.amount, currency: closed.request.currency, at: now };
       if (await ctx.nonceOwner(key, `kb:${kbNonce}`)) return refused('kb-replayed', `KB-JWT nonce ${kbNonce} was already admitted under this mandate`, base);
 
       // The history: every use 0..n-1 of this mandate, in any session of the store.
@@ -166,17 +205,18 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
         ...(uses.length === 0 ? {} : { lastUse: Math.max(...uses.map((u) => u.at)) }),
       };
       const external = uses.filter((u) => u.session !== ctx.sessionId).map((u) => ({ ...u }) as unknown as CanonicalObject);
-      const facts = { spent_before: history.spent, uses_before: history.uses, external };
+      const prior = inFrame === undefined ? ({ ok: true, value: {} } as const) : await previousReceipt(ctx, key, uses[uses.length - 1]?.reference, inFrame);
+      if (!prior.ok) return refused('receipt-missing', prior.message, { ...base, spent_before: history.spent, uses_before: history.uses, external });
+      const facts = { spent_before: history.spent, uses_before: history.uses, external, ...prior.value };
       const violations = evaluatePayment(m.constraints, closed.request, history, now);
       if (violations.length > 0) {
         return refused('constraint-violated', violations.map((v) => `${v.constraint}: ${v.reason}`).join('; '), { ...base, ...facts, violations: violations.map((v) => v.constraint) });
       }
-      const intentHash = hex(ctx.authored);
       const nonces: NonceClaim[] = [
         { agentId: key, nonce: `use:${uses.length}`, intentHash },
         { agentId: key, nonce: `kb:${kbNonce}`, intentHash },
       ];
       return { ruling: ruling({ admitted: true, ...base, use: uses.length, ...facts }), nonces };
-    },
-  };
+    }
+  }
 }

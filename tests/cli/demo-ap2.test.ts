@@ -2,18 +2,20 @@
  * `tally demo --ap2` through the built CLI: a day under an AP2 open payment
  * mandate on a real SQLite store. The purchases within the budget are
  * admitted, the one that would exceed it is refused (and burns nothing: the
- * next, which fits exactly, is admitted), the evidence of one transaction is
- * written and verifies offline — by Tally's checker and by the independent
- * RFC 9901 verifier of the tests — and a mutated pack does not. The day is
+ * next, which fits exactly, is admitted), each admitted purchase's receipts
+ * arrive in the next frame, the tally/ap2-evidence/1 pack of one transaction
+ * passes AP2's five dispute steps offline — by Tally's checker, with the
+ * mandates, the merchant's checkout JWT and the receipts re-checked by the
+ * independent verifiers of the tests — and mutated packs do not. The day is
  * deterministic: the same receipt root in another directory, and a re-run into
  * the same one reuses the sealed day. The printed next commands run.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkAp2Evidence, type Ap2Evidence } from '../../src/mandates/index.js';
-import { independentVerify } from '../mandates/rfc9901.js';
+import { b64sha256, verifyAp2Evidence } from '../../src/mandates/index.js';
+import { es256, independentVerify } from '../mandates/rfc9901.js';
 import { tally } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tally-cli-demo-ap2-'));
@@ -29,15 +31,17 @@ interface Report {
   files: Record<string, string>;
 }
 
-/** The receipt root of the AP2 demo day: deterministic keys, RFC 6979 signatures, counted salts. */
-const ROOT = 'c9a29e7b0fb555d22c5df18cb6088335753838811a3ca2d33b4a294767bfe29b';
+/**
+ * The receipt root of the AP2 demo day: deterministic keys, RFC 6979 signatures, counted salts.
+ * (Was c9a29e7b… before spec.ap2 pinned the merchant and provider: against that day's bundle, every
+ * turn body is byte-identical; the genesis adds merchant/provider, three frames add data.ap2.receipts,
+ * the rulings add reference, previous_receipt and receipts; everything else that differs is a chain hash.)
+ */
+const ROOT = '6d6b6706bfbc055edf5818c0e8e354baf4e7e12c0ee12e6fb3bbcac4fef8c7ea';
 
-function evidenceFile(path: string): Ap2Evidence {
-  const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string | number>;
-  const u = (k: string) => new Uint8Array(Buffer.from(String(v[k]), 'base64'));
-  return { transactionId: String(v['transaction_id']), sessionId: String(v['session']), index: Number(v['index']), genesis: u('genesis'), frame: u('frame'), turn: u('turn') };
-}
-const entry = (b: Uint8Array) => JSON.parse(Buffer.from(b).toString('utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const bundleEntries = (path: string): Json[] => readFileSync(path, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+const payloadOf = (jws: string): Json => JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString('utf8')) as Json;
 
 describe('tally demo --ap2 (from outside)', () => {
   const first = tally(['demo', '--ap2', '--json', '--out', 'day'], { cwd: dir });
@@ -56,31 +60,69 @@ describe('tally demo --ap2 (from outside)', () => {
     expect(r.receipt.receiptRoot).toBe(ROOT);
   });
 
-  it('writes an evidence pack that verifies offline, and a mutated one that does not', async () => {
-    const e = evidenceFile(join(dir, r.files['evidence']!));
-    expect(e.transactionId).toBe(r.purchases[1]!.transactionId);
-    const ok = await checkAp2Evidence(e);
-    expect(ok.ok && ok.value).toMatchObject({ admitted: true, amount: 4_250, currency: 'USD' });
+  it('delivers each admitted purchase\'s receipts in the next frame, and rules every later presentation on them', () => {
+    const entries = bundleEntries(join(dir, r.files['bundle']!));
+    const spec = entries[0]!['spec']['ap2'] as Json;
+    const frames = entries.filter((e) => e['kind'] === 'frame');
+    const turns = entries.filter((e) => e['kind'] === 'turn');
+    // Receipts after purchases 0, 1, 2 (admitted); none after 3 (refused), so purchase 4 leans on purchase 2's, held in the store.
+    expect(frames.map((f) => (f['data']['ap2']?.['receipts'] as unknown[] | undefined)?.length ?? 0)).toEqual([0, 2, 2, 2, 0]);
+    for (const [i, f] of frames.entries()) {
+      if (i === 0 || i === 4) continue;
+      const before = JSON.parse(Buffer.from(turns[i - 1]!['body']['bytes'], 'base64').toString('utf8')) as { checkout_jwt: string; payment: string };
+      const [checkout, payment] = f['data']['ap2']['receipts'] as { type: string; jwt: string }[];
+      // Independently (node:crypto): the checkout receipt is the merchant's, the payment receipt the provider's, each about the previous purchase.
+      expect(checkout!.type).toBe('checkout');
+      expect(es256(checkout!.jwt, spec['merchant']['key'])).toBe(true);
+      expect(es256(checkout!.jwt, spec['provider']['key'])).toBe(false);
+      expect(payloadOf(checkout!.jwt)).toMatchObject({ iss: spec['merchant']['iss'], reference: r.purchases[i - 1]!.transactionId, status: 'Success' });
+      expect(payment!.type).toBe('payment');
+      expect(es256(payment!.jwt, spec['provider']['key'])).toBe(true);
+      expect(payloadOf(payment!.jwt)).toMatchObject({ iss: spec['provider']['iss'], reference: b64sha256(before.payment), status: 'Success' });
+      expect(es256(before.checkout_jwt, spec['merchant']['key'])).toBe(true);
+    }
+    const rulings = turns.map((t) => t['ruling']['ap2'] as Json);
+    expect(rulings.map((a) => a['receipts']?.length ?? 0)).toEqual([0, 2, 2, 2, 0]);
+    expect(rulings[1]!['previous_receipt']).toEqual({ reference: rulings[0]!['reference'], in_frame: true });
+    // Purchase 4's previous use is purchase 2, whose receipts the store holds from turn 8 (the turn answering the frame that carried them).
+    expect(rulings[4]!['previous_receipt']).toMatchObject({ reference: rulings[2]!['reference'], session: r.sessionId, index: 8 });
+  });
+
+  it('writes a tally/ap2-evidence/1 pack whose five dispute steps pass offline, and mutated packs that do not', async () => {
+    const path = join(dir, r.files['evidence']!);
+    const pack = JSON.parse(readFileSync(path, 'utf8')) as Json;
+    expect(pack).toMatchObject({ format: 'tally/ap2-evidence/1', session: r.sessionId, transaction_id: r.purchases[1]!.transactionId });
+    expect((pack['entries'] as Json[]).map((e) => e['role'])).toEqual(['genesis', 'purchase-frame', 'purchase', 'receipt-frame']);
+    const vkey = readFileSync(join(dir, r.files['verifierKey']!), 'utf8').trim();
+    const ok = await verifyAp2Evidence(pack, { verifiers: [vkey] });
+    expect(ok).toMatchObject({ ok: true, admitted: true, amount: 4_250, currency: 'USD', complete: true });
+    expect(ok.ok && ok.steps.map((x) => `${x.name} ${x.outcome}`)).toEqual(['checkout-mandate pass', 'checkout-hash pass', 'checkout-receipt pass', 'payment-mandate pass', 'payment-receipt pass']);
+    const cli = tally(['verify-evidence', path, '--vkey', vkey], { cwd: dir });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('valid: all five dispute steps pass');
 
     // The independent RFC 9901 verifier agrees on the open mandate (user's key) and the closed one (agent's key in cnf).
-    const g = entry(e.genesis), t = entry(e.turn);
-    const ap2 = g['spec']['ap2'] as { mandate: string; issuer: Record<string, string> };
-    const open = independentVerify(ap2.mandate, ap2.issuer);
-    expect(open).toMatchObject({ signature: true, disclosuresReferenced: true });
-    const body = JSON.parse(Buffer.from(t['body']['bytes'], 'base64').toString('utf8')) as { payment: string };
+    const entries = bundleEntries(join(dir, r.files['bundle']!));
+    const ap2 = entries[0]!['spec']['ap2'] as { mandate: string; issuer: Record<string, string> };
+    expect(independentVerify(ap2.mandate, ap2.issuer)).toMatchObject({ signature: true, disclosuresReferenced: true });
+    const body = JSON.parse(Buffer.from(entries[4]!['body']['bytes'], 'base64').toString('utf8')) as { payment: string };
     const cnf = (JSON.parse(Buffer.from(ap2.mandate.split('.')[1]!, 'base64url').toString('utf8')) as { cnf: { jwk: Record<string, string> } }).cnf.jwk;
     expect(independentVerify(body.payment, ap2.issuer, cnf)).toMatchObject({ signature: true, disclosuresReferenced: true, kbSignature: true, sdHash: true });
 
-    // Mutations: another transaction id; a turn in the frame's place; a genesis that is not the session's.
-    expect(await checkAp2Evidence({ ...e, transactionId: r.purchases[0]!.transactionId })).toMatchObject({ ok: false, code: 'closed-transaction-id' });
-    expect(await checkAp2Evidence({ ...e, frame: e.turn })).toMatchObject({ ok: false });
-    const renamed = new TextEncoder().encode(Buffer.from(e.genesis).toString('utf8').replace('"tally-demo ap2"', '"tally-demo ap3"'));
-    expect(renamed).not.toEqual(e.genesis);
-    expect(await checkAp2Evidence({ ...e, genesis: renamed })).toMatchObject({ ok: false, message: 'evidence: the genesis does not hash to the session id' });
-    // Bytes that are not JSON at all are refused as a result, never thrown.
-    const cut = e.turn.slice(0, e.turn.length - 7);
-    expect(await checkAp2Evidence({ ...e, turn: cut })).toMatchObject({ ok: false });
-    expect(await checkAp2Evidence({ ...e, genesis: cut })).toMatchObject({ ok: false });
+    // Mutations: another transaction id; no receipt frame (step 3 and 5 missing); a purchase in the frame's place; a receipt cut short.
+    expect(await verifyAp2Evidence({ ...pack, transaction_id: r.purchases[0]!.transactionId }, { verifiers: [vkey] })).toMatchObject({ ok: false, code: 'evidence-malformed' });
+    const noReceipts = { ...pack, entries: (pack['entries'] as Json[]).filter((e) => e['role'] !== 'receipt-frame') };
+    const missing = await verifyAp2Evidence(noReceipts, { verifiers: [vkey] });
+    expect(missing.ok && missing.steps.map((x) => x.outcome)).toEqual(['pass', 'pass', 'missing', 'pass', 'missing']);
+    expect(missing.ok && missing.complete).toBe(false);
+    writeFileSync(join(dir, 'no-receipts.json'), JSON.stringify(noReceipts));
+    const bad = tally(['verify-evidence', 'no-receipts.json', '--vkey', vkey], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid: step 3 checkout-receipt: receipt-missing');
+    const swapped = (pack['entries'] as Json[]).map((e) => (e['role'] === 'purchase-frame' ? { ...e, role: 'receipt-frame' } : e['role'] === 'receipt-frame' ? { ...e, role: 'purchase-frame' } : e));
+    expect(await verifyAp2Evidence({ ...pack, entries: swapped }, { verifiers: [vkey] })).toMatchObject({ ok: false, code: 'evidence-malformed' });
+    const cut = (pack['entries'] as Json[]).map((e) => (e['role'] === 'purchase' ? { ...e, receipt: String(e['receipt']).slice(0, -7) } : e));
+    expect(await verifyAp2Evidence({ ...pack, entries: cut }, { verifiers: [vkey] })).toMatchObject({ ok: false, code: 'evidence-inclusion' });
   });
 
   it('is the same day everywhere: another directory gives the same root, a re-run reuses the sealed day', () => {
@@ -99,7 +141,7 @@ describe('tally demo --ap2 (from outside)', () => {
   it('prints next commands that run as printed', () => {
     const text = tally(['demo', '--ap2', '--out', 'day'], { cwd: dir }).stdout;
     const next = text.split('\n').filter((l) => /^ {2}(next| ) +tally /.test(l)).map((l) => l.replace(/^ +(next +)?tally /, '').trim().split(/ +/));
-    expect(next.map((n) => n[0])).toEqual(['verify', 'replay', 'verify-proof']);
+    expect(next.map((n) => n[0])).toEqual(['verify', 'replay', 'verify-proof', 'verify-evidence']);
     for (const args of next) {
       const run = tally(args, { cwd: dir });
       expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(0);

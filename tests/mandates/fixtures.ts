@@ -21,9 +21,33 @@ export const MERCHANT = { id: 'merchant_1', name: 'Generic Merchant', website: '
 export const AUDIENCE = 'https://credentials-provider.example';
 export const OPEN_CHECKOUT = 'open-checkout-mandate~';
 
-export interface World { readonly user: KeyPair; readonly agent: KeyPair; readonly merchant: KeyPair }
+export interface World { readonly user: KeyPair; readonly agent: KeyPair; readonly merchant: KeyPair; readonly provider: KeyPair }
 export async function world(): Promise<World> {
-  return { user: await keyPair(), agent: await keyPair(), merchant: await keyPair() };
+  return { user: await keyPair(), agent: await keyPair(), merchant: await keyPair(), provider: await keyPair() };
+}
+
+export const MERCHANT_ISS = 'https://demo-merchant.example';
+export const PROVIDER_ISS = AUDIENCE;
+/** The session spec's ap2 member for `mandate`: the user's key, the audience, the merchant's and provider's pinned keys. */
+export function ap2Spec(w: World, mandate: string): Record<string, unknown> {
+  return { mandate, issuer: w.user.publicKey, audience: AUDIENCE, merchant: { iss: MERCHANT_ISS, key: w.merchant.publicKey }, provider: { iss: PROVIDER_ISS, key: w.provider.publicKey } };
+}
+
+/** A receipt JWT (AP2 v0.2 schemas) signed by `by` (default: the type's party), answering `reference`. */
+export async function receiptJwt(w: World, type: 'checkout' | 'payment' | 'mandate', reference: string, o: { status?: 'ok' | 'error'; by?: KeyPair; iss?: string; iat?: number } = {}): Promise<string> {
+  const okStatus = (o.status ?? 'ok') === 'ok';
+  const body: Record<string, unknown> = { iss: o.iss ?? (type === 'checkout' ? MERCHANT_ISS : PROVIDER_ISS), iat: o.iat ?? 1_893_456_000, reference };
+  if (type === 'mandate') Object.assign(body, okStatus ? { result: 'success' } : { result: 'error', error: 'invalid_mandate' });
+  else if (type === 'checkout') Object.assign(body, okStatus ? { status: 'Success', order_id: `order-${reference.slice(0, 8)}` } : { status: 'Error', error: 'invalid_mandate', error_description: 'refused' });
+  else Object.assign(body, { payment_id: `pay-${reference.slice(0, 8)}` }, okStatus ? { status: 'Success', psp_confirmation_id: 'psp-1', network_confirmation_id: 'net-1' } : { status: 'Error', error: 'invalid_mandate', error_description: 'refused' });
+  const key = o.by ?? (type === 'checkout' ? w.merchant : w.provider);
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(body))).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK(key.privateKey, 'ES256'));
+}
+
+/** The payment presentation of a turn body and its checkout hash (the transaction id). */
+export function turnParts(body: Uint8Array): { payment: string; reference: string; transactionId: string } {
+  const t = JSON.parse(new TextDecoder().decode(body)) as { checkout_jwt: string; payment: string };
+  return { payment: t.payment, reference: b64sha(t.payment), transactionId: b64sha(t.checkout_jwt) };
 }
 
 function instance(w: World): Promise<SDJwtInstance<Record<string, unknown>>> {

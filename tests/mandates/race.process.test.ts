@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_URL, dropSchema, freshSchemaName, pgReady, warnIfSkipped } from '../store/helpers/pg.js';
 import { requireFreshDist } from '../store/helpers/procs.js';
-import { AUDIENCE, openPaymentMandate, paymentTurn, world } from './fixtures.js';
+import { ap2Spec, openPaymentMandate, paymentTurn, receiptJwt, turnParts, world } from './fixtures.js';
 
 warnIfSkipped('mandates/race.process.test.ts');
 const WORKER = resolve(import.meta.dirname, 'workers/spender.mjs');
@@ -54,14 +54,19 @@ async function race(location: string): Promise<void> {
     const PROCS = 4;
     const EACH = 4;
     const mandate = await openPaymentMandate(w, { iat: T - 60, exp: T + 86_400, budget: { currency: 'USD', max: BUDGET } });
-    const ap2 = { mandate, issuer: w.user.publicKey, audience: AUDIENCE };
+    const ap2 = ap2Spec(w, mandate);
     const dec = new TextDecoder();
-    const cfgs = [];
+    const all16: Uint8Array[][] = [];
     for (let p = 0; p < PROCS; p++) {
-      const bodies: string[] = [];
-      for (let i = 0; i < EACH; i++) bodies.push(dec.decode(await paymentTurn(w, mandate, { amount: PRICE, nonce: `p${p}-${i}`, iat: T })));
-      cfgs.push({ location, name: `desk-${p}`, ap2, bodies, time: T * 1000 });
+      const bodies: Uint8Array[] = [];
+      for (let i = 0; i < EACH; i++) bodies.push(await paymentTurn(w, mandate, { amount: PRICE, nonce: `p${p}-${i}`, iat: T }));
+      all16.push(bodies);
     }
+    // The credential provider answers every presentation (AP2: none without a receipt for the previous one);
+    // each spender's first frame carries all the receipts, so the rule never stands between a purchase and the budget.
+    const receipts: { type: string; jwt: string }[] = [];
+    for (const body of all16.flat()) receipts.push({ type: 'payment', jwt: await receiptJwt(w, 'payment', turnParts(body).reference) });
+    const cfgs = all16.map((bodies, p) => ({ location, name: `desk-${p}`, ap2, bodies: bodies.map((x) => dec.decode(x)), time: T * 1000, data: { ap2: { receipts } } }));
     // Sessions are opened one after another (schema migration on first open), then all spend at once.
     const workers = [];
     for (const c of cfgs) workers.push(await spender(c));

@@ -15,7 +15,7 @@ import { replay } from '../../src/receipt/index.js';
 import { openStore, type TranscriptStore } from '../../src/store/index.js';
 import { checkAp2Evidence, createAp2Ruler, findAp2Transaction } from '../../src/mandates/index.js';
 import { inProcess } from '../cli/in-process.js';
-import { AUDIENCE, openPaymentMandate, paymentTurn, world, type World } from './fixtures.js';
+import { ap2Spec, openPaymentMandate, paymentTurn, receiptJwt, turnParts, world, type World } from './fixtures.js';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -28,21 +28,35 @@ async function setup(): Promise<{ store: TranscriptStore; w: World; mandate: str
   const w = await world();
   const mandate = await openPaymentMandate(w, { iat: T0 / 1000 - 60, exp: T0 / 1000 + 86_400 * 30, budget: { currency: 'USD', max: 100 }, extra: [{ type: 'payment.agent_recurrence', frequency: 'ON_DEMAND', max_occurrences: 10 }] });
   const engine = createEngine({ store, ruler: createAp2Ruler({ store }) });
+  provider.last = undefined;
   return { store, w, mandate, engine };
 }
 
-/** Opens a session under the mandate and returns a function that spends one frame+turn. */
+/**
+ * The credential provider's side: it answers every presentation the engine
+ * admitted with a payment receipt, which the next frame of whichever session
+ * spends next carries (AP2: no subsequent presentation without one).
+ */
+const provider = { last: undefined as string | undefined };
+async function answered(w: World): Promise<unknown> {
+  return provider.last === undefined ? undefined : { ap2: { receipts: [{ type: 'payment', jwt: await receiptJwt(w, 'payment', provider.last) }] } };
+}
+
+/** Opens a session under the mandate and returns a function that spends one frame+turn (`data`: the frame's data, default the provider's last receipt). */
 async function day(e: ReturnType<typeof createEngine>, w: World, mandate: string, name: string) {
-  const o = await e.open({ name, ap2: { mandate, issuer: w.user.publicKey, audience: AUDIENCE } } as never);
+  const o = await e.open({ name, ap2: ap2Spec(w, mandate) } as never);
   if (!o.ok) throw new Error(o.message);
   let ordinal = -1;
-  return Object.assign(async (body: Uint8Array, time: number) => {
-    const f = await e.frame({ sessionId: o.sessionId, ordinal, time });
+  return Object.assign(async (body: Uint8Array, time: number, data?: unknown) => {
+    const frameData = data === undefined ? await answered(w) : data === null ? undefined : data;
+    const f = await e.frame({ sessionId: o.sessionId, ordinal, time, ...(frameData === undefined ? {} : { data: frameData }) });
     if (!f.ok) throw new Error(f.message);
     ordinal++;
     const t = await e.turn({ sessionId: o.sessionId, ordinal: f.ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: body } });
     if (!t.ok) throw new Error(t.message);
-    return (t.ruling as { ap2: Record<string, unknown> }).ap2;
+    const ruled = (t.ruling as { ap2: Record<string, unknown> }).ap2;
+    if (ruled['admitted'] === true) provider.last = turnParts(body).reference;
+    return ruled;
   }, { sessionId: o.sessionId });
 }
 
@@ -136,10 +150,64 @@ describe('a day under an AP2 open payment mandate', () => {
     await store.close();
   });
 
+  it('refuses a second presentation until the previous one has a receipt; a receipt is a fact any session of the store sees, and replay names it', async () => {
+    const { store, w, mandate, engine } = await setup();
+    const a = await day(engine, w, mandate, 'desk-a');
+    const b = await day(engine, w, mandate, 'desk-b');
+    const first = await paymentTurn(w, mandate, { amount: 1_000, nonce: 'q1', iat: T0 / 1000 });
+    expect(await a(first, T0, null)).toMatchObject({ admitted: true, use: 0, reference: turnParts(first).reference });
+    const ref = turnParts(first).reference;
+    // No receipt yet: refused in either session, and nothing is spent.
+    expect(await b(await paymentTurn(w, mandate, { amount: 1_000, nonce: 'q2', iat: T0 / 1000 }), T0 + 1000, null)).toMatchObject({ admitted: false, code: 'receipt-missing', uses_before: 1 });
+    // Receipts that do not count: the merchant's key on a payment receipt, a wrong iss, an unknown key, another reference.
+    const other = await world();
+    const bad = [
+      { type: 'payment', jwt: await receiptJwt(w, 'payment', ref, { by: w.merchant }) },
+      { type: 'payment', jwt: await receiptJwt(w, 'payment', ref, { iss: 'https://someone-else.example' }) },
+      { type: 'mandate', jwt: await receiptJwt(w, 'mandate', ref, { by: other.provider }) },
+      { type: 'checkout', jwt: await receiptJwt(w, 'checkout', turnParts(first).transactionId) },
+    ];
+    const r2 = await b(await paymentTurn(w, mandate, { amount: 1_000, nonce: 'q3', iat: T0 / 1000 }), T0 + 2000, { ap2: { receipts: bad } });
+    expect(r2).toMatchObject({ admitted: false, code: 'receipt-missing' });
+    expect((r2['receipts'] as { code?: string }[]).map((x) => x.code ?? 'ok')).toEqual(['receipt-issuer', 'receipt-issuer', 'receipt-signature', 'ok']);
+    // A rejection receipt (the provider's error mandate receipt) arrives in session a's frame; session b may then present.
+    const rejection = { ap2: { receipts: [{ type: 'mandate', jwt: await receiptJwt(w, 'mandate', ref, { status: 'error' }) }] } };
+    const third = await paymentTurn(w, mandate, { amount: 500, nonce: 'q4', iat: T0 / 1000 });
+    expect(await a(await paymentTurn(w, mandate, { amount: 10, nonce: 'q4x', iat: T0 / 1000, sku: 'x' }), T0 + 3000, rejection)).toMatchObject({ admitted: true, use: 1, previous_receipt: { reference: ref, in_frame: true } });
+    provider.last = undefined;
+    // Use 1's presentation has no receipt: b is refused again; one in b's own frame admits.
+    expect(await b(third, T0 + 4000, null)).toMatchObject({ admitted: false, code: 'receipt-missing' });
+    const a2 = await a(await paymentTurn(w, mandate, { amount: 20, nonce: 'q5', iat: T0 / 1000 }), T0 + 5000, null);
+    expect(a2).toMatchObject({ admitted: false, code: 'receipt-missing' });
+    await store.close();
+  });
+
+  it('reads a receipt reserved by another session as an external fact on replay, and refuses a checkout JWT the merchant did not sign', async () => {
+    const { store, w, mandate, engine } = await setup();
+    const a = await day(engine, w, mandate, 'desk-a');
+    const b = await day(engine, w, mandate, 'desk-b');
+    const first = await paymentTurn(w, mandate, { amount: 1_000, nonce: 'x1', iat: T0 / 1000 });
+    await a(first, T0, null);
+    const receipt = { ap2: { receipts: [{ type: 'payment', jwt: await receiptJwt(w, 'payment', turnParts(first).reference) }] } };
+    // The receipt arrives in a's frame, whose turn is refused (a replayed nonce): it is still recorded and reserved.
+    expect(await a(await paymentTurn(w, mandate, { amount: 1_000, nonce: 'x1', iat: T0 / 1000 }), T0 + 1000, receipt)).toMatchObject({ admitted: false, code: 'kb-replayed', receipts: [{ type: 'payment', status: 'Success' }] });
+    expect(await b(await paymentTurn(w, mandate, { amount: 2_000, nonce: 'x2', iat: T0 / 1000 }), T0 + 2000, null)).toMatchObject({ admitted: true, use: 1, previous_receipt: { session: a.sessionId, index: 4 } });
+    // A checkout JWT signed by someone else than the pinned merchant.
+    const forged = await paymentTurn({ ...w, merchant: (await world()).merchant }, mandate, { amount: 1, nonce: 'x3', iat: T0 / 1000 });
+    expect(await b(forged, T0 + 3000, null)).toMatchObject({ admitted: false, code: 'checkout-signature' });
+    const rb = await replay([await bundleOf(engine, b.sessionId)], { ruler: (s) => createAp2Ruler({ store: s }) });
+    expect(rb.ok, JSON.stringify(rb).slice(0, 2000)).toBe(true);
+    if (rb.ok) expect(rb.externalFacts.map((f) => [f.kind, f.nonce.split(':')[0]])).toEqual([['ap2-use', 'use'], ['ap2-receipt', 'receipt']]);
+    await store.close();
+  });
+
   it('refuses at open a spec whose ap2 member is malformed', async () => {
     const { store, w, mandate, engine } = await setup();
-    const r = await engine.open({ name: 'x', ap2: { mandate: mandate + 'junk~', issuer: w.user.publicKey } } as never);
+    const r = await engine.open({ name: 'x', ap2: { ...ap2Spec(w, mandate), mandate: mandate + 'j!~' } } as never);
     expect(r.ok).toBe(false);
+    // The merchant and provider are pinned by key: a name alone is not an authority.
+    const { merchant: _m, ...noMerchant } = ap2Spec(w, mandate);
+    expect((await engine.open({ name: 'y', ap2: { ...noMerchant, merchant: 'https://demo-merchant.example' } } as never)).ok).toBe(false);
     await store.close();
   });
 });

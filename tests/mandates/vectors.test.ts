@@ -10,12 +10,15 @@ import type { JsonWebKey } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JWK } from 'jose';
-import { evaluatePayment, verifyClosedMandate, verifyOpenMandate, type OpenMandate } from '../../src/mandates/index.js';
-import { independentVerify } from './rfc9901.js';
+import { evaluatePayment, readParty, signerOf, verifyCheckoutJwt, verifyClosedMandate, verifyOpenMandate, verifyReceipt, type OpenMandate, type Parties, type ReceiptType } from '../../src/mandates/index.js';
+import { es256, independentVerify } from './rfc9901.js';
 
 interface Vectors {
   keys: Record<string, { public: JWK; private: JWK }>;
   open: { name: string; presentation: string; now: number; issuer: string; agent?: string; expect: string }[];
+  parties: Record<'merchant' | 'provider', { iss: string; key: string }>;
+  receipts: { name: string; type: ReceiptType; jwt: string; expect: string; reference?: string }[];
+  checkouts: { name: string; jwt: string; expect: string }[];
   closed: { name: string; open: string; presentation: string; now: number; aud: string; nonce: string; checkoutHashes: string[]; openCheckoutHash: string; expect: string; history?: { spent: number; uses: number }; violations?: string[] }[];
 }
 const V = JSON.parse(readFileSync(new URL('../../docs/vectors/ap2.json', import.meta.url), 'utf8')) as Vectors;
@@ -83,5 +86,32 @@ describe(`mutations of a valid open mandate are refused (seed ${FUZZ_SEED.toStri
       const r = await verifyOpenMandate(mutated, { issuerKey: pub('user'), now: v.now });
       expect(r.ok).toBe(false);
     }), { seed: FUZZ_SEED, numRuns: 300 });
+  });
+});
+
+describe('AP2 receipt and checkout JWT vectors (§16.8)', () => {
+  const parties: Parties = {
+    merchant: readParty({ iss: V.parties.merchant.iss, key: pub(V.parties.merchant.key) })!,
+    provider: readParty({ iss: V.parties.provider.iss, key: pub(V.parties.provider.key) })!,
+  };
+  it('cover valid receipts of each type and each refusal code', () => {
+    const seen = new Set(V.receipts.map((r) => `${r.expect === 'ok' ? r.type : r.expect}`));
+    for (const c of ['checkout', 'payment', 'mandate', 'receipt-issuer', 'receipt-signature', 'receipt-malformed']) expect(seen).toContain(c);
+  });
+  it.each(V.receipts.map((v) => [v.name, v] as const))('%s', async (_n, v) => {
+    const r = await verifyReceipt(v.type, v.jwt, parties);
+    expect(r.ok ? 'ok' : r.code, r.ok ? '' : r.message).toBe(v.expect);
+    if (r.ok) expect(r.value.reference).toBe(v.reference);
+    // The independent ES256 check (node:crypto, not jose) agrees on whose key signed it.
+    const own = pub(V.parties[signerOf(v.type)].key) as JsonWebKey;
+    const other = pub(V.parties[signerOf(v.type) === 'merchant' ? 'provider' : 'merchant'].key) as JsonWebKey;
+    if (v.expect === 'ok') expect(es256(v.jwt, own)).toBe(true);
+    if (v.expect === 'receipt-signature') expect([es256(v.jwt, own), es256(v.jwt, other)]).toEqual([false, false]);
+    if (v.name === 'payment-signed-by-merchant') expect([es256(v.jwt, own), es256(v.jwt, other)]).toEqual([false, true]);
+  });
+  it.each(V.checkouts.map((v) => [v.name, v] as const))('checkout JWT %s', async (_n, v) => {
+    const r = await verifyCheckoutJwt(v.jwt, parties.merchant);
+    expect(r.ok ? 'ok' : r.code).toBe(v.expect);
+    if (v.name === 'merchant-signed' || v.name === 'signed-by-provider') expect(es256(v.jwt, pub('merchant') as JsonWebKey)).toBe(v.expect === 'ok');
   });
 });

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { canonicalJson, isDigestHex, type CanonicalObject, type Entry } from '../../protocol/index.js';
 import { bundleFileChunks, indexBundle, peekSessionCheckpoint, turnReceiptFromBundle } from '../../receipt/index.js';
 import { assemblePaymentEvidence, verifyPaymentEvidence, type PaymentSelector } from '../../payments/index.js';
+import { AP2_EVIDENCE_FORMAT, assembleAp2Evidence, verifyAp2Evidence, type Ap2PackFacts } from '../../mandates/index.js';
 import { CliError, EXIT, println, str, type Command } from '../command.js';
 import { readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
 import { WITNESS_POLICY_HELP, WITNESS_POLICY_OPTIONS, printWitnessFailure, witnessPolicyFor } from './witness-policy.js';
@@ -17,8 +18,15 @@ function selectorOf(v: string): PaymentSelector {
 
 export const evidenceCommand: Command = {
   name: 'evidence',
-  summary: 'Write the dispute evidence pack of one x402 payment: mandate, offer, signed payload, ruling, settlement facts, each with its receipt.',
+  summary: 'Write the dispute evidence pack of one x402 payment or one AP2 transaction, each entry with its inclusion proof under the checkpoint.',
   help: `Usage: tally evidence <bundle.jsonl> --payment <ticket|payment-hash|payer:payTo:value:nonce> --checkpoint <file> --vkey <vkey|file> [--out <file>]
+       tally evidence <bundle.jsonl> --transaction <transaction_id> --checkpoint <file> --vkey <vkey|file> [--out <file>]
+
+With --transaction (an AP2 session, docs/PROTOCOL.md §16.9): writes a pack
+of format tally/ap2-evidence/1 holding the genesis (the open mandate and the
+pinned merchant and credential provider keys), the frame and turn of the
+purchase whose checkout_hash is <transaction_id> (checkout JWT, closed payment
+mandate, ruling), and every frame of the session carrying a receipt about it.
 
 Writes one self-contained pack (format tally/x402-evidence/1, docs/PROTOCOL.md
 §17.8) for the payment named: single-turn receipts of the genesis (the
@@ -31,13 +39,15 @@ Check it with 'tally verify-evidence <pack> --vkey <vkey>'.
 Exit codes: 0 written, 1 no such payment or the checkpoint is not of this
 bundle, 2 usage error, 3 I/O error.`,
   renamedOptions: () => ({ key: 'vkey' }),
-  options: { payment: { type: 'string' }, checkpoint: { type: 'string' }, vkey: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } },
+  options: { payment: { type: 'string' }, transaction: { type: 'string' }, checkpoint: { type: 'string' }, vkey: { type: 'string' }, key: { type: 'string' }, out: { type: 'string' } },
   async run({ values, positionals }, io) {
     const path = positionals[0];
     if (!path || positionals.length > 1) throw new CliError("evidence takes exactly one bundle path. Run 'tally evidence --help'.");
     const payment = str(values, 'payment');
-    if (payment === undefined) throw new CliError('--payment <ticket|payment-hash|payer:payTo:value:nonce> is required');
-    const select = selectorOf(payment);
+    const transaction = str(values, 'transaction');
+    if ((payment === undefined) === (transaction === undefined)) throw new CliError('one of --payment <ticket|payment-hash|payer:payTo:value:nonce> (x402) or --transaction <transaction_id> (AP2) is required');
+    if (transaction !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(transaction)) throw new CliError('--transaction takes an AP2 transaction_id: 43 base64url characters (the checkout_hash)');
+    const select = payment === undefined ? undefined : selectorOf(payment);
     const cpPath = str(values, 'checkpoint');
     if (cpPath === undefined || str(values, 'vkey') === undefined) throw new CliError('--checkpoint <file> and --vkey <vkey> are required: evidence signs nothing');
     const verifiers = await verifierKeysFor(values, io);
@@ -53,10 +63,11 @@ bundle, 2 usage error, 3 I/O error.`,
       println(io.stderr, `invalid: entry ${ix.index}: ${ix.code}: ${ix.message}`);
       return EXIT.invalid;
     }
-    const built = await assemblePaymentEvidence(entries, ix.summary.sessionId, select, async (index) => {
+    const prove = async (index: number) => {
       const r = turnReceiptFromBundle(ix, index, signedCheckpoint, { verifiers });
-      return r.ok ? { ok: true, text: r.text, signedCheckpoint } : { ok: false, message: `${r.code}: ${r.message}` };
-    });
+      return r.ok ? { ok: true as const, text: r.text, signedCheckpoint } : { ok: false as const, message: `${r.code}: ${r.message}` };
+    };
+    const built = select === undefined ? await assembleAp2Evidence(entries, ix.summary.sessionId, transaction!, prove) : await assemblePaymentEvidence(entries, ix.summary.sessionId, select, prove);
     if (!built.ok) {
       println(io.stderr, `tally evidence: ${built.code}: ${built.message}`);
       return EXIT.invalid;
@@ -64,14 +75,14 @@ bundle, 2 usage error, 3 I/O error.`,
     const text = `${canonicalJson(built.pack as unknown as CanonicalObject)}\n`;
     const out = str(values, 'out');
     if (out === undefined) io.stdout.write(text);
-    else println(io.stdout, `evidence for payment ${payment} (${built.pack.entries.length} receipts, session ${built.pack.session}) written to ${writeTextFile(out, text, io, 'the pack')}`);
+    else println(io.stdout, `evidence for ${payment === undefined ? `transaction ${transaction!}` : `payment ${payment}`} (${built.pack.entries.length} receipts, session ${built.pack.session}) written to ${writeTextFile(out, text, io, 'the pack')}`);
     return EXIT.ok;
   },
 };
 
 export const verifyEvidenceCommand: Command = {
   name: 'verify-evidence',
-  summary: "Verify an x402 payment's evidence pack offline with the engine's verifier key alone, and name its dispute reasons.",
+  summary: "Verify an x402 payment's or an AP2 transaction's evidence pack offline with the engine's verifier key alone, and name its dispute reasons or steps.",
   help: `Usage: tally verify-evidence <pack.json> --vkey <vkey|file> [--witness <vkey>... [--quorum k] | --policy <file>] [--json]
 
 Checks every receipt of the pack against its signed checkpoint and the pinned
@@ -82,6 +93,12 @@ verifies every judge's signed answer when the payment policy names judges
 re-checks any chain receipt that reconciled it. Prints the payment, its final
 settlement state and the reason codes a dispute needs (authority_exceeded,
 counterparty_mismatch, offer_drift, duplicate_execution, settlement_unknown).
+
+An AP2 pack (tally/ap2-evidence/1, PROTOCOL.md §16.9) is recognised by its
+format: every entry's inclusion proof is checked, then AP2's five dispute
+steps run offline, each printed with its outcome (pass, fail with a code, or
+missing): 1 checkout-mandate, 2 checkout-hash, 3 checkout-receipt,
+4 payment-mandate, 5 payment-receipt. Valid (exit 0) only when all five pass.
 
 With a witness policy the pack's sealed checkpoint must also carry the
 witnesses' cosignatures (checked first, as tally verify --checkpoint does).
@@ -120,6 +137,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
       }
       cosigned = w.signed;
     }
+    if (typeof pack === 'object' && pack !== null && (pack as Record<string, unknown>)['format'] === AP2_EVIDENCE_FORMAT) return ap2Verdict(await verifyAp2Evidence(pack, { verifiers }), values['json'] === true, io, cosigned);
     const r = await verifyPaymentEvidence(pack, { verifiers });
     if (values['json'] === true) println(io.stdout, JSON.stringify(r));
     if (!r.ok) {
@@ -138,3 +156,24 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 I/O error.`,
     return EXIT.ok;
   },
 };
+
+/** Prints an AP2 pack's verdict: the five steps, each with its outcome. */
+function ap2Verdict(r: Ap2PackFacts | { ok: false; code: string; message: string }, json: boolean, io: Parameters<Command['run']>[1], cosigned: readonly string[] | undefined): number {
+  if (json) println(io.stdout, JSON.stringify(r));
+  if (!r.ok) {
+    println(io.stderr, `invalid: ${r.code}: ${r.message}`);
+    return EXIT.invalid;
+  }
+  if (!json) {
+    println(io.stdout, `transaction ${r.transaction_id} in session ${r.session} (checkpoint size ${r.checkpoint.size}): every entry included; ruled ${r.admitted ? 'admitted' : `refused (${String(r.ruling['code'])})`}${r.amount === undefined ? '' : `, ${r.amount} ${r.currency!} minor units`}`);
+    for (const s of r.steps) println(io.stdout, `step ${s.step} ${s.name}: ${s.outcome}${s.code ? ` ${s.code}` : ''}: ${s.detail}`);
+  }
+  if (!r.complete) {
+    const s = r.steps.find((x) => x.outcome !== 'pass')!;
+    println(io.stderr, `invalid: step ${s.step} ${s.name}: ${s.outcome === 'missing' ? 'receipt-missing' : s.code!}`);
+    return EXIT.invalid;
+  }
+  if (!json) println(io.stdout, 'valid: all five dispute steps pass');
+  if (!json && cosigned !== undefined) println(io.stdout, `cosigned by  ${cosigned.join(', ')} (witness quorum met)`);
+  return EXIT.ok;
+}

@@ -18,7 +18,7 @@ const rl = createInterface({ input: process.stdin });
 await new Promise((resolve) => rl.once('line', resolve));
 let ordinal = -1;
 for (const body of cfg.bodies) {
-  const f = await engine.frame({ sessionId: o.sessionId, ordinal, time: cfg.time });
+  const f = await engine.frame({ sessionId: o.sessionId, ordinal, time: cfg.time, ...(ordinal === -1 && cfg.data ? { data: cfg.data } : {}) });
   if (!f.ok) throw new Error(f.message);
   ordinal++;
   const t = await engine.turn({ sessionId: o.sessionId, ordinal: f.ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new TextEncoder().encode(body) } });
