@@ -80,7 +80,7 @@ const EXPECT: readonly (readonly [RegExp, readonly RegExp[]])[] = [
   [/npx tally demo --x402/, [/rulings +admitted 3, offer_drift 1, over_budget 1\n/, /lifecycle +final SETTLED 3; 1 recorded UNKNOWN then reconciled/, /bundle ok/, /valid, pinned to the checkpoint tally-x402\/receipt\.note/, /ruler +payments/, /admitted: ticket 1, 10000 of 0x[0-9a-f]{40} .* final state SETTLED/, /reasons: offer_drift/]],
   [/--log tally-demo\/log\b/, [/engine log {3}read \d+ leaves: consistent with the binding/]],
   [/--sessions tally-demo\b/, [/sessions: 1 checkpoints match their session's own tree, 0 unchecked/]],
-  [/npx tally mcp proxy/, [/"id":1,"result":\{"content":\[\{"text":"Session [0-9a-f]{64} created/, /Tally refused this call \(tool_not_offered\)/, /valid, pinned to receipt root [0-9a-f]{64}/, /all 2 rulings re-derived/]],
+  [/npx tally mcp proxy --db gw\.db /, [/"id":1,"result":\{"content":\[\{"text":"Session [0-9a-f]{64} created/, /Tally refused this call \(tool_not_offered\)/, /valid, pinned to receipt root [0-9a-f]{64}/, /all 2 rulings re-derived/]],
 ];
 
 function fill(code: string): { code: string; unknown: string[] } {

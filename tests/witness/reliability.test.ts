@@ -42,9 +42,10 @@ describe('witness reliability', () => {
       // The log retries from what it believed (0): the witness says it already holds 6.
       expect(await submitCheckpoint(w.url, log.body(0))).toEqual({ kind: 'conflict', size: 6 });
       // A fork at size 6 (another root, same key) is refused: the persisted root stands.
+      // Same size, other root is 422 (C2SP tlog-witness since C2SP/C2SP#280), not a 409 conflict.
       const fork = testLog('tally.example/acme', 'ab'.repeat(32), log.key);
       fork.append(6, 'fork');
-      expect(await submitCheckpoint(w.url, fork.body(6))).toEqual({ kind: 'conflict', size: 6 });
+      expect(await submitCheckpoint(w.url, fork.body(6))).toMatchObject({ kind: 'refused', status: 422, message: expect.stringMatching(/^root-mismatch: /) });
       // Resubmitting the persisted checkpoint from 6 yields the lost cosignature.
       const again = await submitCheckpoint(w.url, log.body(6));
       expect(again.kind).toBe('cosigned');
