@@ -20,6 +20,7 @@ import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js'
 import { checkLogBindingInPage } from './log-binding.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
+import { chooseReplayRuler } from '../../payments/replay-ruler.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
 
 interface WorkerScope {
@@ -126,7 +127,7 @@ async function replayBundle(): Promise<void> {
   const total = day.offsets.length;
   let report: ReplayReport;
   try {
-    report = await replayDay(bundleOf(day), day.sealsMandate, day.requireSealed, (i) => {
+    report = await replayDay(bundleOf(day), day.authority, day.requireSealed, (i) => {
       const now = performance.now();
       if (now - last > 100) {
         last = now;
@@ -135,7 +136,7 @@ async function replayBundle(): Promise<void> {
     });
   } catch (e) {
     // `tally replay` would stop with the same error: say so rather than spin.
-    report = { state: 'error', ruler: day.sealsMandate ? 'referee' : 'intent', turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
+    report = { state: 'error', ruler: chooseReplayRuler('auto', day.authority).name, turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
   }
   post({ type: 'replayed', report, ms: performance.now() - t0 });
 }
