@@ -18,6 +18,7 @@ import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
 import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { checkLogBindingInPage } from './log-binding.js';
+import { checkPack } from './pack.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
 import { chooseReplayRuler } from '../../payments/replay-ruler.js';
@@ -183,6 +184,7 @@ scope.onmessage = (ev) => {
   else if (m.type === 'replay') void replayBundle();
   else if (m.type === 'receipt') void receipt(m.index, m.download);
   else if (m.type === 'entry') void entryText(m.index);
+  else if (m.type === 'evidence') void checkPack(m.pack, m.vkey, m.policy).then((report) => post({ type: 'evidence-checked', report, ms: performance.now() - t0 }));
   else if (m.type === 'follow') {
     const f = new Follower();
     follower = f;
