@@ -8,7 +8,7 @@
 import { toHex, verifyInclusion, fromHex, type Entry, type MerkleFailureCode } from '../../protocol/index.js';
 import { parseTlogProof, type TlogProofCode } from '../checkpoint/tlogProof.js';
 import type { OpenSessionCheckpointFailure, OpenSessionCheckpointResult, SessionCheckpoint } from '../session/checkpoint-note.js';
-import { receiptHasher } from '../session/trees.js';
+import { receiptHasher } from '../session/receipt-hasher.js';
 import { checkEntryBytes, type EntryCheckCode } from './entry-check.js';
 
 /** Values a grader pins out of band (for example from the sealed checkpoint they were handed). */
