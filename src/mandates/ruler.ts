@@ -21,13 +21,13 @@ import { verifyClosedMandate, type ClosedMandate } from './closed.js';
 import { evaluatePayment, type MandateHistory } from './constraints.js';
 import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './open.js';
 import { VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
+import { AP2_SPEC_KEY } from './spec-keys.js';
 import { verifyViCredential } from './vi.js';
 import { splitCompact } from './sdjwt.js';
 import { readParty, verifyCheckoutJwt, type Parties } from './receipts.js';
 import { frameReceipts, previousReceipt, recordedPreviousReceipt } from './presentations.js';
 
-/** The session spec member that makes a session AP2-governed. */
-export const AP2_SPEC_KEY = 'ap2';
+export { AP2_SPEC_KEY } from './spec-keys.js';
 
 export interface Ap2Spec {
   /** The open mandate presentation (`<jwt>~<d>~…~`), verbatim. */

@@ -16,8 +16,8 @@ import { b64sha256, publicP256 } from './open.js';
 import { disclosureDigest, splitCompact, verifySdJwt } from './sdjwt.js';
 import type { ViCredential } from './vi.js';
 
-/** The session spec member that puts a session under a VI credential. */
-export const VI_SPEC_KEY = 'vi';
+import { VI_SPEC_KEY } from './spec-keys.js';
+export { VI_SPEC_KEY } from './spec-keys.js';
 /** L3's `typ` (VI §5.2) and its longest lifetime (§5.3: at most one hour). */
 export const VI_L3_TYP = 'kb-sd-jwt';
 const L3_MAX_LIFETIME = 3_600;

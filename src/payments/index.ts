@@ -18,8 +18,10 @@ export { askPaymentJudges, paymentJudgeRequest, reverifyPaymentJudges, PAYMENT_J
 export type { PaymentVerdict, PaymentJudgeCode, JudgedPayment } from './judges.js';
 export { X402Runtime, PaymentRefusedError } from './runtime.js';
 export type { X402RuntimeOptions, SentPayment } from './runtime.js';
-export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
-export type { EvidencePack, EvidenceFacts, EvidenceCode, DisputeReason, PaymentSelector } from './evidence-pack.js';
+export { assemblePaymentEvidence, buildPaymentEvidence, verifyPaymentEvidence, checkPaymentEvidence, EVIDENCE_FORMAT, DISPUTE_REASONS } from './evidence-pack.js';
+export type { EvidencePack, EvidenceFacts, EvidenceCode, EvidenceRefusal, DisputeReason, PaymentSelector } from './evidence-pack.js';
+export { chooseReplayRuler, sealedAuthorityOf, REPLAY_RULER_CHOICES } from './replay-ruler.js';
+export type { ChosenReplayRuler, ReplayChoice, ReplayRulerOf, SealedAuthority } from './replay-ruler.js';
 export { PAYMENT_RULING_CATALOGUE } from './catalogue.js';
 export { paymentIdConflictOf } from './wire.js';
 export type { PaymentCatalogueEntry } from './catalogue.js';

@@ -97,7 +97,7 @@ describe('the browser bundle', () => {
 
   it('reaches the protocol and receipt rules it reuses', () => {
     const rel = [...files].map((f) => relative(src, f));
-    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'rules/intent.ts', 'session/engine.ts', 'witness/policy/check.ts', 'witness/policy/parse-text.ts']) {
+    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'payments/replay-ruler.ts', 'payments/ruler.ts', 'payments/evidence-check.ts', 'receipt/proof/turn-receipt-check.ts', 'rules/intent.ts', 'session/engine.ts', 'witness/policy/check.ts', 'witness/policy/parse-text.ts']) {
       expect(rel).toContain(f);
     }
   });

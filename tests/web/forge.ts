@@ -10,9 +10,14 @@ import { canonicalJson, entryHash, rfc6962Hasher, rootFromLeafHashes, toHex, typ
 export function resealedForgery(lines: string[], nth = 0): Buffer {
   const entries = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   const ruled = entries.flatMap((e, i) => (e['kind'] === 'turn' && typeof e['ruling'] === 'object' && typeof (e['ruling'] as Record<string, unknown>)['quota'] === 'object' ? [i] : []));
-  const k = ruled[nth]!;
-  const ruling = entries[k]!['ruling'] as Record<string, Record<string, unknown>>;
-  ruling['quota']!['cap'] = '999999';
+  return resealedEdit(entries, ruled[nth]!, (e) => {
+    ((e['ruling'] as Record<string, Record<string, unknown>>)['quota']!)['cap'] = '999999';
+  });
+}
+
+/** Applies `edit` to entry `k` of `entries` (parsed lines) and re-seals: every later hash, link and the seal recomputed. */
+export function resealedEdit(entries: Record<string, unknown>[], k: number, edit: (e: Record<string, unknown>) => void): Buffer {
+  edit(entries[k]!);
   const hashes: Uint8Array[] = [];
   const out: string[] = [];
   entries.forEach((e, i) => {

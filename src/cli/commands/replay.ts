@@ -3,12 +3,8 @@ import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
 import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
-import { createRefereeRuler, replayRuler, specSealsMandate, REPLAY_RULERS, type ReplayRulerChoice } from '../../referee/index.js';
-import { AP2_SPEC_KEY, VI_SPEC_KEY, createAp2Ruler } from '../../mandates/index.js';
-import { createPaymentsRuler } from '../../payments/index.js';
-
-/** `--ruler` values: the referee's choices, payments (the x402 payment referee over the referee) and ap2 (a session under an AP2 open payment mandate). */
-const RULERS = [...REPLAY_RULERS, 'payments', 'ap2'] as const;
+import { createAp2Ruler } from '../../mandates/index.js';
+import { chooseReplayRuler, sealedAuthorityOf, REPLAY_RULER_CHOICES as RULERS, type ReplayChoice, type SealedAuthority } from '../../payments/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
 import { countOption } from './checkpoint.js';
@@ -16,9 +12,8 @@ import { counted } from '../../demo/format.js';
 import { verdictLine } from '../pins.js';
 import { LOG_BINDING_HELP, LOG_BINDING_OPTIONS } from './log-binding.js';
 
-/** True when the bundle's genesis spec seals a referee mandate (read from its first line only). */
-/** Which authority the genesis spec seals (read from its first line only): an x402 payment policy (spec.payments, PROTOCOL.md §17), an AP2 open mandate or a Verifiable Intent credential (spec.ap2 / spec.vi, §16), a referee mandate, or none. */
-async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mandate' | undefined> {
+/** Which authority the bundle's genesis spec seals (read from its first line only; sealedAuthorityOf, PROTOCOL.md §16–§18). */
+async function sealedAuthority(path: string): Promise<SealedAuthority> {
   const stream = createReadStream(path, { highWaterMark: 1 << 16 });
   try {
     for await (const { line } of splitLines(stream)) {
@@ -26,13 +21,7 @@ async function sealedAuthority(path: string): Promise<'payments' | 'ap2' | 'mand
       const r = parseStrictJson(line);
       if (!r.ok) return undefined; // Not JSON in the one encoding: replay reports the chain error.
       const v = r.value as { spec?: unknown } | null;
-      if (typeof v !== 'object' || v === null) return undefined;
-      const spec = v.spec as Record<string, unknown> | null;
-      const has = (k: string): boolean => typeof spec === 'object' && spec !== null && !Array.isArray(spec) && spec[k] !== undefined;
-      // A payment policy is sealed beside a version-2 mandate: it is asked first.
-      if (has('payments')) return 'payments';
-      if (specSealsMandate(v.spec)) return 'mandate';
-      return has(AP2_SPEC_KEY) || has(VI_SPEC_KEY) ? 'ap2' : undefined;
+      return typeof v !== 'object' || v === null ? undefined : sealedAuthorityOf(v.spec);
     }
   } catch {
     // Not JSON: replay reports the chain error.
@@ -134,13 +123,9 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }
     const authority = ruler === 'auto' ? await sealedAuthority(file) : undefined;
-    const chosen: { readonly name: string; readonly ruler: NonNullable<ReplayOptions['ruler']> | null } =
-      ruler === 'payments' || authority === 'payments'
-        ? { name: 'payments', ruler: (store) => createPaymentsRuler({ store, inner: createRefereeRuler({ store, legacyMandates: true }) }) }
-        : ruler === 'ap2' || authority === 'ap2'
-          ? { name: 'ap2', ruler: (store) => createAp2Ruler({ store }) }
-          : replayRuler(ruler as ReplayRulerChoice, authority === 'mandate');
-    const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
+    // The one choice of ruler the grader's page makes too; the CLI can load the AP2 ruler.
+    const chosen = chooseReplayRuler(ruler as ReplayChoice, authority, (store) => createAp2Ruler({ store }));
+    const rulerOption: ReplayOptions['ruler'] = chosen.ruler ?? null;
     const json = values['json'] === true;
     // --json: stdout has the one result object and stderr nothing human (not even a progress bar).
     const progress = json ? { tick: () => {}, done: () => {} } : progressReporter(io, 'replaying');

@@ -1,19 +1,11 @@
-import { toHex, verifyInclusion, fromHex, type Entry, type MerkleFailureCode } from '../../protocol/index.js';
-import { parseTlogProof, type TlogProofCode } from '../checkpoint/tlogProof.js';
 import type { NoteVerifier } from '../note/types.js';
-import { openSessionCheckpoint, type OpenSessionCheckpointFailure, type SessionCheckpoint } from '../session/open-checkpoint.js';
-import { receiptHasher } from '../session/trees.js';
-import { checkEntryBytes, type EntryCheckCode } from './entry-check.js';
+import { openSessionCheckpoint } from '../session/open-checkpoint.js';
+import { checkTurnReceipt, parseTurnReceipt, type ReceiptPin, type VerifyTurnReceiptResult } from './turn-receipt-check.js';
 
 export { formatTurnReceipt } from './turn-receipt-text.js';
+export { checkTurnReceipt, parseTurnReceipt, pinMismatch, verifyTurnReceiptWith } from './turn-receipt-check.js';
+export type { CheckpointOpener, ParsedTurnReceipt, ReceiptPin, VerifyTurnReceiptResult } from './turn-receipt-check.js';
 export type { TurnReceiptInput } from './turn-receipt-text.js';
-
-/** Values a grader pins out of band (for example from the sealed checkpoint they were handed). */
-export interface ReceiptPin {
-  readonly sessionId?: string;
-  readonly size?: number;
-  readonly receiptRoot?: string;
-}
 
 /** Options of {@link verifyTurnReceipt}. */
 export interface VerifyTurnReceiptOptions {
@@ -22,24 +14,6 @@ export interface VerifyTurnReceiptOptions {
   /** Pins the checkpoint: session, tree size and root must equal these when given. */
   readonly pin?: ReceiptPin;
 }
-
-/** Outcome of {@link verifyTurnReceipt}. */
-export type VerifyTurnReceiptResult =
-  | {
-      readonly ok: true;
-      readonly index: number;
-      readonly sessionId: string;
-      /** Entry hash (hex) = its leaf hash. */
-      readonly entryHash: string;
-      readonly entry: Entry;
-      readonly entryBytes: Uint8Array;
-      readonly checkpoint: SessionCheckpoint;
-    }
-  | { readonly ok: false; readonly stage: 'proof'; readonly code: TlogProofCode | 'missing-entry'; readonly message: string }
-  | OpenSessionCheckpointFailure
-  | { readonly ok: false; readonly stage: 'entry'; readonly code: EntryCheckCode | 'wrong-session' | 'wrong-position'; readonly message: string }
-  | { readonly ok: false; readonly stage: 'inclusion'; readonly code: MerkleFailureCode; readonly message: string }
-  | { readonly ok: false; readonly stage: 'pin'; readonly code: 'pin-mismatch'; readonly message: string };
 
 /**
  * Verifies a single-turn receipt offline with nothing but the engine's
@@ -57,44 +31,8 @@ export type VerifyTurnReceiptResult =
  * if (r.ok) console.log(r.entry.kind, r.checkpoint.size); else console.error(r.stage, r.code, r.message);
  */
 export function verifyTurnReceipt(text: string, options: VerifyTurnReceiptOptions): VerifyTurnReceiptResult {
-  const parsed = parseTlogProof(text);
-  if (!parsed.ok) return { ok: false, stage: 'proof', code: parsed.code, message: parsed.message };
-  const { index, proof, signedCheckpoint, extraData } = parsed.tlogProof;
-  if (extraData === undefined || extraData.length === 0) {
-    return { ok: false, stage: 'proof', code: 'missing-entry', message: 'the proof carries no entry bytes (no "extra" line): it is not a Tally turn receipt' };
-  }
-  const opened = openSessionCheckpoint(signedCheckpoint, options.verifiers);
-  if (!opened.ok) return opened;
-  const cp = opened.checkpoint;
-  const checked = checkEntryBytes(extraData);
-  if (!checked.ok) return { ok: false, stage: 'entry', code: checked.code, message: checked.message };
-  const entry = checked.entry;
-  // inspectLine hashed the line already: the entry hash IS the leaf hash (bytes.ts, entryLeafHash).
-  const leaf = checked.hash;
-  const entryHash = toHex(leaf);
-  const fail = (code: 'wrong-session' | 'wrong-position', message: string): VerifyTurnReceiptResult => ({ ok: false, stage: 'entry', code, message });
-  if (entry.kind === 'genesis') {
-    if (index !== 0) return fail('wrong-position', `a genesis entry can only be at index 0, not ${index}`);
-    if (entryHash !== cp.sessionId) return fail('wrong-session', `this genesis starts session ${entryHash}, the checkpoint is for ${cp.sessionId}`);
-  } else {
-    if (index === 0) return fail('wrong-position', `index 0 must hold the genesis, not a ${entry.kind}`);
-    if (entry.session !== cp.sessionId) return fail('wrong-session', `the entry names session ${entry.session}, the checkpoint is for ${cp.sessionId}`);
-    if (entry.kind === 'finalize' && entry.size !== index) return fail('wrong-position', `a seal with size ${entry.size} can only be at index ${entry.size}, not ${index}`);
-  }
-  const inc = verifyInclusion(receiptHasher, index, cp.size, leaf, proof, fromHex(cp.root));
-  if (!inc.ok) return { ok: false, stage: 'inclusion', code: inc.code, message: inc.message };
-  const pin = options.pin;
-  if (pin) {
-    const bad = pinMismatch(cp, pin);
-    if (bad) return { ok: false, stage: 'pin', code: 'pin-mismatch', message: bad };
-  }
-  return { ok: true, index, sessionId: cp.sessionId, entryHash, entry, entryBytes: extraData, checkpoint: cp };
-}
-
-/** A message when `cp` differs from `pin`, else `undefined`. */
-export function pinMismatch(cp: Pick<SessionCheckpoint, 'sessionId' | 'size' | 'root'>, pin: ReceiptPin): string | undefined {
-  if (pin.sessionId !== undefined && pin.sessionId !== cp.sessionId) return `checkpoint is for session ${cp.sessionId}, the pin says ${pin.sessionId}`;
-  if (pin.size !== undefined && pin.size !== cp.size) return `checkpoint has ${cp.size} entries, the pin says ${pin.size}`;
-  if (pin.receiptRoot !== undefined && pin.receiptRoot !== cp.root) return `checkpoint root ${cp.root} is not the pinned ${pin.receiptRoot}`;
-  return undefined;
+  const parsed = parseTurnReceipt(text);
+  if (!parsed.ok) return parsed;
+  const opened = openSessionCheckpoint(parsed.signedCheckpoint, options.verifiers);
+  return opened.ok ? checkTurnReceipt(parsed, opened.checkpoint, options.pin) : opened;
 }

@@ -1,13 +1,12 @@
-import { sha256, sha256Into } from '../../codec/sha256.js';
-import { TallyError, rfc6962Hasher, toHex, type MerkleHasher } from '../../protocol/index.js';
+import { TallyError, toHex } from '../../protocol/index.js';
 import { KeyedMutex } from '../../session/mutex.js';
 import { StoreCorruptionError } from '../../session/errors.js';
 import type { StoredEntry, TranscriptStore } from '../../store/types.js';
 import { entryLeafHash } from '../bytes.js';
 import { ChunkNeededError, PackedMerkleTree } from './packed-tree.js';
+import { receiptHasher } from './receipt-hasher.js';
 
-/** The RFC 6962 hasher over node:crypto SHA-256 that every receipt tree uses. */
-export const receiptHasher: MerkleHasher = rfc6962Hasher(sha256, sha256Into);
+export { receiptHasher } from './receipt-hasher.js';
 
 /** Options of {@link SessionTrees}. */
 export interface SessionTreesOptions {

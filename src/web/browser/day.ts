@@ -5,6 +5,7 @@
  * rows not yet posted. Reset for each day; a live day keeps growing it.
  */
 import { MerkleLevels, fromHex, rfc6962Hasher, type VerifiedEntry } from '../../protocol/index.js';
+import { sealedAuthorityOf, type SealedAuthority } from '../../payments/replay-ruler.js';
 import { specSealsMandate } from '../../referee/replay-ruler.js';
 import type { SessionCheckpoint } from '../../receipt/session/checkpoint-note.js';
 import { sha256 } from './crypto.js';
@@ -20,6 +21,8 @@ export interface Day {
   parts: Blob[];
   checkpoint: SessionCheckpoint | undefined;
   sealsMandate: boolean;
+  /** What the genesis spec seals: the replay ruler is chosen from it (payments/replay-ruler.ts). */
+  authority: SealedAuthority;
   requireSealed: boolean;
   /** Genesis hash (the session id) once seen. */
   sessionId: string | undefined;
@@ -32,7 +35,7 @@ export interface Day {
 
 /** A fresh day. */
 export function newDay(requireSealed: boolean): Day {
-  return { tree: new MerkleLevels(rfc6962Hasher(sha256)), offsets: [], tail: [], parts: [], checkpoint: undefined, sealsMandate: false, requireSealed, sessionId: undefined, sealed: false, rows: [], nextOffset: 0, frameTime: undefined };
+  return { tree: new MerkleLevels(rfc6962Hasher(sha256)), offsets: [], tail: [], parts: [], checkpoint: undefined, sealsMandate: false, authority: undefined, requireSealed, sessionId: undefined, sealed: false, rows: [], nextOffset: 0, frameTime: undefined };
 }
 
 /** Records one verified entry (the chain verifier's `onEntry`). */
@@ -43,6 +46,7 @@ export function collect(day: Day, e: VerifiedEntry, line: Uint8Array): void {
   if (e.entry.kind === 'frame') day.frameTime = e.entry.time;
   else if (e.entry.kind === 'genesis') {
     day.sealsMandate = specSealsMandate(e.entry.spec);
+    day.authority = sealedAuthorityOf(e.entry.spec);
     day.sessionId = e.hash;
   } else if (e.entry.kind === 'finalize') day.sealed = true;
   day.rows.push(rowOf(e.index, e.hash, line.length, e.entry, day.frameTime));

@@ -12,6 +12,7 @@ import type { LogInputs } from './log-binding.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
+import { bindPackOpener } from './pack-view.js';
 import { AUTO_REPLAY_ENTRIES, showReplayIdle, showReplayReport, showReplayRunning } from './replay-view.js';
 import { Timeline, options, readFilters, renderDetail } from './timeline.js';
 import VerifyWorker from './worker.ts?worker&inline';
@@ -357,6 +358,7 @@ document.addEventListener('click', (ev) => {
 });
 byId('load-files').addEventListener('click', () => void fromInputs());
 byId('load-server').addEventListener('click', () => void fromServer());
+bindPackOpener(); // the evidence-pack opener: its own button and worker
 window.addEventListener('hashchange', openFromHash);
 for (const id of ['replay', 'charts', 'banner']) holdInView.observe(byId(id));
 let resizeTimer = 0;

@@ -11,7 +11,28 @@ export type ToWorker =
   | { readonly type: 'entry'; readonly index: number }
   /** Start following a live day: each poll's new entries (whole lines, in order) arrive by one `append`, with a checkpoint at exactly that size when the engine signs. */
   | { readonly type: 'follow' }
-  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string };
+  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string }
+  /** Check an x402 evidence pack (its text) with the engine keys, under the witness policy when given. */
+  | { readonly type: 'evidence'; readonly pack: string; readonly vkey?: string; readonly policy?: string };
+
+/** What the page shows of an evidence pack: what it proves, or the code and reason it was refused with. */
+export type PackReport =
+  | {
+      readonly state: 'verified';
+      readonly session: string;
+      readonly size: number;
+      readonly root: string;
+      readonly principal: string;
+      readonly paymentHash: string;
+      readonly ruling: string;
+      readonly rederived: boolean;
+      readonly settlements: readonly string[];
+      readonly final: string;
+      readonly transaction?: string;
+      readonly reasons: readonly string[];
+      readonly witnessed?: Witnessed;
+    }
+  | { readonly state: 'refused'; readonly stage: string; readonly code: string; readonly message: string };
 
 /** One entry replay did not re-derive (texts are canonical JSON, cut at 2000 characters). */
 export interface ReplayDivergenceView {
@@ -26,9 +47,9 @@ export interface ReplayDivergenceView {
 
 /** What `replay` said about the day, as the page shows it. */
 export interface ReplayReport {
-  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what). */
-  readonly state: 'replayed' | 'diverged' | 'chain' | 'error';
-  readonly ruler: 'intent' | 'referee' | 'none';
+  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what); unavailable: the day's ruler does not load in a browser (`error` says which). */
+  readonly state: 'replayed' | 'diverged' | 'chain' | 'error' | 'unavailable';
+  readonly ruler: 'intent' | 'referee' | 'none' | 'payments' | 'ap2';
   readonly turns: number;
   readonly rulings: number;
   readonly divergences: readonly ReplayDivergenceView[];
@@ -81,4 +102,5 @@ export type FromWorker =
   | { readonly type: 'entry'; readonly index: number; readonly text: string }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
   | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }
+  | { readonly type: 'evidence-checked'; readonly report: PackReport; readonly ms: number }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean; readonly text?: string; readonly proof?: readonly string[]; readonly size?: number; readonly root?: string; readonly problem?: string };

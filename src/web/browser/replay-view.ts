@@ -21,7 +21,7 @@ export function changesList(d: ReplayDivergenceView): HTMLElement | undefined {
 export const AUTO_REPLAY_ENTRIES = 20_000;
 
 const LIMITS =
-  'Re-derived here with the code of tally replay: every intent signature (secp256k1), nonce, TTL, mandate and ticket rule. Judge verdicts are re-verified from their recorded signatures; the page never asks a judge again, so a verdict the transcript does not carry cannot be re-derived here.';
+  'Re-derived here with the code of tally replay: every intent signature (secp256k1), nonce, TTL, mandate and ticket rule, and on a payment day every x402 payment rule (EIP-712 signature, offer, payee, budget, settlement lifecycle). Judge verdicts are re-verified from their recorded signatures; the page never asks a judge again, so a verdict the transcript does not carry cannot be re-derived here.';
 
 /** Shows the replay control before a run: automatic for small days, a button for large ones. */
 export function showReplayIdle(host: HTMLElement, entries: number, run: () => void): void {
@@ -62,6 +62,10 @@ export function showReplayReport(host: HTMLElement, r: ReplayReport, ms: number)
   }
   if (r.state === 'error') {
     put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Replay could not run'), ` — ${r.error ?? 'unknown error'} (tally replay stops with the same error)`));
+    return;
+  }
+  if (r.state === 'unavailable') {
+    put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Not replayed in the browser'), ` — ${r.error ?? ''}`));
     return;
   }
   if (r.state === 'chain') {

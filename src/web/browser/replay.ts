@@ -1,15 +1,17 @@
 /**
  * Replay in the page: the worker re-derives every ruling of the verified day
  * with `replay` — the very function `tally replay` runs — and the ruler the CLI
- * would choose (`replayRuler`: the referee when the spec seals a mandate, else
- * the intent ruler). Judge verdicts are re-verified from their recorded
+ * would choose (`chooseReplayRuler`: the x402 payment referee over the referee
+ * when the spec seals a payment policy, the referee when it seals a mandate,
+ * else the intent ruler; an AP2/VI day's ruler does not load in a browser and
+ * the page says so). Judge verdicts are re-verified from their recorded
  * signatures, never re-asked; a fact from another session (a nonce first used
  * there) cannot be re-derived from one bundle and is listed as trusted.
  */
 import { canonicalJson, type CanonicalValue } from '../../protocol/index.js';
 import { changeValueText } from '../../receipt/replay/diff.js';
 import { replayInMemory } from '../../receipt/replay/replay.js';
-import { replayRuler } from '../../referee/replay-ruler.js';
+import { chooseReplayRuler, type SealedAuthority } from '../../payments/replay-ruler.js';
 import type { ReplayReport } from './messages.js';
 
 const cut = (v: CanonicalValue | undefined): string | undefined => {
@@ -19,8 +21,9 @@ const cut = (v: CanonicalValue | undefined): string | undefined => {
 };
 
 /** Replays `bundle` (already verified) and reports what the page shows. */
-export async function replayDay(bundle: Blob, sealsMandate: boolean, requireSealed: boolean, onEntry: (index: number) => void): Promise<ReplayReport> {
-  const chosen = replayRuler('auto', sealsMandate);
+export async function replayDay(bundle: Blob, authority: SealedAuthority, requireSealed: boolean, onEntry: (index: number) => void): Promise<ReplayReport> {
+  const chosen = chooseReplayRuler('auto', authority);
+  if (chosen.ruler === undefined) return { state: 'unavailable', ruler: chosen.name, turns: 0, rulings: 0, divergences: [], facts: [], error: `this day's ruler (${chosen.name}: SD-JWT credentials, verified with Node libraries) cannot be replayed in the browser; run tally replay on the bundle` };
   const reader = bundle.stream().getReader();
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for (;;) {

@@ -18,8 +18,10 @@ import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
 import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { checkLogBindingInPage } from './log-binding.js';
+import { checkPack } from './pack.js';
 import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
+import { chooseReplayRuler } from '../../payments/replay-ruler.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
 
 interface WorkerScope {
@@ -126,7 +128,7 @@ async function replayBundle(): Promise<void> {
   const total = day.offsets.length;
   let report: ReplayReport;
   try {
-    report = await replayDay(bundleOf(day), day.sealsMandate, day.requireSealed, (i) => {
+    report = await replayDay(bundleOf(day), day.authority, day.requireSealed, (i) => {
       const now = performance.now();
       if (now - last > 100) {
         last = now;
@@ -135,7 +137,7 @@ async function replayBundle(): Promise<void> {
     });
   } catch (e) {
     // `tally replay` would stop with the same error: say so rather than spin.
-    report = { state: 'error', ruler: day.sealsMandate ? 'referee' : 'intent', turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
+    report = { state: 'error', ruler: chooseReplayRuler('auto', day.authority).name, turns: 0, rulings: 0, divergences: [], facts: [], error: e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e) };
   }
   post({ type: 'replayed', report, ms: performance.now() - t0 });
 }
@@ -182,6 +184,7 @@ scope.onmessage = (ev) => {
   else if (m.type === 'replay') void replayBundle();
   else if (m.type === 'receipt') void receipt(m.index, m.download);
   else if (m.type === 'entry') void entryText(m.index);
+  else if (m.type === 'evidence') void checkPack(m.pack, m.vkey, m.policy).then((report) => post({ type: 'evidence-checked', report, ms: performance.now() - t0 }));
   else if (m.type === 'follow') {
     const f = new Follower();
     follower = f;
