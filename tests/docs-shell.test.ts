@@ -71,7 +71,7 @@ const CWD: Readonly<Record<string, string>> = { Receipts: 'tally-demo' };
 const EXPECT: readonly (readonly [RegExp, readonly RegExp[]])[] = [
   [/^npx tally demo +#/m, [/tally demo: seed 1, 48 wakes/, /bundle ok/, /replay ok/, /next +npx tally inspect/, /REJECTED/, /valid, pinned to receipt root [0-9a-f]{64}/, /RULINGS/]],
   [/npx tally demo --ap2/, [/purchase 3 +encyclopedia-vol-1 +USD 12\.00 +REFUSED constraint-violated \(payment\.budget\)/, /evidence +ok/, /valid, pinned to the checkpoint tally-demo-ap2\/receipt\.note/, /all 5 rulings re-derived/, /valid: entry 4 of session [0-9a-f]{64}/, /step 3 checkout-receipt: pass/, /step 5 payment-receipt: pass/, /valid: all five dispute steps pass/]],
-  [/npx tally finalize/, [/frame -1 recorded as entry 1/, /turn -1 recorded as entry 2/, /turn -1 already recorded \(duplicate\) as entry 2/, /stand-down \(timeout\)/, /sealed: 6 entries/, /phase +sealed/]],
+  [/^npx tally finalize/m, [/frame -1 recorded as entry 1/, /turn -1 recorded as entry 2/, /turn -1 already recorded \(duplicate\) as entry 2/, /stand-down \(timeout\)/, /sealed: 6 entries/, /phase +sealed/]],
   [/tally witness serve/, [/valid, pinned to the checkpoint sealed\.cp \(12 entries\)/, /cosigned by +w1\.example, w2\.example \(witness quorum met\)\n(?:.*\n)*valid: entry 4 of session/]],
   [/tally prove bundle/, [/valid, pinned to the checkpoint receipt\.note/, /valid: entry 4 of session [0-9a-f]{64} \(pinned checkpoint\)\nentry {8}turn 0 /, /re-derived/, /valid: grade of session/]],
   [/npx tally mandate sign/, [/valid: the mandate is signed by its principal 0x90f79bf6eb2c4f870365e785982e1f101e93b906 \(eip712\)/, /refused: the unsigned spec/, /session [0-9a-f]{64} \(created\)/]],
