@@ -8,12 +8,11 @@
  */
 import type { CanonicalObject } from '../protocol/index.js';
 import { actionLine, judgeRequestBytes, sha256Hex, type JudgeRequestInput } from '../referee/bytes.js';
-import { judgedEvidence, readRecordedAnswer, settleAnswer, thrownAnswer, unavailableEvidence, type SettledAnswer } from '../referee/evidence.js';
-import { isModelId, type Judge, type JudgeAnswer, type JudgeFailure } from '../referee/judge.js';
+import { judgedEvidence, readRecordedAnswer, settleAnswer, unavailableEvidence, type SettledAnswer } from '../referee/evidence.js';
+import { isModelId, type Judge, type JudgeFailure } from '../referee/judge.js';
 import type { Judging } from '../referee/judging.js';
-import { askPanel, quorumOf, reverifyPanel, type PanelAnswer, type QuorumFigures } from '../referee/panel.js';
+import { askJudgeWithin, askPanel, quorumOf, reverifyPanel, type PanelAnswer, type QuorumFigures } from '../referee/panel.js';
 import { cleanText } from '../referee/verdict.js';
-import { traceJudge } from '../telemetry/index.js';
 
 /** The `action` field of a payment's action line and judge request. */
 export const PAYMENT_JUDGE_ACTION = 'x402-pay';
@@ -123,18 +122,7 @@ export async function askPaymentJudges(j: Judging, base: Omit<JudgeRequestInput,
   }
   const req: JudgeRequestInput = { model: judge.model, ...base };
   const requestBytes = judgeRequestBytes(req);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<JudgeAnswer>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
-  });
-  let answer: JudgeAnswer;
-  try {
-    answer = await traceJudge(judge.model, () => Promise.race([judge.ask({ request: req, requestBytes }), late]));
-  } catch (e) {
-    answer = thrownAnswer(e);
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await askJudgeWithin(judge, req, requestBytes, timeoutMs);
   return single(j, base, judge.model, sha256Hex(requestBytes), settleAnswer(answer, judge.signedBy === 'operator'));
 }
 

@@ -85,6 +85,26 @@ function clientFor(member: PanelMember, clients: readonly Judge[]): Judge | unde
 }
 
 /**
+ * Asks one judge, answering `timeout` when it has not answered within
+ * `timeoutMs` and the thrown error's failure when it throws: one judge span,
+ * ending at its answer or at its timeout (a timeout is the span's failure).
+ * Panel members and a payment's single judge are asked through this.
+ */
+export async function askJudgeWithin(judge: Judge, req: JudgeRequestInput, requestBytes: Uint8Array, timeoutMs: number): Promise<JudgeAnswer> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<JudgeAnswer>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
+  });
+  try {
+    return await traceJudge(judge.model, () => Promise.race([judge.ask({ request: req, requestBytes }), late]));
+  } catch (e) {
+    return thrownAnswer(e);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Asks every member in parallel, each with its own timeout, and records every
  * answer in member order.
  */
@@ -97,19 +117,7 @@ export async function askPanel(panel: Panel, base: Omit<JudgeRequestInput, 'mode
       const client = clientFor(member, clients);
       const independent = panel.independent === true;
       if (!client) return answerOf(member, requestSha256, { ok: false, failure: 'no_judge', message: `the referee has no client for judge ${member.signer} (${member.model})` }, base.action, ruleCount, independent, panel.shape);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<JudgeAnswer>((resolve) => {
-        timer = setTimeout(() => resolve({ ok: false, failure: 'timeout', message: `no answer within ${timeoutMs} ms` }), timeoutMs);
-      });
-      let answer: JudgeAnswer;
-      try {
-        // One judge span per member, ending at its answer or at its timeout (a timeout is the span's failure).
-        answer = await traceJudge(member.model, () => Promise.race([client.ask({ request: req, requestBytes }), late]));
-      } catch (e) {
-        answer = thrownAnswer(e);
-      } finally {
-        clearTimeout(timer);
-      }
+      const answer = await askJudgeWithin(client, req, requestBytes, timeoutMs);
       return answerOf(member, requestSha256, settleAnswer(answer, client.signedBy === 'operator'), base.action, ruleCount, independent, panel.shape);
     }),
   );

@@ -98,13 +98,21 @@ export async function checkLogBinding(
   }
   const { verifyWitnessedLogBinding } = await import('../../witness/index.js');
   const r = verifyWitnessedLogBinding(text, { ...opts, policy: options.policy });
-  if (r.ok) return { ...r, file };
-  if (r.stage === 'witnesses') {
-    if (json) println(io.stdout, JSON.stringify({ ...r, stage: 'log-witnesses' }));
-    printWitnessFailure(io, `the log checkpoint in ${file}`, r);
+  return answered(r, file, io, json, fail);
+}
+
+type Fail = (r: { readonly code: string; readonly message: string; readonly stage: string }, where: string) => number;
+
+/** A binding's verdict as the command answers it: bound, refused by the witness policy on the log checkpoint, or refused. */
+function answered<R extends { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string; readonly stage: string }>(r: R, file: string, io: CommandIO, json: boolean, fail: Fail): number | (Extract<R, { ok: true }> & { readonly file: string }) {
+  if (r.ok) return { ...(r as Extract<R, { ok: true }>), file };
+  const f = r as Extract<R, { ok: false }>;
+  if (f.stage === 'witnesses') {
+    if (json) println(io.stdout, JSON.stringify({ ...f, stage: 'log-witnesses' }));
+    printWitnessFailure(io, `the log checkpoint in ${file}`, f);
     return EXIT.invalid;
   }
-  return fail(r, file);
+  return fail(f, file);
 }
 
 async function checkUnderIdentity(
@@ -121,13 +129,7 @@ async function checkUnderIdentity(
   const id = openLogIdentityChain(files.map((f) => readTextFile(f, io, 'the log identity')));
   if (!id.ok) return fail({ ...id, stage: 'identity' }, `(identity ${files.join(', ')})`);
   const r = verifyLogBindingUnderIdentity(text, { identity: id, checkpoint, ...(seal === undefined ? {} : { seal }) });
-  if (r.ok) return { ...r, file };
-  if (r.stage === 'witnesses') {
-    if (json) println(io.stdout, JSON.stringify({ ...r, stage: 'log-witnesses' }));
-    printWitnessFailure(io, `the log checkpoint in ${file}`, r);
-    return EXIT.invalid;
-  }
-  return fail(r, file);
+  return answered(r, file, io, json, fail);
 }
 
 /** Help lines of `tally verify --log`. */
