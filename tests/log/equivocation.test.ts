@@ -189,7 +189,7 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
   });
 
   it('verify --log <url> and monitor --sessions <url>: a real tally serve on loopback; a log with a forged leaf for a served session is refused', async () => {
-    const server = await startServer({ db, args: ['--log-key', lk, '--log-interval', '0'], dir });
+    const server = await startServer({ db, args: ['--key', ek, '--log-key', lk, '--log-interval', '0'], dir });
     try {
       // tally verify --log reads the served tiles as it reads a directory.
       const v = await verify(`${server.url}/log`);
@@ -216,6 +216,20 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
       expect(both.code).toBe(2);
       const noTiles = await run(['monitor', '--log-identity', await identity('other.identity', `${server.url}/log`, join(dir, 'other-log.key')), '--rounds', '1', '--interval', '0']);
       expect([noTiles.code, noTiles.stderr]).toEqual([1, expect.stringContaining('not signed by the log key')]);
+      // GET /sessions/:id/log-proof: the day's binding as tally export writes it; tally verify takes it under the log key and under an identity.
+      const auth = { authorization: `Bearer ${TOKENS.auditor}` };
+      const served = await fetch(`${server.url}/sessions/${a}/log-proof?size=${sealLeaf.size}`, { headers: auth });
+      expect(served.status, await served.clone().text()).toBe(200);
+      const servedProof = join(dir, 'served.tlog-proof');
+      writeFileSync(servedProof, await served.text());
+      const withServed = await run(['verify', join(outA, 'bundle.jsonl'), ...pinned, '--log-proof', servedProof, '--json']);
+      expect(withServed.code, withServed.stderr).toBe(0);
+      expect(JSON.parse(withServed.stdout).logBinding).toMatchObject({ index: bound, seal: true });
+      expect((await fetch(`${server.url}/sessions/${a}/log-proof?size=x`, { headers: auth })).status).toBe(422);
+      // Another size: the server signs that checkpoint (logging it) and answers its own binding, a non-seal leaf after the day's.
+      const one = await fetch(`${server.url}/sessions/${a}/log-proof?size=1`, { headers: auth });
+      expect(one.status).toBe(200);
+      expect(Number(/^index (\d+)$/m.exec(await one.text())![1])).toBeGreaterThan(bound);
     } finally {
       await server.stop();
     }
