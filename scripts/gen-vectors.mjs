@@ -365,7 +365,7 @@ const verdicts = await verdictVectors();
 write('verdicts.json', verdicts);
 const cosignatures = cosignatureVectors();
 write('cosignatures.json', cosignatures);
-const engineLog = engineLogVectors();
+const engineLog = await engineLogVectors();
 write('engine-log.json', engineLog);
 
 // ---------------------------------------------------------------- AP2 mandates (§16)
@@ -374,4 +374,4 @@ write('ap2.json', await ap2Vectors());
 // ---------------------------------------------------------------- x402 payments (§17)
 const x402 = await x402Vectors();
 write('x402.json', x402);
-console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length} engine-log vectors`);
+console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length + engineLog.days.cases.length} engine-log vectors`);

@@ -5,6 +5,7 @@
 // every resource of its checkpoint size with its length and SHA-256, and the
 // root. Called by scripts/gen-vectors.mjs; deterministic.
 import { createHash } from 'node:crypto';
+import { dayInLogVectors } from './day-in-log.mjs';
 import { sha256 } from '../../dist/codec/index.js';
 import { formatCheckpoint, formatTlogProof, parsePrivateKey, parseTlogProof, signNote } from '../../dist/receipt/index.js';
 import { verifyLogBinding } from '../../dist/log/index.js';
@@ -20,7 +21,7 @@ const A = sha('session a');
 const B = sha('spec a');
 const R = sha('root');
 
-export function engineLogVectors() {
+export async function engineLogVectors() {
   const leaves = [
     ['open leaf', { kind: 'open', session: A, spec: B }],
     ['checkpoint leaf, not the seal', { kind: 'checkpoint', origin: `tally.example/desk/${A}`, size: 5, root: R, seal: false }],
@@ -73,8 +74,9 @@ export function engineLogVectors() {
   return {
     bindings,
     identities: identityVectors(bindings),
+    days: await dayInLogVectors({ logKey: keyOf(bindings.origin, TEST2), otherKey: keyOf(bindings.origin, TEST1) }),
     description:
-      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root; and log bindings (§15.5): a session checkpoint\'s tlog-proof into a signed log checkpoint, verified with bindings.logKey (RFC 8032 TEST 2 seed, named as the log origin), accepted or refused with the TALLY_LOG_* code, the refusals made by mutating the accepted one; and log identities (§15.8, §15.9): identity notes (a chain, the pinned one first) checked at a time, optionally with a binding checked under the last, accepted (the shards it names) or refused with the TALLY_LOG_IDENTITY_* code; root key RFC 8032 TEST 1 seed named tally.example/desk/root, shard 1 the bindings\' log (TEST 2), shard 2 tally.example/desk/log/2 (TEST 3).',
+      'Engine log (PROTOCOL.md §15): leaves (accept: the leaf, its bytes and RFC 6962 leaf hash; refuse: byte strings and the reader\'s code), C2SP tlog-tiles paths (accept: what the path names; refuse: other spellings), every tile and entry bundle of one log of 300 leaves (leaf i = the open leaf of session sha256("tally engine-log vector <i>"), spec sha256("spec <i>")) with its length and SHA-256, and the root; and log bindings (§15.5): a session checkpoint\'s tlog-proof into a signed log checkpoint, verified with bindings.logKey (RFC 8032 TEST 2 seed, named as the log origin), accepted or refused with the TALLY_LOG_* code, the refusals made by mutating the accepted one; and log identities (§15.8, §15.9): identity notes (a chain, the pinned one first) checked at a time, optionally with a binding checked under the last, accepted (the shards it names) or refused with the TALLY_LOG_IDENTITY_* code; root key RFC 8032 TEST 1 seed named tally.example/desk/root, shard 1 the bindings\' log (TEST 2), shard 2 tally.example/desk/log/2 (TEST 3); and days in the log (§15.10): a log (its leaves and served checkpoint, null when none is served) in which the seal of session days.session is bound (binding: its index, leaf and log checkpoint), read by the verifier (checkDayInLog with the session\'s tree of days.entries, at most maxLeaves leaves) and by the monitor (one round seeded with seed, the session\'s entries given), accepted (leaves read, the origin\'s other checkpoint leaves) or refused with the code, the leaves named and their roots; each refusal mutates the log as bound.',
     leaves: { accept: leaves, refuse },
     paths: { accept: pathsAccept, refuse: pathsRefuse },
     log: { size, root: toHex(tree.root(size)), tiles },

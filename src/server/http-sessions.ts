@@ -4,22 +4,25 @@
  * streamed as JSONL). Runs after authentication and the rate limit.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BUNDLE_RANGE_MAX } from '../protocol/index.js';
+import { BUNDLE_RANGE_MAX, TallyError } from '../protocol/index.js';
 import type { Principal } from './auth.js';
 import { errInfo, ms, type HttpReplies } from './http-reply.js';
 import type { Logger } from './log.js';
-import type { WireService } from './service.js';
+import type { ReadOutcome, WireService } from './service.js';
+import type { TileRoutes } from './http-tiles.js';
 
 /** Most entries one `GET /sessions/:id/bundle?from=N` answers (the follower asks again for the rest): the protocol's one constant. */
 export { BUNDLE_RANGE_MAX };
 
-const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency)$/;
+const SESSION_ROUTE = /^\/sessions\/([^/]{1,128})\/(describe|events|bundle|receipt|proof|checkpoint|turn-receipt|consistency|log-proof)$/;
 
 /** What the session routes answer with. */
 export interface SessionRoutes {
   readonly service: WireService;
   readonly replies: HttpReplies;
   readonly log: Logger;
+  /** The engine log (`tally serve --log-key`): `GET /sessions/:id/log-proof` answers the day's binding into it. */
+  readonly tiles?: TileRoutes;
 }
 
 /** Answers `path` when it is a session route, else refuses it as `not-found`. */
@@ -63,6 +66,11 @@ export async function routeSession(routes: SessionRoutes, req: IncomingMessage, 
       if (size === null) return replies.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'size must be a non-negative integer' });
       const out = await service.checkpoint(principal, sessionId, size);
       return replies.sendRead(req, res, t0, principal, what, sessionId, out.ok ? { ok: true, value: out.value.signedCheckpoint } : out);
+    }
+    case 'log-proof': {
+      const size = optionalInt(query.get('size'));
+      if (size === null) return replies.refuse(req, res, t0, principal, { type: 'malformed-entry', message: 'size must be a non-negative integer' });
+      return replies.sendRead(req, res, t0, principal, what, sessionId, await servedLogBinding(routes, principal, sessionId, size));
     }
     case 'turn-receipt': {
       const index = intParam(query.get('index'));
@@ -119,4 +127,30 @@ function intParam(v: string | null): number | undefined {
 function optionalInt(v: string | null): number | undefined | null {
   if (v === null) return undefined;
   return intParam(v) ?? null;
+}
+
+/**
+ * `GET /sessions/:id/log-proof[?size=n]`: the log binding (docs/PROTOCOL.md
+ * §15.5, a tlog-proof) of the session checkpoint `GET …/checkpoint?size=n`
+ * answers, in a log checkpoint signed now (with the witnesses' cosignatures
+ * when the server collects them) — what `tally export` writes as
+ * log-proof.tlog-proof. 404 without an engine log, or when the log holds no
+ * leaf for that checkpoint.
+ */
+async function servedLogBinding(routes: SessionRoutes, principal: Principal, sessionId: string, size: number | undefined): Promise<ReadOutcome<string>> {
+  const tiles = routes.tiles;
+  if (tiles === undefined) return { ok: false, failure: { type: 'not-found', message: 'this server keeps no engine log (tally serve --log-key)' } };
+  const out = await routes.service.checkpoint(principal, sessionId, size);
+  if (!out.ok) return out;
+  const { signedCheckpoint, size: n, root } = out.value;
+  const origin = signedCheckpoint.slice(0, signedCheckpoint.indexOf('\n'));
+  const { logBinding } = await import('../log/binding.js');
+  try {
+    const cp = await tiles.log.checkpoint();
+    const note = tiles.cosigned ? await tiles.cosigned(cp) : cp.signedCheckpoint;
+    return { ok: true, value: await logBinding(tiles.log, { origin, size: n, root }, { ...cp, signedCheckpoint: note }) };
+  } catch (e) {
+    if (e instanceof TallyError && e.code === 'TALLY_LOG_NOT_LOGGED') return { ok: false, failure: { type: 'not-found', message: `${e.shortMessage} (size ${n})` } };
+    throw e;
+  }
 }

@@ -107,7 +107,7 @@ export class WireServer {
     });
     this.replies = new HttpReplies(this.log, () => this.draining, this.limits.maxBodyBytes);
     this.rpcRoute = { service: this.service, replies: this.replies, limiter: this.limiter, limits: this.limits };
-    this.sessionRoutes = { service: this.service, replies: this.replies, log: this.log };
+    this.sessionRoutes = { service: this.service, replies: this.replies, log: this.log, ...(options.tiles === undefined ? {} : { tiles: options.tiles }) };
     this.http = createServer(
       serverTimeoutOptions(this.limits),
       (req, res) => void this.handle(req, res),

@@ -7,8 +7,8 @@
  */
 import { createHash, createPublicKey, verify as cryptoVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { engineLogLeafBytes, parseEngineLogLeaf, parseTilePath, tilePath, type EngineLogLeaf, type TileRef } from '../../src/protocol/index.js';
-import { LOG_BINDING_CODES, verifyLogBinding } from '../../src/log/index.js';
+import { engineLogLeafBytes, entryBundle, parseEngineLogLeaf, parseTilePath, tilePath, type CheckpointLeaf, type EngineLogLeaf, type TileRef } from '../../src/protocol/index.js';
+import { DAY_IN_LOG_CODES, LOG_BINDING_CODES, checkDayInLog, monitorEngineLog, verifyLogBinding, type CheckDayInLogResult, type LogMonitorResult, type LogSource } from '../../src/log/index.js';
 import { LOG_IDENTITY_CODES, openLogIdentityChain, verifyLogBindingUnderIdentity } from '../../src/identity/index.js';
 import { loadVectors } from './corpus.js';
 
@@ -200,3 +200,91 @@ function noteTextSignedBy(note: string, vkey: string): string | undefined {
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pub.toString('base64url') }, format: 'jwk' });
   return cryptoVerify(null, Buffer.from(text), key, sig.subarray(4)) ? text : undefined;
 }
+
+interface DayCase {
+  name: string;
+  leaves: string[];
+  checkpoint: string | null;
+  binding: { index: number; leaf: CheckpointLeaf; log: { size: number; root: string } };
+  maxLeaves?: number;
+  seed: string;
+  expect: { ok: true; leaves: number; sameOrigin: number[] } | { ok: false; code: string; leaves?: number[]; roots?: string[] };
+  monitor: { ok: true } | { ok: false; kind: string; code?: string; leaves?: number[] };
+}
+const days = loadVectors<{ days: { logKey: string; session: string; origin: string; entries: string[]; cases: DayCase[] } }>('engine-log.json').days;
+
+/** The case's log as a tlog-tiles source: its checkpoint (absent when null) and its entry bundles. */
+function sourceOf(c: DayCase): LogSource {
+  const leaves = c.leaves.map((l) => new Uint8Array(Buffer.from(l, 'hex')));
+  return async (path) => {
+    if (path === 'checkpoint') return c.checkpoint === null ? { ok: false, message: 'not served' } : { ok: true, body: new TextEncoder().encode(c.checkpoint) };
+    const ref = parseTilePath(path);
+    if (ref?.kind !== 'entries' || ref.index * 256 + ref.width > leaves.length) return { ok: false, message: `${path} not served` };
+    return { ok: true, body: entryBundle(leaves.slice(ref.index * 256, ref.index * 256 + ref.width)) };
+  };
+}
+/** The day's tree, naively (RFC 6962 §2.1 over its entries' bytes). */
+const dayLeafHashes = days.entries.map((e) => h(new Uint8Array([0]), Buffer.from(e)));
+const dayRootAt = (n: number) => (n <= dayLeafHashes.length ? hexOf(mth(dayLeafHashes.slice(0, n))) : undefined);
+const verifierGot = (r: CheckDayInLogResult) => (r.ok ? { ok: true, leaves: r.leaves, sameOrigin: r.sameOrigin } : { ok: false, code: r.code, ...(r.leaves ? { leaves: r.leaves, roots: r.roots } : {}) });
+function monitorGot(r: LogMonitorResult) {
+  if (r.ok) return { ok: true };
+  if (r.kind === 'equivocation') return { ok: false, kind: r.kind, code: r.code, leaves: r.leaves.map((e) => e.index) };
+  if (r.kind === 'session-mismatch') return { ok: false, kind: r.kind, code: r.code, leaves: [r.leaf.index] };
+  if (r.kind === 'fork') return { ok: false, kind: r.kind, code: r.code };
+  return { ok: false, kind: r.kind };
+}
+
+/**
+ * §15.10's three conflicts of the day's origin, read naively from the leaves' JSON (no library code):
+ * the first other checkpoint leaf of the origin at the day's size with another root, or past its seal;
+ * then the first whose root is not the day's tree at its size.
+ */
+function naiveConflict(c: DayCase): { code: string; leaves: number[]; roots: string[] } | undefined {
+  const tag = 'tally/v1/engine-log-leaf\0';
+  const day = c.binding.leaf;
+  const others: { i: number; size: number; root: string; seal: boolean }[] = [];
+  c.leaves.forEach((l, i) => {
+    const text = Buffer.from(l, 'hex').toString();
+    if (!text.startsWith(tag) || i === c.binding.index) return;
+    const j = JSON.parse(text.slice(tag.length)) as { kind: string; origin?: string; size: number; root: string; seal: boolean };
+    if (j.kind === 'checkpoint' && j.origin === day.origin) others.push({ i, ...j });
+  });
+  for (const o of others) {
+    if (o.size === day.size && o.root !== day.root) return { code: 'TALLY_LOG_EQUIVOCATION', leaves: [c.binding.index, o.i], roots: [day.root, o.root] };
+    if ((day.seal && o.size > day.size) || (o.seal && day.size > o.size)) return { code: 'TALLY_LOG_INCONSISTENT', leaves: [c.binding.index, o.i], roots: [day.root, o.root] };
+  }
+  for (const o of others) {
+    const tree = dayRootAt(o.size);
+    if (tree !== undefined && tree !== o.root) return { code: 'TALLY_LOG_SESSION_MISMATCH', leaves: [c.binding.index, o.i], roots: [o.root, tree] };
+  }
+  return undefined;
+}
+
+describe('engine-log.json days in the log (§15.10)', () => {
+  it.each(days.cases.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
+    const r = await checkDayInLog({ source: sourceOf(c), logVerifiers: [days.logKey], binding: c.binding, rootAt: dayRootAt, ...(c.maxLeaves === undefined ? {} : { maxLeaves: c.maxLeaves }) });
+    expect(verifierGot(r)).toEqual(c.expect);
+    const sessions = async (id: string, from: number, to: number) => ({ ok: true as const, entries: id === days.session ? days.entries.slice(from, to).map((e) => new TextEncoder().encode(e)) : [] });
+    const m = await monitorEngineLog({ source: sourceOf(c), logVerifiers: [days.logKey], rounds: 1, seed: c.seed, sessions });
+    expect(monitorGot(m)).toEqual(c.monitor);
+    // A second way for the three conflicts, on a log whose checkpoint is the tree of its leaves (naive MTH) under the pinned key.
+    if (c.checkpoint === null || noteSignedBy(c.checkpoint, days.logKey) === undefined) return;
+    const lh = c.leaves.map((l) => h(new Uint8Array([0]), Buffer.from(l, 'hex')));
+    const cp = noteSignedBy(c.checkpoint, days.logKey)!;
+    if (cp.size !== lh.length || hexOf(mth(lh)) !== hexOf(cp.root) || hexOf(mth(lh.slice(0, c.binding.log.size))) !== c.binding.log.root) return;
+    if (c.expect.ok || ['TALLY_LOG_EQUIVOCATION', 'TALLY_LOG_INCONSISTENT', 'TALLY_LOG_SESSION_MISMATCH'].includes(c.expect.code)) {
+      const n = naiveConflict(c);
+      expect(n === undefined ? { ok: true } : { ok: false, ...n }).toEqual(c.expect.ok ? { ok: true } : { ok: false, code: c.expect.code, leaves: c.expect.leaves, roots: c.expect.roots });
+    }
+  });
+
+  it('every refusal code of the verifier is exercised, and the monitor names both leaves of each two-leaf conflict', () => {
+    const seen = new Set(days.cases.flatMap((c) => (c.expect.ok ? [] : [c.expect.code])));
+    expect([...seen].sort()).toEqual([...DAY_IN_LOG_CODES].sort());
+    for (const c of days.cases) {
+      if (c.expect.ok || (c.expect.code !== 'TALLY_LOG_EQUIVOCATION' && c.expect.code !== 'TALLY_LOG_INCONSISTENT')) continue;
+      expect(c.monitor, c.name).toEqual({ ok: false, kind: 'equivocation', code: c.expect.code, leaves: c.expect.leaves });
+    }
+  });
+});

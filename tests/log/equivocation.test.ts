@@ -128,6 +128,38 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
     expect(usage.code).toBe(2);
   });
 
+  /** `tally log identity` for the log key (root key of this test), its tiles at `tiles`. */
+  const identity = async (name: string, tiles: string, key = lk): Promise<string> => {
+    const out = join(dir, name);
+    const w = await run(['log', 'identity', '--out', out, '--root-key', join(dir, 'root.key'), '--root-name', 'tally.example/desk/root', '--log-key', key, '--tiles', tiles, '--not-before', '1']);
+    expect(w.code, w.stderr).toBe(0);
+    return out;
+  };
+  const underIdentity = (id: string, log: string, json = false) =>
+    run(['verify', join(outA, 'bundle.jsonl'), '--vkey', join(outA, 'engine.vkey'), '--checkpoint', join(outA, 'receipt.note'), '--log-identity', id, '--log', log, ...(json ? ['--json'] : [])]);
+
+  it('verify --log with --log-identity: the log is read with the key the identity pins; its conflicts are named; a log under another key and a wrong identity are refused', async () => {
+    const id = await identity('desk.identity', 'https://tally.example/desk/log');
+    const r = await underIdentity(id, logDir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('consistent with the binding');
+    const eq = await underIdentity(id, forged('eq-id', { ...sealLeaf, root: 'ee'.repeat(32) }), true);
+    expect(eq.code).toBe(1);
+    expect(JSON.parse(eq.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: false, stage: 'log-read', code: 'TALLY_LOG_EQUIVOCATION', leaves: [bound, leaves.length] });
+    // The same leaves, the checkpoint signed by another key under the log's name: not the pinned log.
+    const otherLk = join(dir, 'other-log.key');
+    const otherKey = await loadOrCreateEngineKey(otherLk, 'tally.example/desk/log');
+    const under = join(dir, 'other-signed');
+    writeLogDir(under, leaves, otherKey);
+    const u = await underIdentity(id, under);
+    expect([u.code, u.stderr]).toEqual([1, expect.stringContaining('TALLY_LOG_UNSIGNED')]);
+    // An identity that pins that other key: the day's binding is refused before any log is read.
+    const wrong = await underIdentity(await identity('wrong.identity', 'https://tally.example/desk/log', otherLk), logDir, true);
+    expect(wrong.code).toBe(1);
+    expect(JSON.parse(wrong.stdout.trim().split('\n')[0]!)).toMatchObject({ ok: false, code: 'TALLY_LOG_UNSIGNED' });
+    expect(wrong.stderr).toContain('invalid: log binding');
+  });
+
   const monitor = (log: string, sessions: string, env: Record<string, string> = {}, json = false) => run(['monitor', '--log', log, '--log-key', logKey.verifierKey, '--sessions', sessions, '--rounds', '1', '--interval', '0', ...(json ? ['--json'] : [])], env);
 
   it('monitor --sessions <dir>: every checkpoint leaf matches its session’s bundle; a tampered bundle is TALLY_LOG_SESSION_MISMATCH', async () => {
@@ -157,7 +189,7 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
   });
 
   it('verify --log <url> and monitor --sessions <url>: a real tally serve on loopback; a log with a forged leaf for a served session is refused', async () => {
-    const server = await startServer({ db, args: ['--log-key', lk, '--log-interval', '0'], dir });
+    const server = await startServer({ db, args: ['--key', ek, '--log-key', lk, '--log-interval', '0'], dir });
     try {
       // tally verify --log reads the served tiles as it reads a directory.
       const v = await verify(`${server.url}/log`);
@@ -173,6 +205,31 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
       const anon = await monitor(`${server.url}/log`, server.url);
       expect(anon.code, anon.stderr).toBe(0);
       expect(anon.stdout).toMatch(/0 checkpoints match their session's own tree, [1-9]\d* unchecked/);
+      // monitor --log-identity: the identity's key, and its tiles URL when --log is not given; beside --log-key it is a usage error.
+      const id = await identity('served.identity', `${server.url}/log`);
+      const m = await run(['monitor', '--log-identity', id, '--rounds', '1', '--interval', '0', '--json']);
+      expect(m.code, m.stderr).toBe(0);
+      expect(JSON.parse(m.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, size: leaves.length });
+      const f = await run(['monitor', '--log-identity', id, '--log', forged('served-eq', { ...sealLeaf, root: 'ab'.repeat(32) }), '--rounds', '1', '--interval', '0']);
+      expect([f.code, f.stderr]).toEqual([1, expect.stringContaining(`EQUIVOCATION: leaves ${bound} and ${leaves.length}`)]);
+      const both = await run(['monitor', '--log-identity', id, '--log-key', logKey.verifierKey, '--rounds', '1']);
+      expect(both.code).toBe(2);
+      const noTiles = await run(['monitor', '--log-identity', await identity('other.identity', `${server.url}/log`, join(dir, 'other-log.key')), '--rounds', '1', '--interval', '0']);
+      expect([noTiles.code, noTiles.stderr]).toEqual([1, expect.stringContaining('not signed by the log key')]);
+      // GET /sessions/:id/log-proof: the day's binding as tally export writes it; tally verify takes it under the log key and under an identity.
+      const auth = { authorization: `Bearer ${TOKENS.auditor}` };
+      const served = await fetch(`${server.url}/sessions/${a}/log-proof?size=${sealLeaf.size}`, { headers: auth });
+      expect(served.status, await served.clone().text()).toBe(200);
+      const servedProof = join(dir, 'served.tlog-proof');
+      writeFileSync(servedProof, await served.text());
+      const withServed = await run(['verify', join(outA, 'bundle.jsonl'), ...pinned, '--log-proof', servedProof, '--json']);
+      expect(withServed.code, withServed.stderr).toBe(0);
+      expect(JSON.parse(withServed.stdout).logBinding).toMatchObject({ index: bound, seal: true });
+      expect((await fetch(`${server.url}/sessions/${a}/log-proof?size=x`, { headers: auth })).status).toBe(422);
+      // Another size: the server signs that checkpoint (logging it) and answers its own binding, a non-seal leaf after the day's.
+      const one = await fetch(`${server.url}/sessions/${a}/log-proof?size=1`, { headers: auth });
+      expect(one.status).toBe(200);
+      expect(Number(/^index (\d+)$/m.exec(await one.text())![1])).toBeGreaterThan(bound);
     } finally {
       await server.stop();
     }

@@ -6,12 +6,15 @@
  * pin with the code `tally verify --log-key --json` gives; a pinned log key
  * without a binding is TALLY_LOG_BINDING_MISSING, a failure, never a
  * warning; a binding without the key is said to be unchecked. `tally view
- * --log-key` embeds the same and the page answers the same.
+ * --log-key` embeds the same and the page answers the same. A day opened
+ * from a real `tally serve --log-key` fetches its binding (GET
+ * /sessions/:id/log-proof) and checks it the same way.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveSession, newEngineKey, startServer, TOKENS } from '../server/helpers.js';
 import { CHROMIUM, demoDayDir, launch, loadFiles, SKIP_REASON, tally } from './browser.js';
 
 if (!CHROMIUM) console.warn(SKIP_REASON);
@@ -101,4 +104,68 @@ describe.skipIf(!CHROMIUM)('the engine-log binding in the page', () => {
     await bad.close();
     expect(tally(['view', file('bundle.jsonl'), '--log-proof', file('log-proof.tlog-proof')]).code).toBe(2);
   });
+
+  it('a day opened from tally serve: the page fetches the served binding and checks it under the pinned log key, as tally verify does', async () => {
+    const vkey = newEngineKey(file('served.key'), 'tally.example/served');
+    const logVkey = newEngineKey(file('served-log.key'), 'tally.example/served/log');
+    writeFileSync(file('served-log.vkey'), `${logVkey}\n`);
+    const srv = await startServer({ db: 'memory:', args: ['--key', file('served.key'), '--log-key', file('served-log.key'), '--log-interval', '0'] });
+    try {
+      const { sid, step } = await liveSession(srv.url, 'served log day');
+      await step();
+      await step();
+      // What tally verify answers on the same bytes: the bundle, its checkpoint and the served binding.
+      const auth = { headers: { authorization: `Bearer ${TOKENS.auditor}` } };
+      writeFileSync(file('served.jsonl'), await (await fetch(`${srv.url}/sessions/${sid}/bundle`, auth)).text());
+      const cp = await (await fetch(`${srv.url}/sessions/${sid}/checkpoint`, auth)).text();
+      writeFileSync(file('served.note'), cp);
+      const served = await fetch(`${srv.url}/sessions/${sid}/log-proof?size=${cp.split('\n')[1]}`, auth);
+      expect(served.status).toBe(200);
+      writeFileSync(file('served.tlog-proof'), await served.text());
+      writeFileSync(file('served-engine.vkey'), `${vkey}\n`);
+      const verify = (logKey: string) => tally(['verify', file('served.jsonl'), '--unsealed', '--vkey', file('served-engine.vkey'), '--checkpoint', file('served.note'), '--log-key', logKey, '--log-proof', file('served.tlog-proof'), '--json']);
+      const ok = verify(file('served-log.vkey'));
+      expect(ok.code, ok.stderr).toBe(0);
+      const b = JSON.parse(ok.stdout).logBinding as { index: number; log: { origin: string; size: number } };
+      const open = async (logKey: string, proof?: string): Promise<Page> => {
+        const page = await ctx.newPage();
+        const errors: string[] = [];
+        page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+        await page.goto(`${srv.url}/`);
+        await page.fill('#srv-session', sid);
+        await page.fill('#srv-token', TOKENS.auditor);
+        await page.fill('#in-key-text', vkey);
+        // One fetch of the day (not following it live): the binding is of the checkpoint fetched.
+        await page.uncheck('#srv-follow');
+        await page.setInputFiles('#in-log-key', logKey);
+        if (proof !== undefined) await page.setInputFiles('#in-log-proof', proof);
+        await page.click('#load-server');
+        await page.waitForSelector(wait, { timeout: 60_000 });
+        await page.locator('#banner[data-state]:not([data-state=""])').first().waitFor();
+        expect(errors, errors.join('\n')).toEqual([]);
+        return page;
+      };
+      const page = await open(file('served-log.vkey'));
+      expect(await page.getAttribute('#banner', 'data-state')).toBe('pinned');
+      expect(await page.getAttribute('#banner', 'data-log'), `${await page.textContent('#srv-status')} / ${await page.textContent('#banner')}`).toBe('bound');
+      expect(await page.textContent('#banner-log')).toBe(`engine log: leaf ${b.index} of ${b.log.origin} (size ${b.log.size}), signed by the log key you pinned`);
+      await page.close();
+      // Another key pinned as the log key: refused with the CLI's code.
+      const wrongCode = (JSON.parse(verify(file('served-engine.vkey')).stdout) as { code: string }).code;
+      expect(wrongCode).toBe('TALLY_LOG_UNSIGNED');
+      const wrong = await open(file('served-engine.vkey'));
+      expect(await wrong.getAttribute('#banner', 'data-state')).toBe('failed-pin');
+      expect(await wrong.getAttribute('#banner', 'data-code')).toBe(wrongCode);
+      await wrong.close();
+      // A tampered binding picked beside the served day (its index moved by one): refused with the CLI's code.
+      writeFileSync(file('served-index.tlog-proof'), readFileSync(file('served.tlog-proof'), 'utf8').replace(/^index (\d+)$/m, (_m, i: string) => `index ${Number(i) + 1}`));
+      const cliCode = (JSON.parse(tally(['verify', file('served.jsonl'), '--unsealed', '--vkey', file('served-engine.vkey'), '--checkpoint', file('served.note'), '--log-key', file('served-log.vkey'), '--log-proof', file('served-index.tlog-proof'), '--json']).stdout) as { code: string }).code;
+      expect(cliCode).toMatch(/^TALLY_LOG_/);
+      const tampered = await open(file('served-log.vkey'), file('served-index.tlog-proof'));
+      expect(await tampered.getAttribute('#banner', 'data-code')).toBe(cliCode);
+      await tampered.close();
+    } finally {
+      await srv.stop();
+    }
+  }, 180_000);
 });

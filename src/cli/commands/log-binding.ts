@@ -13,6 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { IdentityShard } from '../../identity/document.js';
 import type { BoundCheckpoint, VerifyLogBindingResult } from '../../log/binding.js';
 import type { WitnessPolicy } from '../../witness/index.js';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
@@ -46,7 +47,7 @@ export const LOG_BINDING_HELP = `  --log-key <vkey>  the engine log's verifier k
                     binding under it (TALLY_LOG_IDENTITY_* codes)`;
 
 /** A binding that verified. */
-export type LogBound = Extract<VerifyLogBindingResult, { ok: true }> & { readonly file: string; readonly cosignedBy?: readonly string[] };
+export type LogBound = Extract<VerifyLogBindingResult, { ok: true }> & { readonly file: string; readonly cosignedBy?: readonly string[]; readonly shard?: IdentityShard };
 
 /** The `--log-identity` files, in order (empty when not given). */
 function identityFiles(values: Values): readonly string[] {
@@ -133,13 +134,16 @@ async function checkUnderIdentity(
 }
 
 /** Help lines of `tally verify --log`. */
-export const LOG_READ_HELP = `  --log <url|dir>   with --log-key: also read the engine log itself (a tally serve
-                    tiles prefix, or a tally tiles export directory): its checkpoint
-                    must extend the binding's, and no other checkpoint leaf of the
+export const LOG_READ_HELP = `  --log <url|dir>   with --log-key or --log-identity: also read the engine log
+                    itself (a tally serve tiles prefix, or a tally tiles export
+                    directory), its checkpoint signed by the log key (under an
+                    identity: the key of the shard the binding is in): it must
+                    extend the binding's, and no other checkpoint leaf of the
                     day's origin may give the day's size another root
                     (TALLY_LOG_EQUIVOCATION), follow its seal (TALLY_LOG_INCONSISTENT)
                     or differ from the day's tree (TALLY_LOG_SESSION_MISMATCH); the
-                    refusal names both leaves and both roots`;
+                    refusal names both leaves and both roots. Never implied: verify
+                    reads no log unless --log names where`;
 
 /**
  * `--log <url|dir>`: the day checked against the log read (§15.10), its tree
@@ -153,7 +157,8 @@ export async function checkLogRead(values: Values, io: CommandIO, bound: LogBoun
   let roots: ((n: number) => string | undefined) | undefined;
   const r = await checkDayInLog({
     source: logSource(where, io.cwd),
-    logVerifiers: await verifierKeysFor(values, io, 'log-key'),
+    // Under an identity, the log is read with the key of the shard the binding verified under (§15.9): one key, pinned by the identity.
+    logVerifiers: bound.shard === undefined ? await verifierKeysFor(values, io, 'log-key') : [bound.shard.logKey],
     binding: bound,
     rootAt: (n) => roots?.(n),
     prepare: async (sizes) => {

@@ -8,17 +8,15 @@
  * the session's own entries (§15.10).
  */
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
+import type { ParsedVerifierKey } from '../../receipt/note/types.js';
 import { countOption, readTextFile, verifierKeysFor, writeTextFile } from './checkpoint.js';
 
 type Values = Record<string, unknown>;
 
 /** Runs the log monitor; returns the exit code. */
 export async function monitorLog(values: Values, io: CommandIO): Promise<number> {
-  const where = str(values, 'log')!;
-  if (where === '') throw new CliError('--log <url|dir> must not be empty');
-  if (values['log-key'] === undefined) throw new CliError("--log needs --log-key <vkey>: the log's verifier key, named as its origin");
   for (const o of ['url', 'session', 'key']) if (values[o] !== undefined) throw new CliError(`--${o} follows one session; --log follows the engine log (give one or the other)`);
-  const logVerifiers = await verifierKeysFor(values, io, 'log-key');
+  const { where, logVerifiers } = await whatToFollow(values, io);
   const rounds = countOption(values, 'rounds') ?? 10;
   const intervalMs = countOption(values, 'interval', 0) ?? 1000;
   const cpPath = str(values, 'checkpoint');
@@ -76,4 +74,27 @@ export async function monitorLog(values: Values, io: CommandIO): Promise<number>
     if (!json) println(io.stdout, `leaf ${r.leaf.index}: ${JSON.stringify(r.leaf.leaf)}`);
   }
   return EXIT.invalid;
+}
+
+/**
+ * The log followed and its key: `--log` with `--log-key`, or `--log-identity`
+ * (the pinned identity, then its successors): the current shard's log key,
+ * and `--log` by default the identity's first tiles URL (§15.8).
+ */
+async function whatToFollow(values: Values, io: CommandIO): Promise<{ readonly where: string; readonly logVerifiers: readonly ParsedVerifierKey[] }> {
+  const raw = values['log-identity'];
+  const files = Array.isArray(raw) ? raw.filter((x): x is string => typeof x === 'string') : [];
+  const given = str(values, 'log');
+  if (given === '') throw new CliError('--log <url|dir> must not be empty');
+  if (files.length === 0) {
+    if (values['log-key'] === undefined) throw new CliError("--log needs --log-key <vkey> or --log-identity <file>: the log's verifier key, named as its origin");
+    return { where: given!, logVerifiers: await verifierKeysFor(values, io, 'log-key') };
+  }
+  if (values['log-key'] !== undefined) throw new CliError('give either --log-identity or --log-key, not both: the identity names the log key');
+  const { openLogIdentityChain } = await import('../../identity/index.js');
+  const id = openLogIdentityChain(files.map((f) => readTextFile(f, io, 'the log identity')));
+  if (!id.ok) throw new CliError(`the log identity ${files.join(', ')}: ${id.code}: ${id.message}`, EXIT.invalid, id.code);
+  const where = given ?? id.identity.tiles[0];
+  if (where === undefined) throw new CliError(`the log identity of ${id.identity.origin} names no tiles URL: pass --log <url|dir>`);
+  return { where, logVerifiers: [id.shards[0]!.logKey] };
 }

@@ -6,6 +6,7 @@ export const monitorCommand: Command = {
   summary: "Follow a serving engine's checkpoints, verify each consistency proof, report an equivocation with evidence.",
   help: `Usage: tally monitor --url <http://host:port> --session <hex> --vkey <vkey|file> [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
        tally monitor --log <url|dir> --log-key <vkey|file> [--sessions <url|dir>] [--checkpoint <file>] [--rounds <n>] [--interval <ms>] [--evidence <file>] [--json]
+       tally monitor --log-identity <file>... [--log <url|dir>] [--sessions <url|dir>] [...the same]
 
 Asks a 'tally serve' engine (GET /sessions/<id>/checkpoint and
 /sessions/<id>/consistency?from=<n>) for its latest checkpoint of a session,
@@ -37,6 +38,10 @@ a session it cannot read is listed unchecked).
 Options:
   --log <url|dir>     the engine log's tiles prefix or exported directory
   --log-key <vkey>    the engine log's verifier key (or a file of keys)
+  --log-identity <f>  instead of --log-key: the log's signed identity (tally log
+                      identity; repeat it to follow a rotation, the pinned one
+                      first): the current shard's log key is the key, and --log
+                      defaults to the first tiles URL the identity names
   --sessions <u|d>    with --log: each session's entries (a tally serve URL or a
                       directory of bundles), to check every checkpoint leaf
   --url <url>         the engine's HTTP base URL
@@ -53,11 +58,12 @@ The bearer token comes from $TALLY_TOKEN.
 Exit codes: 0 consistent for every round, 1 equivocation or a bad checkpoint,
 2 usage error, 3 I/O error.`,
   renamedOptions: () => ({ key: 'vkey' }),
-  options: { log: { type: 'string' }, sessions: { type: 'string' }, 'log-key': { type: 'string' }, vkey: { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
+  options: { log: { type: 'string' }, sessions: { type: 'string' }, 'log-key': { type: 'string' }, 'log-identity': { type: 'string', multiple: true }, vkey: { type: 'string' }, url: { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, checkpoint: { type: 'string' }, rounds: { type: 'string' }, interval: { type: 'string' }, evidence: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values, positionals }, io) {
     if (positionals.length > 0) throw new CliError('monitor takes no arguments');
-    if (values['sessions'] !== undefined && values['log'] === undefined) throw new CliError('--sessions goes with --log <url|dir>');
-    if (values['log'] !== undefined) return (await import('./monitor-log.js')).monitorLog(values, io);
+    const following = values['log'] !== undefined || values['log-identity'] !== undefined;
+    if (values['sessions'] !== undefined && !following) throw new CliError('--sessions goes with --log <url|dir>');
+    if (following) return (await import('./monitor-log.js')).monitorLog(values, io);
     if (values['log-key'] !== undefined) throw new CliError('--log-key goes with --log <url|dir>');
     const url = str(values, 'url');
     if (url === undefined || !/^https?:\/\/\S+$/.test(url)) throw new CliError('--url <http://host:port> is required');

@@ -201,7 +201,7 @@ export async function checkAgainstCheckpoint(path: string, pin: ChainPin, values
  * a signed checkpoint (see {@link checkAgainstCheckpoint}). Returns the exit code.
  */
 export async function verifyWithCheckpoint(path: string, pin: ChainPin, values: Record<string, unknown>, io: CommandIO): Promise<number> {
-  if (values['log'] !== undefined && values['log-key'] === undefined) throw new CliError("--log needs --log-key <vkey>: the log is read to check the day's binding into it");
+  if (values['log'] !== undefined && values['log-key'] === undefined && values['log-identity'] === undefined) throw new CliError("--log needs --log-key <vkey> or --log-identity <file>: the log is read to check the day's binding into it");
   const c = await checkAgainstCheckpoint(path, pin, values, io);
   if (typeof c === 'number') return c;
   const read = c.log === undefined || values['log'] === undefined ? undefined : await checkLogRead(values, io, c.log, path);

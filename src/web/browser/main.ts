@@ -324,8 +324,18 @@ async function fromServer(): Promise<void> {
     if (c.ok) cp = await c.text();
     else if (c.status !== 404) return fail('GET checkpoint', httpWords(c.status, await c.text()));
   }
-  put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}`);
-  start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined, await suppliedLog());
+  // With a log key pinned and no binding picked, the day's binding is the engine's (WIRE.md §5, GET …/log-proof) of the
+  // checkpoint just fetched, checked by the same rule as a picked one; none served (404) is TALLY_LOG_BINDING_MISSING.
+  let log = await suppliedLog();
+  if (log.logKey !== undefined && log.logProof === undefined && cp !== undefined) {
+    const size = cp.split('\n')[1] ?? '';
+    const l = /^[0-9]{1,15}$/.test(size) ? await get(`/sessions/${session}/log-proof?size=${size}`) : undefined;
+    if (/^[0-9]{1,15}$/.test(size) && !l) return;
+    if (l?.ok) log = { ...log, logProof: await l.text() };
+    else if (l && l.status !== 404) return fail('GET log-proof', httpWords(l.status, await l.text()));
+  }
+  put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}${log.logProof !== undefined && log.logKey !== undefined ? ' and its log binding' : ''}`);
+  start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined, log);
 }
 
 function stopLive(why?: string): void {
