@@ -243,14 +243,16 @@ function refused(code: ToolCode, message: string, name?: string, verdict?: Judge
 /**
  * The judge request of a tool call, but for the model: the action line
  * `TALLY_ACTION_V1|<instance>|<session>|mcp-tool-call|<tool>|-|<authored hash>` and the call as
- * the request's `intent` (every value a string: the tool, the request id's and the arguments'
- * canonical JSON, and the upstream server's name when the day recorded one).
+ * the request's `intent` (every value a string: the tool, also as `market` so a rule such as
+ * `never touch <tool>` reads as for a trade, the request id's and the arguments' canonical JSON,
+ * and the upstream server's name when the day recorded one).
  */
 export function toolJudgeRequest(j: Judging, c: { readonly instance: string; readonly session: string; readonly call: ToolCall; readonly argumentsText: string; readonly server: string | undefined; readonly authoredHash: string }): Omit<JudgeRequestInput, 'model'> {
   const intent: CanonicalObject = {
     action: TOOL_JUDGE_ACTION,
     arguments: c.argumentsText,
     id: JSON.stringify(c.call.id),
+    market: c.call.name,
     ...(c.server === undefined ? {} : { server: c.server }),
     tool: c.call.name,
   };
