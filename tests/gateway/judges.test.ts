@@ -15,7 +15,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalJudge, type Judge } from '../../src/referee/index.js';
 import { parseToolPolicy, ToolPolicyProblem } from '../../src/referee/tools.js';
-import { COUNTING, mandateSpec, startDay, toolRulings, verifyAndReplay, type Day } from './helpers.js';
+import { COUNTING, frames, mandateSpec, startDay, toolRulings, verifyAndReplay, type Day } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tally-gw-judges-'));
 const days: Day[] = [];
@@ -137,6 +137,9 @@ describe('group budgets on tool calls', () => {
         expect(got.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(cap);
         const rulings = (await toolRulings(d.store, d.gateway.sessionId)).slice(0, -1).map((t) => (t.ruling?.['admitted'] === true ? 'admitted' : String(t.ruling?.['code'])));
         expect(rulings).toEqual(expected);
+        // Every admitted slow call timed out: its outcome is UNKNOWN, and it was counted above.
+        const outcomes = (await frames(d.store, d.gateway.sessionId)).filter((x) => x['kind'] === 'tool-result').map((x) => x['outcome']);
+        expect(outcomes).toEqual(calls.map((c, i) => (expected[i] !== 'admitted' ? 'refused' : c.slow ? 'unknown' : 'result')));
         const { verified, replayed } = await verifyAndReplay(d.store, d.gateway.sessionId);
         expect(verified.ok && replayed.ok).toBe(true);
       }),
