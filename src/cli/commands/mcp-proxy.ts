@@ -54,10 +54,9 @@ Options:
                           to stderr); sealed when the agent ends its session
                           (HTTP DELETE) or on SIGTERM/SIGINT
 ${judgeHelp(24)}
-                          asked, before anything goes upstream, about each call
-                          of a tool whose mandate rule has rules and judges;
-                          without an answer in time the call is refused
-                          (judge_unavailable) and never sent
+  Each call of a tool whose mandate rule has rules and judges is put to the
+  judge before anything goes upstream; without a valid answer in time it is
+  refused (judge_unavailable) and never sent.
 
 Exit codes: 0 sealed, 1 the upstream did not start or the day could not be
 opened, 2 usage error, 3 store unavailable.`;
