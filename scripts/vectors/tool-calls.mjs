@@ -5,7 +5,7 @@
 // engine wrote; the ruling of the last call; and what replay answers.
 // Called by gen-vectors.mjs.
 import { createEngine } from '../../dist/index.js';
-import { createRefereeEngine, createRefereeRuler, signMandateWithKey } from '../../dist/referee/index.js';
+import { createLocalJudge, createRefereeEngine, createRefereeRuler, signMandateWithKey } from '../../dist/referee/index.js';
 import { MemoryStore } from '../../dist/store/index.js';
 import { replay } from '../../dist/receipt/index.js';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -41,10 +41,19 @@ const OPEN = {
 const call = (id, name, args) => JSON.stringify({ id, jsonrpc: '2.0', method: 'tools/call', params: { ...(args === undefined ? {} : { arguments: args }), name } });
 const result = (id, text) => ({ id, kind: 'tool-result', outcome: 'result', result: { content: [{ text, type: 'text' }] } });
 
+/**
+ * The judge clients of a case's `judge` member: the local judge signing with `key` under `model`,
+ * answering `answer` ("ALLOW" or "DENY") with the call's action line copied; "none": no client.
+ */
+export function corpusJudges(j) {
+  if (j.answer === 'none') return [];
+  return [createLocalJudge({ key: j.key, model: j.model, script: (q) => JSON.stringify({ reason: `the corpus judge says ${j.answer}`, verdict: j.answer, action: q.request.action }) })];
+}
+
 /** Drives one day: `calls` are [time, authored text, result-frame data]; the last call carries `code`. */
 async function run(name, code, spec, calls, opts = {}) {
   const store = new MemoryStore();
-  const { engine } = createRefereeEngine({ store });
+  const { engine } = createRefereeEngine({ store, ...(opts.judge === undefined ? {} : { panel: corpusJudges(opts.judge) }) });
   const o = await (opts.openWithout ? createEngine({ store }) : engine).open(spec);
   if (!o.ok) throw new Error(`${name}: ${o.message}`);
   const sid = o.sessionId;
@@ -74,12 +83,20 @@ async function run(name, code, spec, calls, opts = {}) {
   if (got !== code) throw new Error(`${name}: the last call was ruled ${JSON.stringify(ruling)}, not ${code}`);
   const r = await replay([enc.encode(lines.join('\n') + '\n')], { ruler: (s) => createRefereeRuler({ store: s }) });
   const replayed = r.ok ? { ok: true, turns: r.turns, rulings: r.rulings } : { ok: false, stage: r.stage, ...(typeof r.index === 'number' ? { index: r.index } : {}), ...(typeof r.code === 'string' ? { code: r.code } : {}) };
-  return { name, code, spec, ...(opts.openWithout ? { openedWithout: 'referee' } : {}), steps, lines, expect: { index: 2 * calls.length, tool: ruling, replay: replayed } };
+  return { name, code, spec, ...(opts.openWithout ? { openedWithout: 'referee' } : {}), ...(opts.judge === undefined ? {} : { judge: opts.judge }), steps, lines, expect: { index: 2 * calls.length, tool: ruling, replay: replayed } };
 }
 
 // Budgets (§18.3 step 8): spend's amount may sum to 10 over the day.
 const BUDGET_OPEN = { ...OPEN, tools: [...OPEN.tools, { inputSchema: { type: 'object' }, name: 'spend' }] };
 const budgeted = () => signed('gateway-corpus-budget', mandate({ tools: { allow: { spend: { args: { amount: { type: 'decimal' } }, budget: { amount: '10' } } } } }));
+// Group budgets (§18.3 step 8): spend and tip share an amount budget of 10 per 60 s of frame time.
+const GROUP_OPEN = { ...OPEN, tools: [...BUDGET_OPEN.tools, { inputSchema: { type: 'object' }, name: 'tip' }] };
+const grouped = () => signed('gateway-corpus-group', mandate({ tools: { allow: { spend: { args: { amount: { type: 'decimal' } } }, tip: { args: { amount: { type: 'integer' } } } }, budgets: [{ arg: 'amount', max: '10', tools: ['spend', 'tip'], window_ms: 60000 }] } }));
+// Judges on a tool (§18.3 step 9): note's calls are put to one judge, Anvil #5's key.
+const JUDGE_KEY = '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba';
+const judge = (answer) => ({ answer, key: JUDGE_KEY, model: 'corpus-judge-1' });
+const judged = () => signed('gateway-corpus-judged', mandate({ tools: { allow: { note: { args: { text: { type: 'string' } }, judges: [A(JUDGE_KEY).toLowerCase()], rules: ['Notes must not mention passwords.'] } } } }));
+const JUDGE_OPEN = { ...OPEN, tools: [...OPEN.tools, { inputSchema: { type: 'object' }, name: 'note' }] };
 // Named upstreams (§18.6): a and b, tools offered as a__<tool>, b__<tool>.
 const NAMED_OPEN = {
   kind: 'mcp-open',
@@ -113,13 +130,20 @@ export async function toolCallVectors() {
     await run('admitted: spend amounts 6 then "4" sum to exactly the budget of 10', 'admitted', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '4' }), result(2, 'ok')]], { open: BUDGET_OPEN }),
     await run('tool_budget_exceeded: spend amounts 6 then "4.5" would sum to 10.5, over the budget of 10', 'tool_budget_exceeded', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '4.5' }), result(2, 'x')]], { open: BUDGET_OPEN }),
     await run('tool_budget_exceeded: a refused call spends nothing, so the third call is ruled on 6 only, and 6 + "4.01" is over', 'tool_budget_exceeded', budgeted(), [[at(1), call(1, 'spend', { amount: 6 }), result(1, 'ok')], [at(2), call(2, 'spend', { amount: '5' }), result(2, 'x')], [at(3), call(3, 'spend', { amount: '4.01' }), result(3, 'x')]], { open: BUDGET_OPEN }),
+    await run('admitted: spend "4.5" then tip 5 share the group budget of 10 per 60 s (9.5)', 'admitted', grouped(), [[at(1), call(1, 'spend', { amount: '4.5' }), result(1, 'ok')], [at(2), call(2, 'tip', { amount: 5 }), result(2, 'ok')]], { open: GROUP_OPEN }),
+    await run('tool_budget_exceeded: spend "4.5", tip 5, then tip 1 would make 10.5 within 60 s, over the group budget of 10', 'tool_budget_exceeded', grouped(), [[at(1), call(1, 'spend', { amount: '4.5' }), result(1, 'ok')], [at(2), call(2, 'tip', { amount: 5 }), result(2, 'ok')], [at(3), call(3, 'tip', { amount: 1 }), result(3, 'x')]], { open: GROUP_OPEN }),
+    await run('admitted: a call is ruled at the time of the frame it answers; spend "4.5" (at 1 s) has left the 60 s window when the last tip 5 is ruled at 62 s, so it sums 5 + 5', 'admitted', grouped(), [[at(1), call(1, 'spend', { amount: '4.5' }), result(1, 'ok')], [at(30), call(2, 'tip', { amount: 0 }), result(2, 'ok')], [at(62), call(3, 'tip', { amount: 5 }), result(3, 'ok')], [at(63), call(4, 'tip', { amount: 5 }), result(4, 'ok')]], { open: GROUP_OPEN }),
+    await run('tool_budget_exceeded: a call whose outcome was UNKNOWN (timeout) still counts against the group budget', 'tool_budget_exceeded', grouped(), [[at(1), call(1, 'spend', { amount: '8' }), { detail: 'no answer within 30000 ms', id: 1, kind: 'tool-result', outcome: 'unknown', reason: 'timeout' }], [at(2), call(2, 'tip', { amount: 3 }), result(2, 'x')]], { open: GROUP_OPEN }),
+    await run('admitted: the tool\'s judge gave a signed ALLOW (the verdict is recorded in the ruling)', 'admitted', judged(), [[at(1), call(1, 'note', { text: 'buy milk' }), result(1, 'noted')]], { open: JUDGE_OPEN, judge: judge('ALLOW') }),
+    await run('judge_denied: the tool\'s judge gave a signed DENY', 'judge_denied', judged(), [[at(1), call(1, 'note', { text: 'the password is hunter2' }), result(1, 'x')]], { open: JUDGE_OPEN, judge: judge('DENY') }),
+    await run('judge_unavailable: the gateway has no judge for the tool (fail closed, failure no_judge)', 'judge_unavailable', judged(), [[at(1), call(1, 'note', { text: 'buy milk' }), result(1, 'x')]], { open: JUDGE_OPEN, judge: judge('none') }),
     await run('admitted: named upstreams, a__echo on upstream a (corpus-server) as its rule says', 'admitted', named(), [[at(1), call(1, 'a__echo', { message: 'hi' }), result(1, 'hi')]], { open: NAMED_OPEN }),
     await run('server_not_allowed: named upstreams, b__files is on other-server, its rule says another-server', 'server_not_allowed', named(), [[at(1), call(1, 'b__files'), result(1, 'x')]], { open: NAMED_OPEN }),
     await run('tool_not_offered: named upstreams, no upstream c (and a bare name splits to none)', 'tool_not_offered', named(), [[at(1), call(1, 'echo'), result(1, 'x')], [at(2), call(2, 'c__echo'), result(2, 'x')]], { open: NAMED_OPEN }),
     await run('admitted: a tool-only mandate (no trading member, no agents)', 'admitted', toolOnly(), [[at(1), call(1, 'echo', { message: 'hi' }), result(1, 'hi')]]),
   ];
   return {
-    description: 'One scenario per tool-call ruling code of the MCP gateway (PROTOCOL.md §18), and admitted calls. spec: the genesis spec (mcp, and a mandate signed by its principal, Anvil #3, with a tools section); openedWithout "referee": opened by an engine without the referee. steps: frame ordinal -1 (data: mcp-open), 0, 1, … each with its time and data (mcp-open with servers when the upstreams are named, §18.6), answered by the authored UTF-8 text (a tools/call request, the last one the closing turn {"close":…}); then the seal. lines: the transcript the referee engine wrote. expect: the turn index of the last call, its tool ruling, and what replaying lines with the referee ruler answers.',
+    description: 'One scenario per tool-call ruling code of the MCP gateway (PROTOCOL.md §18), and admitted calls. spec: the genesis spec (mcp, and a mandate signed by its principal, Anvil #3, with a tools section); openedWithout "referee": opened by an engine without the referee; judge: the judge the referee engine asks (the local judge signing with key under model and answering answer, ALLOW or DENY, its action copied; none: no judge client), whose recorded verdict replay re-verifies without asking. steps: frame ordinal -1 (data: mcp-open), 0, 1, … each with its time and data (mcp-open with servers when the upstreams are named, §18.6), answered by the authored UTF-8 text (a tools/call request, the last one the closing turn {"close":…}); then the seal. lines: the transcript the referee engine wrote. expect: the turn index of the last call, its tool ruling, and what replaying lines with the referee ruler answers.',
     cases,
   };
 }

@@ -270,7 +270,7 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
 
   async function rule(ctx: RuleContext): Promise<RuleOutcome | undefined> {
     // A gateway day's turns are MCP tool calls (docs/PROTOCOL.md §18), never intents.
-    if (isGatewaySpec(ctx.spec)) return ruleToolTurn(ctx, tools, legacy);
+    if (isGatewaySpec(ctx.spec)) return ruleToolTurn(ctx, tools, legacy, { clients, timeoutMs: judgeTimeoutMs });
     const sealed = mandateOf(ctx.spec, legacy);
     const carried = ctx.spec['agents'] === undefined ? undefined : intentOfAuthored(ctx.authored);
     if (sealed.kind !== 'mandate') {

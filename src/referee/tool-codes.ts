@@ -5,6 +5,8 @@
  * the code and its `fix`, so the agent (or its operator) knows what to do.
  */
 
+import type { JudgeRefusalCode } from './ask-judges.js';
+
 /** A tool-call ruling code. */
 export type ToolCode =
   | 'tool_call_malformed'
@@ -18,7 +20,8 @@ export type ToolCode =
   | 'server_not_allowed'
   | 'tool_argument_refused'
   | 'tool_rate_limited'
-  | 'tool_budget_exceeded';
+  | 'tool_budget_exceeded'
+  | JudgeRefusalCode;
 
 /** One catalogue entry. */
 export interface ToolCodeEntry {
@@ -41,7 +44,14 @@ export const TOOL_CODE_CATALOGUE: readonly ToolCodeEntry[] = Object.freeze(
     { code: 'server_not_allowed', when: 'the mandate allows this tool only on another upstream server', fix: 'use the server the mandate names for this tool' },
     { code: 'tool_argument_refused', when: 'an argument breaks the mandate\'s rule for it (type, enum, minimum, maximum, max_length, required, additional)', fix: 'change the argument to one the mandate allows (the message names it and the rule)' },
     { code: 'tool_rate_limited', when: 'the mandate\'s call rate (for all tools or this one) is used up in the current window of frame time', fix: 'wait for the window to pass before calling again' },
-    { code: 'tool_budget_exceeded', when: 'with this call, an argument of the tool would sum over the day\'s admitted calls to more than the mandate\'s budget for it', fix: 'ask for less (the message gives the budget and the total), or ask the principal for a larger budget in a new mandate' },
+    { code: 'tool_budget_exceeded', when: 'with this call, an argument of the tool would sum over the day\'s admitted calls (or a group budget\'s tools within its window) to more than the mandate\'s budget for it; a call whose outcome is unknown (timeout) counts', fix: 'ask for less (the message gives the budget and the total), or ask the principal for a larger budget in a new mandate' },
+    { code: 'judge_untrusted_signer', when: 'the tool\'s judge answered with a signature that does not recover to a judge the mandate\'s tool rule trusts', fix: 'point the gateway at the judge whose key the tool rule names (--judge)' },
+    { code: 'judge_unparsable', when: 'the tool\'s judge answered with something other than one verdict object', fix: 'fix the judge, or use tally judge serve' },
+    { code: 'judge_action_mismatch', when: 'the tool\'s judge answered about another action line than this call\'s', fix: 'fix the judge: it must copy the action string exactly' },
+    { code: 'judge_denied', when: 'the tool\'s judge gave a valid signed DENY for this call', fix: 'change the call to one the tool rule\'s rules allow (the message gives the judge\'s reason)' },
+    { code: 'judge_unavailable', when: 'the tool\'s judge did not answer within the gateway\'s judge timeout, failed, or the gateway has no judge (fail closed: nothing goes upstream)', fix: 'start the judge (tally judge serve) and pass --judge to tally mcp proxy, then call again' },
+    { code: 'judge_quorum_not_met', when: 'fewer of the tool rule\'s panel judges than its quorum gave a valid signed ALLOW', fix: 'see each judge\'s answer in the ruling; reach the missing judges or change the call' },
+    { code: 'judge_evidence_invalid', when: 'on replay only: the verdict the day recorded is not a valid answer to this call\'s judge request', fix: 'the transcript was altered or recorded by another referee: do not trust this day\'s rulings' },
   ].map((e) => Object.freeze(e as ToolCodeEntry)),
 );
 

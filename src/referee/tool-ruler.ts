@@ -6,8 +6,9 @@
  * earlier calls of the day (rates, request ids). The gateway sends a call
  * upstream only when this ruling admits it, and replay re-derives it.
  *
- * Ruling: `{"tool": {"stage":"tool","admitted":true,"name":…}}` or
- * `{"tool": {"stage":"tool","admitted":false,"code":…,"message":…,"name"?:…}}`.
+ * Ruling: `{"tool": {"stage":"tool","admitted":true,"name":…,"verdict"?:…}}` or
+ * `{"tool": {"stage":"tool","admitted":false,"code":…,"message":…,"name"?:…,"verdict"?:…}}`;
+ * `verdict` when the tool's rule names judges and they were asked (step 9).
  */
 import { sha256 } from '../codec/sha256.js';
 import { authoredHash, fromBase64, parseStrictJson, slotIndex, TallyError, toHex, tryCanonicalJson, type CanonicalObject, type Entry, type SessionSpec } from '../protocol/index.js';
@@ -16,14 +17,27 @@ import type { RuleContext, RuleOutcome } from '../session/types.js';
 import { TranscriptFolds, type EntrySource } from './transcript-folds.js';
 import { mandateOf, type ParseMandateOptions } from './mandate.js';
 import type { ToolCode } from './tool-codes.js';
-import { budgetFigure, checkArguments, overBudget, type ToolRate } from './tools.js';
+import { budgetFigure, checkArguments, overBudget, overGroupBudget, type SpentCall, type ToolRate, type ToolRule } from './tools.js';
+import { actionLine, type JudgeRequestInput } from './bytes.js';
+import { askJudges, reverifyJudges, type JudgedVerdict } from './ask-judges.js';
+import type { Judge } from './judge.js';
+import type { Judging } from './judging.js';
 import { decAdd } from './decimal.js';
 import { splitToolName, UPSTREAM_NAME } from './tool-names.js';
 
 /** The `tool` member of a gateway ruling. */
 export type ToolRuling =
-  | { readonly stage: 'tool'; readonly admitted: true; readonly name: string }
-  | { readonly stage: 'tool'; readonly admitted: false; readonly code: ToolCode; readonly message: string; readonly name?: string };
+  | { readonly stage: 'tool'; readonly admitted: true; readonly name: string; readonly verdict?: JudgedVerdict }
+  | { readonly stage: 'tool'; readonly admitted: false; readonly code: ToolCode; readonly message: string; readonly name?: string; readonly verdict?: JudgedVerdict };
+
+/** The judge clients a live gateway asks (a replay asks none: it re-verifies the recorded verdict). */
+export interface ToolJudges {
+  readonly clients: readonly Judge[];
+  readonly timeoutMs: number;
+}
+
+/** The `action` field of a tool call's action line and judge request. */
+export const TOOL_JUDGE_ACTION = 'mcp-tool-call';
 
 /** A `tools/call` request as the turn carries it. */
 export interface ToolCall {
@@ -103,6 +117,8 @@ export interface ToolFold {
   perTool: Map<string, number[]>;
   /** Per tool, per argument: the sum of its figure values over the day's admitted calls (budgets, §18.3 step 8). */
   spent: Map<string, Map<string, string>>;
+  /** The day's admitted calls in order, for group budgets (§18.3 step 8). */
+  calls: SpentCall[];
   /** Request id (canonical JSON of it) → authored hash of its first call. */
   ids: Map<string, string>;
   /** Time of the last frame folded. */
@@ -141,7 +157,7 @@ export class ToolHistory {
   constructor(source: EntrySource, maxSessions = 1024) {
     this.folds = new TranscriptFolds<ToolFold>(
       source,
-      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), calls: [], ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
       maxSessions,
     );
   }
@@ -177,6 +193,7 @@ function foldEntry(f: ToolFold, e: Entry): void {
     let xs = f.perTool.get(t.call.name);
     if (!xs) f.perTool.set(t.call.name, (xs = []));
     xs.push(f.time);
+    f.calls.push({ time: f.time, name: t.call.name, args: t.call.arguments });
     let sums = f.spent.get(t.call.name);
     for (const [arg, v] of Object.entries(t.call.arguments)) {
       const x = budgetFigure(v);
@@ -218,13 +235,52 @@ function inWindow(times: readonly number[], rate: ToolRate, now: number): number
   return n;
 }
 
-function refused(code: ToolCode, message: string, name?: string): RuleOutcome {
-  const tool: ToolRuling = { stage: 'tool', admitted: false, code, message: message.slice(0, 240), ...(name === undefined ? {} : { name }) };
+function refused(code: ToolCode, message: string, name?: string, verdict?: JudgedVerdict): RuleOutcome {
+  const tool: ToolRuling = { stage: 'tool', admitted: false, code, message: message.slice(0, 240), ...(name === undefined ? {} : { name }), ...(verdict === undefined ? {} : { verdict }) };
   return { ruling: { tool } as unknown as CanonicalObject, nonces: [] };
 }
 
+/**
+ * The judge request of a tool call, but for the model: the action line
+ * `TALLY_ACTION_V1|<instance>|<session>|mcp-tool-call|<tool>|-|<authored hash>` and the call as
+ * the request's `intent` (every value a string: the tool, also as `market` so a rule such as
+ * `never touch <tool>` reads as for a trade, the request id's and the arguments' canonical JSON,
+ * and the upstream server's name when the day recorded one).
+ */
+export function toolJudgeRequest(j: Judging, c: { readonly instance: string; readonly session: string; readonly call: ToolCall; readonly argumentsText: string; readonly server: string | undefined; readonly authoredHash: string }): Omit<JudgeRequestInput, 'model'> {
+  const intent: CanonicalObject = {
+    action: TOOL_JUDGE_ACTION,
+    arguments: c.argumentsText,
+    id: JSON.stringify(c.call.id),
+    market: c.call.name,
+    ...(c.server === undefined ? {} : { server: c.server }),
+    tool: c.call.name,
+  };
+  return {
+    rules: j.rules,
+    action: actionLine({ instance: c.instance, session: c.session, action: TOOL_JUDGE_ACTION, market: c.call.name, size: '-', intentHash: c.authoredHash }),
+    intent,
+    context: undefined,
+    ...(j.judgeRequest === 'verdict' ? {} : { format: j.judgeRequest }),
+  };
+}
+
+/** The verdict a recorded ruling holds for its tool call (replay), else `undefined`. */
+function recordedToolVerdict(recorded: unknown): unknown {
+  const t = isObject(recorded) ? recorded['tool'] : undefined;
+  return isObject(t) ? t['verdict'] : undefined;
+}
+
+/** Step 9: live, asks the rule's judges; on replay (`recorded`), re-verifies the verdict the day recorded, never asking. */
+async function judgeCall(ctx: RuleContext, rule: ToolRule & { judging: Judging }, instance: string, call: ToolCall, server: string | undefined, judges: ToolJudges | undefined): Promise<JudgedVerdict> {
+  const argumentsText = tryCanonicalJson(call.arguments as unknown);
+  const base = toolJudgeRequest(rule.judging, { instance, session: ctx.sessionId, call, argumentsText: argumentsText.ok ? argumentsText.text : '{}', server, authoredHash: toHex(authoredHash(sha256, ctx.authored)) });
+  if (ctx.recorded !== undefined) return reverifyJudges(rule.judging, base, recordedToolVerdict(ctx.recorded));
+  return askJudges(rule.judging, base, judges?.clients ?? [], judges?.timeoutMs ?? 20_000);
+}
+
 /** Rules on one gateway turn (see the module comment); `undefined` for the closing turn. */
-export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, mandates: ParseMandateOptions): Promise<RuleOutcome | undefined> {
+export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, mandates: ParseMandateOptions, judges?: ToolJudges): Promise<RuleOutcome | undefined> {
   const t = readGatewayTurn(ctx.authored);
   if (t.kind === 'close') return undefined;
   if (t.kind === 'refused') return refused(t.code, t.message);
@@ -253,5 +309,10 @@ export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, manda
   if (rule.rate !== undefined && inWindow(f.perTool.get(call.name) ?? [], rule.rate, now) >= rule.rate.max) return refused('tool_rate_limited', `at most ${rule.rate.max} calls of "${call.name.slice(0, 80)}" per ${rule.rate.windowMs} ms`, call.name);
   const over = overBudget(rule, call.arguments, f.spent.get(call.name));
   if (over !== undefined) return refused('tool_budget_exceeded', `the "${over.arg}" of "${call.name.slice(0, 80)}" may sum to at most ${over.cap} over the day; with this call it would be ${over.total}`, call.name);
-  return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
+  const group = overGroupBudget(m.tools?.budgets ?? [], call.name, call.arguments, f.calls, now);
+  if (group !== undefined) return refused('tool_budget_exceeded', `the "${group.budget.arg}" of ${group.budget.tools.map((x) => `"${x.slice(0, 40)}"`).join(', ').slice(0, 100)} may sum to at most ${group.budget.max} ${group.budget.windowMs === undefined ? 'over the day' : `per ${group.budget.windowMs} ms`}; with this call it would be ${group.total}`, call.name);
+  if (rule.judging === undefined) return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
+  const verdict = await judgeCall(ctx, rule as ToolRule & { judging: Judging }, m.instance, call, route.server, judges);
+  if (!verdict.admitted) return refused(verdict.code ?? 'judge_denied', `the judges refused the call: ${verdict.message}`, call.name, verdict);
+  return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name, verdict } } as unknown as CanonicalObject, nonces: [] };
 }

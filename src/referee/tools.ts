@@ -12,11 +12,20 @@
  *     "get-sum": { "server": "mcp-servers/everything", "args": { "a": { "type": "integer", "maximum": 100 } }, "required": ["a"] },
  *     "pay": { "args": { "amount": { "type": "decimal", "maximum": "10" }, "payee": { "enum": ["acme"] } }, "additional": false, "rate": { "max": 3, "window_ms": 60000 } }
  *   },
- *   "rate": { "max": 100, "window_ms": 60000 }
+ *   "rate": { "max": 100, "window_ms": 60000 },
+ *   "budgets": [{ "tools": ["pay", "tip"], "arg": "amount", "max": "25", "window_ms": 3600000 }]
  * }
+ * ```
+ *
+ * A tool rule may also name judges, with the members a mandate or a payment policy uses
+ * (`rules`, and `judges` or a `panel`, `judge_request?`, `judges_independent?`; judging.ts):
+ *
+ * ```json
+ * "write_file": { "rules": ["never write outside /srv/notes"], "judges": ["0x…"] }
  * ```
  */
 import { decAdd, decCmp, isCanonicalDecimal } from './decimal.js';
+import { judgingOf, type Judging } from './judging.js';
 
 /** Bounds of a tools section. */
 export const TOOL_POLICY_LIMITS = Object.freeze({
@@ -55,13 +64,33 @@ export interface ToolRule {
   readonly rate: ToolRate | undefined;
   /** Argument name → the most its values may sum to over the day's admitted calls of this tool (canonical decimal). */
   readonly budget: Readonly<Record<string, string>>;
+  /** The judges every call of this tool is put to once the mechanical checks admit it (§18.3 step 9); `undefined`: none. */
+  readonly judging: Judging | undefined;
+}
+
+/** A budget over a group of tools: the values of `arg` over the admitted calls of `tools` (within `windowMs` of frame time, or the whole day) sum to at most `max`. */
+export interface GroupBudget {
+  readonly tools: readonly string[];
+  readonly arg: string;
+  /** Canonical decimal greater than 0. */
+  readonly max: string;
+  /** `undefined`: the whole day. */
+  readonly windowMs: number | undefined;
 }
 
 /** A checked tools section. */
 export interface ToolPolicy {
   readonly allow: ReadonlyMap<string, ToolRule>;
   readonly rate: ToolRate | undefined;
+  /** Budgets over groups of tools, in the mandate's order. */
+  readonly budgets: readonly GroupBudget[];
 }
+
+/** The judging members a tool rule may carry (checked by judging.ts, as a mandate's and a payment policy's). */
+const JUDGING_MEMBERS = ['rules', 'judges', 'panel', 'judge_request', 'judges_independent'] as const;
+
+/** The most group budgets a tools section may hold. */
+const MAX_BUDGETS = 16;
 
 const NAME = /^[\x21-\x7e]+$/;
 
@@ -141,9 +170,9 @@ function argRule(v: unknown, where: string): ArgRule {
 }
 
 function toolRule(v: unknown, where: string): ToolRule {
-  if (!isObject(v)) fail(`${where} must be an object { server?, args?, required?, additional?, rate?, budget? }`);
+  if (!isObject(v)) fail(`${where} must be an object { server?, args?, required?, additional?, rate?, budget?, rules?, judges? | panel?, judge_request?, judges_independent? }`);
   const o = v as Record<string, unknown>;
-  exact(o, where, ['server', 'args', 'required', 'additional', 'rate', 'budget']);
+  exact(o, where, ['server', 'args', 'required', 'additional', 'rate', 'budget', ...JUDGING_MEMBERS]);
   const args: Record<string, ArgRule> = {};
   if (o['args'] !== undefined) {
     if (!isObject(o['args'])) fail(`${where}.args must be an object of argument name → rule`);
@@ -169,8 +198,12 @@ function toolRule(v: unknown, where: string): ToolRule {
       budget[k] = cap as string;
     }
   }
+  const problems: string[] = [];
+  const judging = judgingOf(o, where, 2, problems);
+  if (problems.length > 0) fail(problems[0]!);
   return {
     budget,
+    judging: judging === undefined || judging.rules.length === 0 ? undefined : judging,
     server: o['server'] === undefined ? undefined : name(o['server'], `${where}.server`),
     args,
     required,
@@ -179,18 +212,46 @@ function toolRule(v: unknown, where: string): ToolRule {
   };
 }
 
+function groupBudgets(v: unknown, where: string, allow: ReadonlyMap<string, ToolRule>): GroupBudget[] {
+  if (!Array.isArray(v) || v.length < 1 || v.length > MAX_BUDGETS) fail(`${where} must be a list of 1–${MAX_BUDGETS} budgets { tools, arg, max, window_ms? }`);
+  return (v as unknown[]).map((b, i) => {
+    const w = `${where}[${i}]`;
+    if (!isObject(b)) fail(`${w} must be an object { tools, arg, max, window_ms? }`);
+    const o = b as Record<string, unknown>;
+    exact(o, w, ['tools', 'arg', 'max', 'window_ms']);
+    for (const k of ['tools', 'arg', 'max']) if (o[k] === undefined) fail(`${w}.${k} is required`);
+    const ts = o['tools'];
+    if (!Array.isArray(ts) || ts.length < 1 || ts.length > TOOL_POLICY_LIMITS.maxTools) fail(`${w}.tools must be a list of 1–${TOOL_POLICY_LIMITS.maxTools} tool names`);
+    const arg = name(o['arg'], `${w}.arg`);
+    const tools = (ts as unknown[]).map((t, j) => {
+      const tool = name(t, `${w}.tools[${j}]`);
+      const r = allow.get(tool);
+      if (r === undefined) fail(`${w}.tools[${j}]: "${tool}" is not in the allow list`);
+      const type = r!.args[arg]?.type;
+      if (type !== 'integer' && type !== 'decimal') fail(`${w} needs allow.${tool}.args.${arg} with "type": "integer" or "decimal" (only figures are summed)`);
+      return tool;
+    });
+    if (new Set(tools).size !== tools.length) fail(`${w}.tools has a duplicate entry`);
+    const max = o['max'];
+    if (!isCanonicalDecimal(max) || decCmp(max as string, '0') <= 0) fail(`${w}.max must be a canonical decimal string greater than 0, such as "25"`);
+    const windowMs = o['window_ms'] === undefined ? undefined : intIn(o['window_ms'], `${w}.window_ms`, TOOL_POLICY_LIMITS.minWindowMs, TOOL_POLICY_LIMITS.maxWindowMs);
+    return { tools, arg, max: max as string, windowMs };
+  });
+}
+
 /** Parses `mandate.tools`; throws a problem text (caught by the mandate parser) on anything not allowed. */
 export function parseToolPolicy(v: unknown, where = 'spec.mandate.tools'): ToolPolicy {
   try {
-    if (!isObject(v)) fail(`${where} must be an object { allow, rate? }`);
+    if (!isObject(v)) fail(`${where} must be an object { allow, rate?, budgets? }`);
     const o = v as Record<string, unknown>;
-    exact(o, where, ['allow', 'rate']);
+    exact(o, where, ['allow', 'rate', 'budgets']);
     if (!isObject(o['allow'])) fail(`${where}.allow must be an object of tool name → rule`);
     const entries = Object.entries(o['allow'] as Record<string, unknown>);
     if (entries.length > TOOL_POLICY_LIMITS.maxTools) fail(`${where}.allow has more than ${TOOL_POLICY_LIMITS.maxTools} tools`);
     const allow = new Map<string, ToolRule>();
     for (const [k, r] of entries) allow.set(name(k, `${where}.allow name`), toolRule(r, `${where}.allow.${k}`));
-    return { allow, rate: o['rate'] === undefined ? undefined : rate(o['rate'], `${where}.rate`) };
+    const budgets = o['budgets'] === undefined ? [] : groupBudgets(o['budgets'], `${where}.budgets`, allow);
+    return { allow, rate: o['rate'] === undefined ? undefined : rate(o['rate'], `${where}.rate`), budgets };
   } catch (e) {
     if (e instanceof Problem) throw new ToolPolicyProblem(e.text);
     throw e;
@@ -254,6 +315,32 @@ export function overBudget(rule: ToolRule, args: Readonly<Record<string, unknown
     const here = budgetFigure(args[arg]) ?? '0';
     const total = decAdd(spent?.get(arg) ?? '0', here);
     if (decCmp(total, cap) > 0) return { arg, cap, total };
+  }
+  return undefined;
+}
+
+/** One admitted call as a budget counts it: its frame time, tool and figures (§18.3 step 8). */
+export interface SpentCall {
+  readonly time: number;
+  readonly name: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The first group budget this call (of tool `name`, at frame time `now`) would overspend: the
+ * figures of the budget's argument over the admitted calls of its tools — those within its
+ * window (`now − window < t ≤ now`), or the whole day — plus this call's, in exact decimals.
+ */
+export function overGroupBudget(budgets: readonly GroupBudget[], name: string, args: Readonly<Record<string, unknown>>, calls: readonly SpentCall[], now: number): { readonly budget: GroupBudget; readonly total: string } | undefined {
+  for (const b of budgets) {
+    if (!b.tools.includes(name)) continue;
+    let total = budgetFigure(args[b.arg]) ?? '0';
+    for (let i = calls.length - 1; i >= 0; i--) {
+      const c = calls[i]!;
+      if (b.windowMs !== undefined && c.time <= now - b.windowMs) break;
+      if (b.tools.includes(c.name)) total = decAdd(total, budgetFigure(c.args[b.arg]) ?? '0');
+    }
+    if (decCmp(total, b.max) > 0) return { budget: b, total };
   }
   return undefined;
 }

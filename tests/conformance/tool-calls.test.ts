@@ -14,12 +14,15 @@ import { replay } from '../../src/receipt/index.js';
 import { createRefereeEngine, createRefereeRuler } from '../../src/referee/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { loadVectors } from './corpus.js';
+// @ts-expect-error the generator is plain JavaScript (it builds the judge clients a case names)
+import { corpusJudges } from '../../scripts/vectors/tool-calls.mjs';
 
 interface Case {
   name: string;
   code: string;
   spec: Record<string, unknown>;
   openedWithout?: 'referee';
+  judge?: { answer: 'ALLOW' | 'DENY' | 'none'; key: string; model: string };
   steps: { time: number; data: Record<string, unknown>; authored?: string }[];
   lines: string[];
   expect: { index: number; tool: Record<string, unknown>; replay: Record<string, unknown> };
@@ -30,7 +33,7 @@ const dec = new TextDecoder();
 
 async function drive(c: Case): Promise<string[]> {
   const store = new MemoryStore();
-  const { engine } = createRefereeEngine({ store });
+  const { engine } = createRefereeEngine({ store, ...(c.judge === undefined ? {} : { panel: corpusJudges(c.judge) }) });
   const o = await (c.openedWithout ? createEngine({ store }) : engine).open(c.spec);
   if (!o.ok) throw new Error(o.message);
   for (let i = 0; i < c.steps.length; i++) {
@@ -55,7 +58,7 @@ const replayOf = async (lines: string[]) => {
 
 describe('tool-calls.json', () => {
   it('has a scenario for every tool-call code', () => {
-    expect(new Set(cases.map((c) => c.code))).toEqual(new Set(['admitted', 'tool_call_malformed', 'tool_call_not_canonical', 'tool_call_id_conflict', 'mandate_invalid', 'mandate_not_started', 'mandate_expired', 'tool_not_offered', 'tool_not_allowed', 'server_not_allowed', 'tool_argument_refused', 'tool_rate_limited', 'tool_budget_exceeded']));
+    expect(new Set(cases.map((c) => c.code))).toEqual(new Set(['admitted', 'tool_call_malformed', 'tool_call_not_canonical', 'tool_call_id_conflict', 'mandate_invalid', 'mandate_not_started', 'mandate_expired', 'tool_not_offered', 'tool_not_allowed', 'server_not_allowed', 'tool_argument_refused', 'tool_rate_limited', 'tool_budget_exceeded', 'judge_denied', 'judge_unavailable']));
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
@@ -67,7 +70,7 @@ describe('tool-calls.json', () => {
     expect(await replayOf(c.lines)).toMatchObject(c.expect.replay);
   });
 
-  it.each(['tool_argument_refused', 'tool_budget_exceeded', 'server_not_allowed', 'tool_not_offered'])('an admitted ruling written over a %s refusal (hashes re-linked, seal recomputed) fails replay', async (code) => {
+  it.each(['tool_argument_refused', 'tool_budget_exceeded', 'server_not_allowed', 'tool_not_offered', 'judge_denied'])('an admitted ruling written over a %s refusal (hashes re-linked, seal recomputed) fails replay', async (code) => {
     const c = cases.filter((x) => x.code === code).at(-1)!;
     const entries = c.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     const name = (c.expect.tool['name'] as string | undefined) ?? 'pay';

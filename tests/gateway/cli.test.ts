@@ -148,3 +148,58 @@ describe('tally mcp proxy stops cleanly', () => {
     exportVerifyReplay(db, seal.sessionId, seal.receiptRoot, join(dir, 'out-sigterm'));
   }, 60_000);
 });
+
+describe('tally mcp proxy --judge with tally judge serve', () => {
+  it('server-everything: the judge ALLOWs echo, DENYs get-sum (never sent), a dead judge fails closed; the CLI replays', async () => {
+    const { spawn } = await import('node:child_process');
+    const { privateKeyToAccount } = await import('viem/accounts');
+    const key = `0x${'0d'.repeat(32)}` as const;
+    writeFileSync(join(dir, 'judge.key'), key + '\n', { mode: 0o600 });
+    const judge = spawn(process.execPath, [TALLY, 'judge', 'serve', '--key', join(dir, 'judge.key'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        judge.stdout!.on('data', (c: Buffer) => {
+          out += c.toString('utf8');
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        judge.once('exit', (code) => reject(new Error(`tally judge serve exited ${code}: ${out}`)));
+      });
+      const signer = privateKeyToAccount(key).address.toLowerCase();
+      // The local rules model reads "never touch <name>" against the request's market (the tool).
+      const judged = { rules: ['never touch get-sum'], judges: [signer] };
+      const spec = mandateSpec({ allow: { echo: { ...judged }, 'get-sum': { ...judged } } });
+      const specFile = join(dir, 'judged-spec.json');
+      writeFileSync(specFile, JSON.stringify(spec));
+      const db = join(dir, 'judged.db');
+      const stderr: string[] = [];
+      const c = await connect([process.execPath, TALLY, 'mcp', 'proxy', '--db', db, '--mandate', specFile, '--judge', `${url}/v1`, '--judge-signature-header', 'x-verdict-signature', '--', ...EVERYTHING], stderr);
+      const yes = await c.callTool({ name: 'echo', arguments: { message: 'hi' } });
+      expect(yes.isError, JSON.stringify(yes)).not.toBe(true);
+      expect(JSON.stringify(yes.content)).toContain('hi');
+      const no = await c.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
+      expect(no.isError).toBe(true);
+      expect(JSON.stringify(no.content)).toMatch(/judge_denied/);
+      const seal = await closeAndSeal(c, stderr);
+      const bundle = exportVerifyReplay(db, seal.sessionId, seal.receiptRoot, join(dir, 'out-judged'));
+      expect(bundle).toContain('"code":"judge_denied"');
+      expect(bundle).toContain('"decision":"ALLOW"');
+
+      // A judge that is not there: the call is refused judge_unavailable and the day still replays.
+      const spec2 = mandateSpec({ allow: { echo: { ...judged } } });
+      writeFileSync(specFile, JSON.stringify(spec2));
+      const stderr2: string[] = [];
+      const c2 = await connect([process.execPath, TALLY, 'mcp', 'proxy', '--db', db, '--mandate', specFile, '--judge', 'http://127.0.0.1:9/v1', '--judge-signature-header', 'x-verdict-signature', '--judge-timeout', '2000', '--', ...EVERYTHING], stderr2);
+      const dead = await c2.callTool({ name: 'echo', arguments: { message: 'hi' } });
+      expect(dead.isError).toBe(true);
+      expect(JSON.stringify(dead.content)).toMatch(/judge_unavailable/);
+      const seal2 = await closeAndSeal(c2, stderr2);
+      exportVerifyReplay(db, seal2.sessionId, seal2.receiptRoot, join(dir, 'out-judged-dead'));
+    } finally {
+      const done = new Promise((r) => judge.once('exit', r));
+      judge.kill('SIGTERM');
+      await done;
+    }
+  }, 120_000);
+});

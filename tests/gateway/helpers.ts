@@ -9,6 +9,7 @@ import { verifyChunks } from '../../src/protocol/index.js';
 import { sha256 } from '../../src/codec/sha256.js';
 import { ChildChannel, Gateway, Upstream } from '../../src/gateway/index.js';
 import type { SessionSpec } from '../../src/protocol/index.js';
+import type { Judge } from '../../src/referee/judge.js';
 import { mandate, signSpecSync, unsignedSpec } from '../referee/fixtures.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -38,9 +39,9 @@ export interface Day {
 }
 
 /** Starts an in-process gateway over a real child upstream and a memory store. */
-export async function startDay(command: readonly string[], spec: SessionSpec = openSpec(), opts: { timeoutMs?: number; maxResultBytes?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Day> {
+export async function startDay(command: readonly string[], spec: SessionSpec = openSpec(), opts: { timeoutMs?: number; maxResultBytes?: number; env?: NodeJS.ProcessEnv; judges?: readonly Judge[]; judgeTimeoutMs?: number } = {}): Promise<Day> {
   const store = new MemoryStore();
-  const engine = new Engine({ store, ruler: createRefereeRuler({ store }) });
+  const engine = new Engine({ store, ruler: createRefereeRuler({ store, ...(opts.judges === undefined ? {} : { panel: opts.judges }), ...(opts.judgeTimeoutMs === undefined ? {} : { judgeTimeoutMs: opts.judgeTimeoutMs }) }) });
   const max = opts.maxResultBytes ?? 262_144;
   const upstream = new Upstream(new ChildChannel(command[0]!, command.slice(1), max, opts.env ?? process.env), max);
   const gateway = new Gateway({ engine, upstream, spec, timeoutMs: opts.timeoutMs ?? 10_000 });

@@ -9,9 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CliError, EXIT, println, str, type CommandIO } from '../command.js';
 import { upstreamArgs, upstreamLabel } from './mcp-upstreams.js';
+import { judgeFromOptions, judgeHelp } from './judge-option.js';
 
 export const PROXY_HELP = `Usage: tally mcp proxy [--db <location>] [--mandate <spec.json>] [--timeout-ms <n>]
                        [--max-result-bytes <n>] [--receipt <file>] [--listen <host:port>]
+                       [--judge <url> (--judge-signature-header <name> | --judge-key <file>) …]
                        (-- <upstream command…> | --upstream-url <url> |
                         --upstream <name>=<command…> … --upstream-url <name>=<url> …)
 
@@ -51,6 +53,10 @@ Options:
                           session per day; port 0 picks one; the URL is printed
                           to stderr); sealed when the agent ends its session
                           (HTTP DELETE) or on SIGTERM/SIGINT
+${judgeHelp(24)}
+  Each call of a tool whose mandate rule has rules and judges is put to the
+  judge before anything goes upstream; without a valid answer in time it is
+  refused (judge_unavailable) and never sent.
 
 Exit codes: 0 sealed, 1 the upstream did not start or the day could not be
 opened, 2 usage error, 3 store unavailable.`;
@@ -74,6 +80,9 @@ export async function runProxy(values: Record<string, string | boolean | (string
   for (const k of ['url', 'token-file', 'retries', 'key']) if (values[k] !== undefined) throw new CliError(`--${k} is not an option of tally mcp proxy`);
   const timeoutMs = positiveInt(str(values, 'timeout-ms'), 'timeout-ms', 30_000, 3_600_000);
   const maxResultBytes = positiveInt(str(values, 'max-result-bytes'), 'max-result-bytes', 262_144, 900_000);
+  const judge = await judgeFromOptions(values, io);
+  const judgeTimeout = str(values, 'judge-timeout');
+  const judgeTimeoutMs = judgeTimeout === undefined ? undefined : Number(judgeTimeout);
   let spec: Record<string, unknown>;
   const mandateFile = str(values, 'mandate');
   if (mandateFile !== undefined) {
@@ -100,7 +109,7 @@ export async function runProxy(values: Record<string, string | boolean | (string
   } catch (e) {
     throw new CliError(`cannot open the store: ${(e as Error).message}`, EXIT.io, 'TALLY_CLI_IO');
   }
-  const engine = new Engine({ store, ruler: createRefereeRuler({ store }) });
+  const engine = new Engine({ store, ruler: createRefereeRuler({ store, ...(judge === undefined ? {} : { judge }), ...(judgeTimeoutMs === undefined ? {} : { judgeTimeoutMs }) }) });
   const named = ups.map((u) => ({ name: u.name ?? '', upstream: new gw.Upstream(u.kind === 'url' ? new gw.HttpChannel(u.url) : new gw.ChildChannel(u.argv[0]!, u.argv.slice(1), maxResultBytes), maxResultBytes) }));
   const closeUpstreams = async (): Promise<void> => {
     await Promise.all(named.map((u) => u.upstream.close()));

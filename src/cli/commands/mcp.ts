@@ -4,6 +4,7 @@ import type { TallyClient } from '../../client/index.js';
 import type { BackendFailure, McpBackend } from '../../server/mcp/index.js';
 import { CliError, EXIT, str, type Command } from '../command.js';
 import { PROXY_HELP } from './mcp-proxy.js';
+import { JUDGE_OPTIONS } from './judge-option.js';
 
 function version(): string {
   try {
@@ -97,11 +98,12 @@ ${PROXY_HELP}`,
     'upstream-url': { type: 'string', multiple: true },
     upstream: { type: 'string', multiple: true },
     listen: { type: 'string' },
+    ...JUDGE_OPTIONS,
   },
   async run({ values, positionals }, io) {
     if (positionals[0] === 'proxy') return (await import('./mcp-proxy.js')).runProxy(values, positionals.slice(1), io);
     if (positionals.length > 0) throw new CliError("mcp takes no positional arguments (or: tally mcp proxy … -- <command>). Run 'tally mcp --help'.");
-    for (const k of ['mandate', 'timeout-ms', 'max-result-bytes', 'receipt', 'upstream-url', 'upstream', 'listen']) if (values[k] !== undefined) throw new CliError(`--${k} is an option of 'tally mcp proxy'`);
+    for (const k of ['mandate', 'timeout-ms', 'max-result-bytes', 'receipt', 'upstream-url', 'upstream', 'listen', ...Object.keys(JUDGE_OPTIONS)]) if (values[k] !== undefined) throw new CliError(`--${k} is an option of 'tally mcp proxy'`);
     const level = str(values, 'log-level') ?? 'info';
     if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level)) throw new CliError('--log-level must be fatal, error, warn, info, debug, trace or silent');
     const url = str(values, 'url');
