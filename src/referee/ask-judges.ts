@@ -18,14 +18,9 @@ import { cleanText } from './verdict.js';
 export const JUDGE_REFUSAL_CODES = ['judge_untrusted_signer', 'judge_unparsable', 'judge_action_mismatch', 'judge_denied', 'judge_unavailable', 'judge_quorum_not_met', 'judge_evidence_invalid'] as const;
 export type JudgeRefusalCode = (typeof JUDGE_REFUSAL_CODES)[number];
 
-/** The judges' verdict on one turn: the `verdict` member of its ruling. */
-export interface JudgedVerdict {
-  readonly source: 'judged';
-  readonly admitted: boolean;
-  /** When refused: the referee's judge code (`judge_denied`, `judge_unavailable`, `judge_quorum_not_met`, …). */
-  readonly code?: JudgeRefusalCode;
-  readonly message: string;
-  /** One judge: who was asked, the request's hash and its answer. */
+/** What a verdict records of its judges, wherever a ruling carries one (intents, payments, tool calls). */
+export interface JudgeEvidenceFields {
+  /** One judge: who was asked, the request's hash and its answer (the exact response bytes, standard base64). */
   readonly model?: string;
   readonly request_sha256?: string;
   readonly response?: string;
@@ -34,10 +29,20 @@ export interface JudgedVerdict {
   readonly decision?: 'ALLOW' | 'DENY';
   readonly format?: 'verdict' | 'matrix';
   readonly failure?: JudgeFailure;
+  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
   readonly signed_by?: 'operator';
   /** A panel: k, n and how many valid signed ALLOWs, and every judge's answer in the policy's order. */
   readonly quorum?: QuorumFigures;
   readonly panel?: readonly PanelAnswer[];
+}
+
+/** The judges' verdict on one turn: the `verdict` member of its ruling. */
+export interface JudgedVerdict extends JudgeEvidenceFields {
+  readonly source: 'judged';
+  readonly admitted: boolean;
+  /** When refused: the referee's judge code (`judge_denied`, `judge_unavailable`, `judge_quorum_not_met`, …). */
+  readonly code?: JudgeRefusalCode;
+  readonly message: string;
 }
 
 const MESSAGE_MAX = 400;

@@ -33,15 +33,16 @@ import { makeTicket, parseAnchoredIntent, quotaOf, type QuotaFigures, type Refer
 import { cleanText } from './verdict.js';
 import { checkGatewaySpec, isGatewaySpec, ruleToolTurn, ToolHistory } from './tool-ruler.js';
 import { traceJudge } from '../telemetry/index.js';
-import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer, type QuorumFigures } from './panel.js';
+import { askPanel, quorumOf, reverifyPanel, type Panel, type PanelAnswer } from './panel.js';
+import type { JudgeEvidenceFields } from './ask-judges.js';
 
 /** The `policy` member of a ruling. */
 export type PolicyRuling =
   | { readonly admitted: true; readonly stage: 'policy'; readonly weight: string }
   | { readonly admitted: false; readonly stage: 'policy'; readonly code: string; readonly message: string };
 
-/** The `verdict` member of a ruling. */
-export type VerdictRuling = {
+/** The `verdict` member of a ruling: the judges' evidence (one copy of its members, ask-judges.ts) with how it was reached. */
+export type VerdictRuling = JudgeEvidenceFields & {
   readonly stage: 'verdict';
   readonly admitted: boolean;
   readonly code?: string;
@@ -49,21 +50,6 @@ export type VerdictRuling = {
   /** `judged`: asked now (evidence follows); `stored`: the verdict first given at ordinal `first`; `limited`: not asked (rate limit). */
   readonly source: 'judged' | 'stored' | 'limited';
   readonly first?: number;
-  readonly model?: string;
-  readonly request_sha256?: string;
-  /** The exact response bytes, standard base64. */
-  readonly response?: string;
-  readonly signature?: string;
-  readonly signer?: string;
-  readonly decision?: 'ALLOW' | 'DENY';
-  readonly format?: 'verdict' | 'matrix';
-  readonly failure?: JudgeFailure;
-  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
-  readonly signed_by?: 'operator';
-  /** A panel verdict: k, n and how many valid signed ALLOWs. */
-  readonly quorum?: QuorumFigures;
-  /** A panel verdict: every judge's answer, in the mandate's order. */
-  readonly panel?: readonly PanelAnswer[];
   /** On `source: 'limited'`: the full window and who took its last slot. */
   readonly limit?: RateLimitRuling;
 };
