@@ -69,15 +69,27 @@ export async function readTile(log: EngineLog, path: string): Promise<TileResour
  */
 export async function exportTiles(log: EngineLog, dir: string): Promise<{ readonly checkpoint: LogCheckpoint; readonly files: readonly string[] }> {
   const checkpoint = await log.checkpoint();
+  const files = await writeTileFiles(dir, checkpoint.size, checkpoint.signedCheckpoint, (ref) => tileBytes(log, ref));
+  return { checkpoint, files };
+}
+
+/**
+ * Writes `checkpoint` and every tile and entry bundle of a tree of `size`
+ * leaves (`tilesForSize`; `bytesOf` gives each one's bytes) under `dir`, each
+ * file written whole (temp file, then rename), the checkpoint last; returns
+ * the paths written, relative to `dir`. The one writer of the engine log's
+ * and a session's tiles.
+ */
+export async function writeTileFiles(dir: string, size: number, signedCheckpoint: string, bytesOf: (ref: TileRef) => Uint8Array | Promise<Uint8Array>): Promise<string[]> {
   const files: string[] = [];
-  for (const ref of tilesForSize(checkpoint.size)) {
+  for (const ref of tilesForSize(size)) {
     const p = tilePath(ref);
-    await writeWhole(join(dir, p), tileBytes(log, ref));
+    await writeWhole(join(dir, p), await bytesOf(ref));
     files.push(p);
   }
-  await writeWhole(join(dir, 'checkpoint'), new TextEncoder().encode(checkpoint.signedCheckpoint));
+  await writeWhole(join(dir, 'checkpoint'), new TextEncoder().encode(signedCheckpoint));
   files.push('checkpoint');
-  return { checkpoint, files };
+  return files;
 }
 
 async function writeWhole(path: string, body: Uint8Array): Promise<void> {
