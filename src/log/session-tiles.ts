@@ -101,8 +101,9 @@ export async function readSessionTile(o: SessionTilesOptions, sessionId: string,
 /**
  * Signs a checkpoint of every entry of the session (the same bytes again
  * when that size is already signed; the signing log's rule), then writes
- * that checkpoint and every tile and entry bundle of its size under `dir`:
- * the files `tally serve` answers below the session's prefix. Throws
+ * that checkpoint and every tile and entry bundle of its size under `dir`,
+ * with the partial ones of every earlier signed size whose full tile is not
+ * complete yet: files `tally serve` answers below the session's prefix. Throws
  * `TALLY_TILES_UNKNOWN_SESSION` for a session the store does not hold and
  * {@link EntryTooLargeError} (before the checkpoint file is written) for an
  * entry a bundle cannot hold.
@@ -112,6 +113,8 @@ export async function exportSessionTiles(o: SessionTilesOptions, sessionId: stri
   if (!cp.ok) throw new TallyError('TALLY_TILES_UNKNOWN_SESSION', cp.message, { details: cp.code });
   const tree = await o.trees.sync(o.engine.store, sessionId);
   if (!tree) throw new TallyError('TALLY_TILES_UNKNOWN_SESSION', `no session ${sessionId}`);
-  const files = await writeTileFiles(dir, cp.size, cp.signedCheckpoint, (ref) => sessionTileBytes(o, sessionId, tree, ref));
+  // The partial tiles of every earlier size the engine signed, as the server answers them (tlog-tiles' MUST).
+  const earlier = (await o.engine.store.signedCheckpoints(cp.origin)).map((r) => r.size);
+  const files = await writeTileFiles(dir, cp.size, cp.signedCheckpoint, (ref) => sessionTileBytes(o, sessionId, tree, ref), earlier);
   return { checkpoint: cp, files };
 }

@@ -157,7 +157,7 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
   });
 
   it('verify --log <url> and monitor --sessions <url>: a real tally serve on loopback; a log with a forged leaf for a served session is refused', async () => {
-    const server = await startServer({ db, args: ['--log-key', lk, '--log-interval', '0'], dir });
+    const server = await startServer({ db, args: ['--log-key', lk, '--log-interval', '0', '--key', ek], dir });
     try {
       // tally verify --log reads the served tiles as it reads a directory.
       const v = await verify(`${server.url}/log`);
@@ -173,6 +173,19 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
       const anon = await monitor(`${server.url}/log`, server.url);
       expect(anon.code, anon.stderr).toBe(0);
       expect(anon.stdout).toMatch(/0 checkpoints match their session's own tree, [1-9]\d* unchecked/);
+      // tiles:<url>: each session's own tlog-tiles (docs/PROTOCOL.md §15.4.1) instead of its bundle; the forged leaf is caught the same way.
+      const tiles = await monitor(`${server.url}/log`, `tiles:${server.url}`, { TALLY_TOKEN: TOKENS.auditor }, true);
+      expect(tiles.code, tiles.stderr).toBe(0);
+      expect(JSON.parse(tiles.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, sessions: { checked: leaves.length - 2, unchecked: [] } });
+      const badTiles = await monitor(forged('tiles-forged', { ...sealLeaf, size: 2, root: '99'.repeat(32), seal: false }), `tiles:${server.url}`, { TALLY_TOKEN: TOKENS.auditor });
+      expect(badTiles.code).toBe(1);
+      expect(badTiles.stderr).toContain(`SESSION MISMATCH: leaf ${leaves.length} gives ${sealLeaf.origin} size 2 the root ${'99'.repeat(32)}`);
+      // tiles:<dir>: one tally tiles export --session per session, under <dir>/<id>.
+      const tdir = join(dir, 'session-tiles');
+      for (const id of [a, b]) expect((await run(['tiles', 'export', join(tdir, id), '--session', id, '--db', db, '--key', ek])).code).toBe(0);
+      const fromDir = await monitor(logDir, `tiles:${tdir}`, {}, true);
+      expect(fromDir.code, fromDir.stderr).toBe(0);
+      expect(JSON.parse(fromDir.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, sessions: { checked: leaves.length - 2, unchecked: [] } });
     } finally {
       await server.stop();
     }
