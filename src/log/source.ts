@@ -14,19 +14,20 @@ export type LogSource = (path: string) => Promise<{ readonly ok: true; readonly 
 const FETCH_TIMEOUT_MS = 10_000;
 
 /**
- * The log's resources below `where`: an `http(s)://` prefix URL, else a
+ * The log's resources below `where`: an `http(s)://` prefix URL (each GET
+ * with `headers`, e.g. a session's tiles behind a bearer token), else a
  * directory (resolved against `cwd`).
  *
  * @example
  * const source = logSource('https://tally.example/log');
  * const cp = await source('checkpoint');
  */
-export function logSource(where: string, cwd = process.cwd()): LogSource {
+export function logSource(where: string, cwd = process.cwd(), headers: Readonly<Record<string, string>> = {}): LogSource {
   if (/^https?:\/\/\S+$/.test(where)) {
     const base = where.replace(/\/+$/, '');
     return async (path) => {
       try {
-        const res = await fetch(`${base}/${path}`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+        const res = await fetch(`${base}/${path}`, { headers, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
         const body = new Uint8Array(await res.arrayBuffer());
         return res.ok ? { ok: true, body } : { ok: false, message: `GET ${path}: HTTP ${res.status}` };
       } catch (e) {

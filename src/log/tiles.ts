@@ -69,15 +69,52 @@ export async function readTile(log: EngineLog, path: string): Promise<TileResour
  */
 export async function exportTiles(log: EngineLog, dir: string): Promise<{ readonly checkpoint: LogCheckpoint; readonly files: readonly string[] }> {
   const checkpoint = await log.checkpoint();
+  const files = await writeTileFiles(dir, checkpoint.size, checkpoint.signedCheckpoint, (ref) => tileBytes(log, ref));
+  return { checkpoint, files };
+}
+
+/**
+ * Writes `checkpoint` and every tile and entry bundle of a tree of `size`
+ * leaves (`tilesForSize`; `bytesOf` gives each one's bytes) under `dir`, each
+ * file written whole (temp file, then rename), the checkpoint last — and
+ * the partial tiles of the `earlier` signed sizes ({@link exportedTiles}); returns
+ * the paths written, relative to `dir`. The one writer of the engine log's
+ * and a session's tiles.
+ */
+export async function writeTileFiles(dir: string, size: number, signedCheckpoint: string, bytesOf: (ref: TileRef) => Uint8Array | Promise<Uint8Array>, earlier: readonly number[] = []): Promise<string[]> {
   const files: string[] = [];
-  for (const ref of tilesForSize(checkpoint.size)) {
+  for (const ref of exportedTiles(size, earlier)) {
     const p = tilePath(ref);
-    await writeWhole(join(dir, p), tileBytes(log, ref));
+    await writeWhole(join(dir, p), await bytesOf(ref));
     files.push(p);
   }
-  await writeWhole(join(dir, 'checkpoint'), new TextEncoder().encode(checkpoint.signedCheckpoint));
+  await writeWhole(join(dir, 'checkpoint'), new TextEncoder().encode(signedCheckpoint));
   files.push('checkpoint');
-  return { checkpoint, files };
+  return files;
+}
+
+/**
+ * Every tile and bundle of a tree of `size` leaves, then the partial ones of
+ * each `earlier` signed size (≤ `size`) whose full tile the tree of `size`
+ * does not have yet: tlog-tiles has a log serve the partial tiles of every
+ * size it signed a checkpoint for, and lets it drop one once the full tile
+ * is there. Each once, in that order.
+ */
+export function exportedTiles(size: number, earlier: readonly number[] = []): TileRef[] {
+  const out = tilesForSize(size);
+  const seen = new Set(out.map(tilePath));
+  for (const s of earlier) {
+    if (s >= size) continue;
+    for (const ref of tilesForSize(s)) {
+      if (ref.width === TILE_WIDTH || tileWithin({ ...ref, width: TILE_WIDTH }, size)) continue;
+      const p = tilePath(ref);
+      if (!seen.has(p)) {
+        seen.add(p);
+        out.push(ref);
+      }
+    }
+  }
+  return out;
 }
 
 async function writeWhole(path: string, body: Uint8Array): Promise<void> {

@@ -10,7 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Notary, SessionTrees } from '../receipt/index.js';
+import type { Notary } from '../receipt/index.js';
 import type { Engine } from '../session/index.js';
 import type { Authenticator, Principal } from './auth.js';
 import { errInfo, HttpReplies, ms, rateLimited } from './http-reply.js';
@@ -26,6 +26,8 @@ import { traceRequest } from '../telemetry/index.js';
 import { PROMETHEUS_CONTENT_TYPE, type MetricsRenderer } from './metrics-http.js';
 import { checkReadiness, type ReadyReport } from './ready.js';
 import { isTilePath, serveTile, type TileRoutes } from './http-tiles.js';
+import { serveSessionTile, sessionTilePath, type SessionTileRoutes } from './http-session-tiles.js';
+import { SessionTrees } from '../receipt/session/trees.js';
 import type { McpHttpRoute } from './mcp/http.js';
 
 export { BUNDLE_RANGE_MAX } from './http-sessions.js';
@@ -86,6 +88,7 @@ export class WireServer {
   private readonly replies: HttpReplies;
   private readonly rpcRoute: RpcRoute;
   private readonly sessionRoutes: SessionRoutes;
+  private readonly sessionTiles: SessionTileRoutes;
   private readonly probes: Pick<WireServerOptions, 'metrics' | 'readiness'>;
   private readonly tiles: TileRoutes | undefined;
   /** The `/mcp` route, loaded on its first request (the MCP SDK is not loaded by servers that never see one). */
@@ -99,15 +102,18 @@ export class WireServer {
     this.tiles = options.tiles;
     this.log = options.logger ?? createLogger();
     this.limiter = new RateLimiter(this.limits.rate, options.clock);
+    // One tree cache for proofs and the sessions' tiles (share the notary's when given).
+    const trees = options.trees ?? new SessionTrees();
     this.service = new WireService(options.engine, {
       shutdown: this.shutdown.signal,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       ...(options.notary === undefined ? {} : { notary: options.notary }),
-      ...(options.trees === undefined ? {} : { trees: options.trees }),
+      trees,
     });
     this.replies = new HttpReplies(this.log, () => this.draining, this.limits.maxBodyBytes);
     this.rpcRoute = { service: this.service, replies: this.replies, limiter: this.limiter, limits: this.limits };
     this.sessionRoutes = { service: this.service, replies: this.replies, log: this.log, ...(options.tiles === undefined ? {} : { tiles: options.tiles }) };
+    this.sessionTiles = { service: this.service, replies: this.replies, log: this.log, tiles: options.notary === undefined ? undefined : { engine: options.engine, notary: options.notary, trees } };
     this.http = createServer(
       serverTimeoutOptions(this.limits),
       (req, res) => void this.handle(req, res),
@@ -258,6 +264,9 @@ export class WireServer {
       this.log.info({ method: 'GET verifier-key', status: 200, ms: ms(t0), principal: principal.name }, 'read');
       return;
     }
+    // A session's own tree as C2SP tlog-tiles: read like its bundle (src/server/http-session-tiles.ts).
+    const tile = sessionTilePath(path);
+    if (tile) return serveSessionTile(this.sessionTiles, req, res, t0, principal, tile);
     return routeSession(this.sessionRoutes, req, res, t0, principal, path, target.query);
   }
 

@@ -255,6 +255,11 @@ export function createWitnessedNotary(options: WitnessedNotaryOptions): Witnesse
     cosign,
     report: (origin, size) => reports.get(`${origin}\n${size}`),
     conflicts: () => watch.conflicts(),
+    async latestCheckpoint(engine, sessionId) {
+      const cp = await notary.latestCheckpoint(engine, sessionId);
+      const report = cp && reports.get(`${cp.origin}\n${cp.size}`);
+      return cp && report ? withCosignatures(cp, report) : cp;
+    },
     async issueCheckpoint(engine, sessionId, size) {
       await guard(engine, sessionId);
       const r = await notary.issueCheckpoint(engine, sessionId, size);

@@ -6,12 +6,17 @@
  * tlog.TileHashReader, and proves and checks a seal leaf's inclusion
  * (tlog.ProveRecord / CheckRecord) — from `tally serve` over HTTP and from
  * `tally tiles export` files. A flipped tile byte, a wrong key or a
- * truncated bundle makes it fail. No skip: without Go this test fails
+ * truncated bundle makes it fail. The same program (-session) reads one
+ * session's own tree as tlog-tiles (docs/PROTOCOL.md §15.4.1): the session
+ * checkpoint opened with the engine key, the tree hash rebuilt and every
+ * entry's inclusion checked, from `tally serve`'s /sessions/<id>/tiles (with
+ * a token) and from `tally tiles export --session` files, which are the same
+ * bytes; a tampered bundle fails. No skip: without Go this test fails
  * (.ci/run installs it).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
@@ -22,7 +27,9 @@ import { createWireServer, type WireServer } from '../../src/server/http.js';
 import { createLogger } from '../../src/server/log.js';
 import { SqliteStore } from '../../src/store/index.js';
 import { inProcess } from '../cli/in-process.js';
-import { authDoc } from '../server/helpers.js';
+import { authDoc, TOKENS } from '../server/helpers.js';
+import { runDay } from '../helpers/day.js';
+import { SessionTrees } from '../../src/receipt/index.js';
 import { removeTempDirs, tempDir } from '../store/helpers/tmp.js';
 
 afterAll(removeTempDirs);
@@ -47,9 +54,12 @@ let exported: string;
 let lastSeal: { origin: string; size: number; root: string };
 
 /** Runs the Go checker (asynchronously: the in-process server must answer it). */
-const check = (where: string, vkey = logKey.verifierKey, binding?: string) =>
+const check = (where: string, vkey = logKey.verifierKey, binding?: string) => runGo([where, vkey, ...(binding === undefined ? [] : [binding])]);
+/** The Go checker's session mode, with a bearer token for the server. */
+const checkSession = (where: string, vkey = engineKey.verifierKey, token = TOKENS.auditor) => runGo(['-session', where, vkey], { TLOGCHECK_TOKEN: token });
+const runGo = (args: string[], env: Record<string, string> = {}) =>
   new Promise<{ status: number | null; stdout: string; stderr: string }>((res) => {
-    execFile(bin, [where, vkey, ...(binding === undefined ? [] : [binding])], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => res({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
+    execFile(bin, args, { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } }, (err, stdout, stderr) => res({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }));
   });
 
 beforeAll(async () => {
@@ -144,5 +154,128 @@ describe("Go's sumdb/tlog and sumdb/note read the engine log", () => {
     const bad = await check(exported, logKey.verifierKey, moved);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/binding: inclusion of leaf 284/);
+  });
+});
+
+describe("Go's sumdb/tlog and sumdb/note read a session's own tree as tlog-tiles", () => {
+  let sstore: SqliteStore;
+  let sserver: WireServer;
+  let url: string;
+  let sid: string;
+  let big: string;
+  let unsigned: string;
+  let sdir: string;
+  const auth = { authorization: `Bearer ${TOKENS.auditor}` };
+  const at = (id: string, rest: string) => `${url}/sessions/${id}/tiles/${rest}`;
+
+  beforeAll(async () => {
+    const db = join(dir, 'sessions.db');
+    sstore = new SqliteStore(db);
+    const engine = createEngine({ store: sstore });
+    const trees = new SessionTrees();
+    const notary = createNotary({ key: engineKey, trees });
+    // 302 entries (a full level-0 tile and a partial one of 46); an earlier size signed first, so the latest is served.
+    ({ sid } = await runDay({ engine, wakes: 149, name: 'go-session' }));
+    for (const size of [100, 302]) {
+      const c = await notary.issueCheckpoint(engine, sid, size);
+      if (!c.ok) throw new Error(c.message);
+    }
+    // A session whose one authored turn is over 65535 bytes as an entry: no entry bundle can hold it.
+    const o = await engine.open({ name: 'go-big' });
+    if (!o.ok) throw new Error(o.message);
+    big = o.sessionId;
+    const f = await engine.frame({ sessionId: big, ordinal: -1, time: 1000 });
+    if (!f.ok) throw new Error(f.message);
+    const t = await engine.turn({ sessionId: big, ordinal: -1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: new Uint8Array(70_000).fill(0x61) } });
+    if (!t.ok) throw new Error(t.message);
+    if (!(await notary.issueCheckpoint(engine, big)).ok) throw new Error('sign big');
+    const u = await engine.open({ name: 'go-unsigned' });
+    if (!u.ok) throw new Error(u.message);
+    unsigned = u.sessionId;
+    const cfg = parseAuthConfig(authDoc());
+    if (!cfg.ok) throw new Error(cfg.problem);
+    const quiet = new Writable({ write: (_c, _e, done) => done() });
+    sserver = createWireServer({ engine, auth: new Authenticator(cfg.config), logger: createLogger({ destination: quiet }), notary, trees });
+    url = (await sserver.listen(0, '127.0.0.1')).url;
+    const keyFile = join(dir, 'engine.key');
+    writeFileSync(keyFile, formatPrivateKey(engineKey) + '\n', { mode: 0o600 });
+    sdir = join(dir, 'session-tiles');
+    const r = await inProcess(['tiles', 'export', sdir, '--session', sid, '--db', db, '--key', keyFile, '--json']);
+    if (r.code !== 0) throw new Error(r.stderr);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, origin: `go.test/desk/${sid}`, size: 302, files: 6, verifierKey: engineKey.verifierKey });
+    const tooBig = await inProcess(['tiles', 'export', join(dir, 'big-tiles'), '--session', big, '--db', db, '--key', keyFile]);
+    expect(tooBig.code).toBe(1);
+    expect(tooBig.stderr).toMatch(/TALLY_TILES_ENTRY_TOO_LARGE|65535/);
+    expect(existsSync(join(dir, 'big-tiles', 'checkpoint'))).toBe(false);
+  }, 180_000);
+
+  afterAll(async () => {
+    await sserver?.close(1000);
+    await sstore?.close();
+  });
+
+  it('from tally serve (with a token): the session checkpoint opened with the engine key, the tree hash rebuilt, every entry included', async () => {
+    const r = await checkSession(`${url}/sessions/${sid}/tiles`);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^ok session checkpoint go\\.test/desk/${sid} size 302 signed by go\\.test/desk\nok tree hash from tiles \\S+\nok 302 entries included; entry 301: \\{"artifacts":`));
+  });
+
+  it('from tally tiles export --session files: the same, and every exported file is the byte-for-byte answer of the server', async () => {
+    const r = await checkSession(sdir);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const files = (readdirSync(sdir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[]).filter((d) => d.isFile()).map((d) => relative(sdir, join(d.parentPath, d.name))).sort();
+    expect(files).toEqual(['checkpoint', 'tile/0/000', 'tile/0/001.p/46', 'tile/1/000.p/1', 'tile/entries/000', 'tile/entries/001.p/46']);
+    for (const f of files) {
+      const res = await fetch(at(sid, f), { headers: auth });
+      expect(res.status, f).toBe(200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(join(sdir, f))), f).toBe(true);
+    }
+  });
+
+  it('fails on a tampered exported entry bundle, and on a key that did not sign', async () => {
+    const bad = join(dir, 'session-tampered');
+    cpSync(sdir, bad, { recursive: true });
+    const bundle = join(bad, 'tile/entries/001.p/46');
+    const b = readFileSync(bundle);
+    b.writeUInt8(b.readUInt8(b.length - 3) ^ 1, b.length - 3); // inside the last entry (the seal)
+    writeFileSync(bundle, b);
+    const r = await checkSession(bad);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/inclusion of entry 301/);
+    const other = await checkSession(sdir, generateEngineKey('go.test/desk').verifierKey);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toMatch(/checkpoint note/);
+  });
+
+  it('HTTP: the spec headers, private caching, and 401/403/404/405 at every edge', async () => {
+    const cp = await fetch(at(sid, 'checkpoint'), { headers: auth });
+    expect([cp.status, cp.headers.get('content-type'), cp.headers.get('cache-control')]).toEqual([200, 'text/plain; charset=utf-8', 'private, max-age=2']);
+    expect(await cp.text()).toMatch(new RegExp(`^go\\.test/desk/${sid}\n302\n`));
+    const full = await fetch(at(sid, 'tile/0/000'), { headers: auth });
+    expect([full.status, full.headers.get('content-type'), full.headers.get('cache-control'), (await full.arrayBuffer()).byteLength]).toEqual([200, 'application/octet-stream', 'private, max-age=31536000, immutable', 8192]);
+    const part = await fetch(at(sid, 'tile/0/001.p/46'), { headers: auth });
+    expect([part.status, part.headers.get('cache-control')]).toEqual([200, 'private, max-age=60']);
+    // A partial tile of an earlier size is the same bytes as the full tile's first hashes.
+    const earlier = await fetch(at(sid, 'tile/0/000.p/100'), { headers: auth });
+    expect(Buffer.from(await earlier.arrayBuffer()).equals(readFileSync(join(sdir, 'tile/0/000')).subarray(0, 3200))).toBe(true);
+    const status = async (u: string, init: RequestInit = { headers: auth }) => (await fetch(u, init)).status;
+    expect(await status(at(sid, 'checkpoint'), {})).toBe(401);
+    expect(await status(at(sid, 'checkpoint'), { headers: { authorization: `Bearer ${TOKENS.alpha}` } })).toBe(403);
+    expect(await status(at(sid, 'tile/0/000'), { method: 'POST', headers: auth })).toBe(405);
+    expect(await status(at(sid, 'tile/0/000'), { method: 'HEAD', headers: auth })).toBe(200);
+    for (const p of ['tile/0/x000/000', 'tile/0/00', 'tile/00/000', 'tile/0/0', 'tile/0/001.p/0', 'tile/0/000.p/256', 'tile/0/001.p/47', 'tile/0/002', 'tile/entries/001', 'tile/1/000', 'tile/8/0/000', 'tile/0/000/', 'tiles', 'tile/']) {
+      expect(await status(at(sid, p)), p).toBe(404);
+    }
+    expect(await status(at('ab'.repeat(32), 'checkpoint'))).toBe(404);
+    expect(await status(at('AB'.repeat(32), 'checkpoint'))).toBe(404);
+    expect(await status(at(unsigned, 'checkpoint'))).toBe(404);
+    expect(await status(at(unsigned, 'tile/0/000.p/1'))).toBe(404);
+    // The big session: its hash tile exists, its entry bundle cannot.
+    expect(await status(at(big, 'tile/0/000.p/3'))).toBe(200);
+    const nb = await fetch(at(big, 'tile/entries/000.p/3'), { headers: auth });
+    expect(nb.status).toBe(404);
+    expect(await nb.text()).toMatch(/65535/);
   });
 });

@@ -205,6 +205,19 @@ describe('tally verify --log and tally monitor --log --sessions', async () => {
       const anon = await monitor(`${server.url}/log`, server.url);
       expect(anon.code, anon.stderr).toBe(0);
       expect(anon.stdout).toMatch(/0 checkpoints match their session's own tree, [1-9]\d* unchecked/);
+      // tiles:<url>: each session's own tlog-tiles (docs/PROTOCOL.md §15.4.1) instead of its bundle; the forged leaf is caught the same way.
+      const tiles = await monitor(`${server.url}/log`, `tiles:${server.url}`, { TALLY_TOKEN: TOKENS.auditor }, true);
+      expect(tiles.code, tiles.stderr).toBe(0);
+      expect(JSON.parse(tiles.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, sessions: { checked: leaves.length - 2, unchecked: [] } });
+      const badTiles = await monitor(forged('tiles-forged', { ...sealLeaf, size: 2, root: '99'.repeat(32), seal: false }), `tiles:${server.url}`, { TALLY_TOKEN: TOKENS.auditor });
+      expect(badTiles.code).toBe(1);
+      expect(badTiles.stderr).toContain(`SESSION MISMATCH: leaf ${leaves.length} gives ${sealLeaf.origin} size 2 the root ${'99'.repeat(32)}`);
+      // tiles:<dir>: one tally tiles export --session per session, under <dir>/<id>.
+      const tdir = join(dir, 'session-tiles');
+      for (const id of [a, b]) expect((await run(['tiles', 'export', join(tdir, id), '--session', id, '--db', db, '--key', ek])).code).toBe(0);
+      const fromDir = await monitor(logDir, `tiles:${tdir}`, {}, true);
+      expect(fromDir.code, fromDir.stderr).toBe(0);
+      expect(JSON.parse(fromDir.stdout.trim().split('\n').at(-1)!)).toMatchObject({ ok: true, sessions: { checked: leaves.length - 2, unchecked: [] } });
       // monitor --log-identity: the identity's key, and its tiles URL when --log is not given; beside --log-key it is a usage error.
       const id = await identity('served.identity', `${server.url}/log`);
       const m = await run(['monitor', '--log-identity', id, '--rounds', '1', '--interval', '0', '--json']);

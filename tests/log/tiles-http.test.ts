@@ -141,6 +141,34 @@ describe('tally serve: the engine log as C2SP tlog-tiles', () => {
   });
 });
 
+describe('tally tiles export --session: the engine key, one session; the usage edges', () => {
+  it('writes a one-entry session; refuses a bad or unknown id, the log key options, and --key without --session; a server without an engine key serves no session tiles', async () => {
+    const { writeFileSync } = await import('node:fs');
+    const keyFile = join(dir, 'engine.key');
+    writeFileSync(keyFile, formatPrivateKeyLine(engineKey) + '\n', { mode: 0o600 });
+    const sid = (await store.listSessions())[0]!;
+    const out = join(dir, 'session-export');
+    const r = await inProcess(['tiles', 'export', out, '--session', sid, '--db', dbPath, '--key', keyFile]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.stdout).toContain(`session tiles.test/desk/${sid}: size 1`);
+    expect(walk(out).map((f) => relative(out, f)).sort()).toEqual(['checkpoint', 'tile/0/000.p/1', 'tile/entries/000.p/1']);
+    // The one entry is the genesis, whose entry hash is the session id: the bundle holds exactly the bytes that hash.
+    const entries = parseEntryBundle(new Uint8Array(readFileSync(join(out, 'tile/entries/000.p/1'))))!;
+    expect(entries.map((e) => toHex(entryHash(sha256, e)))).toEqual([sid]);
+    const usage = async (...args: string[]) => (await inProcess(['tiles', 'export', join(dir, 'x'), '--db', dbPath, ...args])).code;
+    expect(await usage('--session', 'AB'.repeat(32), '--key', keyFile)).toBe(2);
+    expect(await usage('--session', sid, '--key', keyFile, '--log-key', keyFile)).toBe(2);
+    expect(await usage('--key', keyFile)).toBe(2);
+    const unknown = await inProcess(['tiles', 'export', join(dir, 'x'), '--db', dbPath, '--session', 'ab'.repeat(32), '--key', keyFile]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no session/);
+    const { TOKENS } = await import('../server/helpers.js');
+    const served = await get(`/sessions/${sid}/tiles/checkpoint`, { headers: { authorization: `Bearer ${TOKENS.auditor}` } });
+    expect(served.status).toBe(404);
+    expect(await served.text()).toMatch(/signs no checkpoints/);
+  });
+});
+
 function walk(d: string): string[] {
   return readdirSync(d).flatMap((n) => {
     const p = join(d, n);

@@ -82,6 +82,21 @@ describe('the notary: signed session checkpoints', () => {
   });
 });
 
+describe('the notary: the latest signed checkpoint (a session tiles checkpoint)', () => {
+  it('is undefined for an unknown or never-signed session, then the largest size signed, as the same bytes, and signs nothing', async () => {
+    const { engine, sid } = await runDay({ wakes: 4 });
+    const notary = createNotary({ key });
+    expect(await notary.latestCheckpoint(engine, 'ab'.repeat(32))).toBeUndefined();
+    expect(await notary.latestCheckpoint(engine, sid)).toBeUndefined();
+    const five = await notary.issueCheckpoint(engine, sid, 5);
+    const three = await notary.issueCheckpoint(engine, sid, 3);
+    if (!five.ok || !three.ok) throw new Error('sign');
+    const latest = await notary.latestCheckpoint(engine, sid);
+    expect(latest).toEqual({ sessionId: sid, origin: five.origin, size: 5, root: five.root, signedCheckpoint: five.signedCheckpoint });
+    expect((await engine.store.signedCheckpoints(five.origin)).map((r) => r.size).sort()).toEqual([3, 5]);
+  });
+});
+
 describe('proofs from the per-session tree', () => {
   it('inclusion proofs of every entry at every size equal the reference (independent digest)', async () => {
     const { engine, sid, notary, leaves } = await sealedDay();

@@ -49,6 +49,8 @@ describe('tally serve --witness-policy', () => {
       const sealed = fin.body.result as { signedCheckpoint?: string; receipt?: { size: number } } | undefined;
       expect(sealed?.signedCheckpoint).toEqual(expect.any(String));
       expect(checkWitnessPolicy(sealed!.signedCheckpoint!, [engine.verifier], policy.policy)).toMatchObject({ ok: true, signed: ['w1.example'] });
+      // The session's tlog-tiles checkpoint is that latest signed one, with the witness's cosignature (docs/PROTOCOL.md §15.4.1).
+      expect(await get('tiles/checkpoint')).toBe(sealed!.signedCheckpoint);
       // ... and the engine's signing log recorded the sealed checkpoint before any witness saw it.
       const after = new SqliteStore(db);
       const origin = sealed!.signedCheckpoint!.slice(0, sealed!.signedCheckpoint!.indexOf('\n'));

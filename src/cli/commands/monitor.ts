@@ -31,7 +31,10 @@ session checkpoint two roots (EQUIVOCATION, exit 1), and at the end the sessions
 opened but not sealed. No token is needed. With --sessions it also reads each
 session's own entries — from a 'tally serve' (GET /sessions/<id>/bundle, the
 token of $TALLY_TOKEN) or a directory of bundles (<dir>/<id>.jsonl,
-<dir>/<id>/bundle.jsonl, or <dir>/bundle.jsonl of that session) — and checks every session checkpoint leaf's root
+<dir>/<id>/bundle.jsonl, or <dir>/bundle.jsonl of that session), or with
+tiles:<url|dir> from each session's tlog-tiles entry bundles (a tally serve's
+/sessions/<id>/tiles, or <dir>/<id> written by 'tally tiles export <dir>/<id>
+--session <id>') — and checks every session checkpoint leaf's root
 against that session's tree (a mismatch: TALLY_LOG_SESSION_MISMATCH, exit 1;
 a session it cannot read is listed unchecked).
 
@@ -43,7 +46,8 @@ Options:
                       first): the current shard's log key is the key, and --log
                       defaults to the first tiles URL the identity names
   --sessions <u|d>    with --log: each session's entries (a tally serve URL or a
-                      directory of bundles), to check every checkpoint leaf
+                      directory of bundles; tiles:<url|dir> for their tiles),
+                      to check every checkpoint leaf
   --url <url>         the engine's HTTP base URL
   --session <hex>     the session to follow (64 hex)
   --vkey <vkey|file>  the engine's verifier key (--key: the old spelling, until the next release)

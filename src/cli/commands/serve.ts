@@ -106,7 +106,9 @@ exits 0 (a second signal cuts open connections).
 Signing (optional):
   --key <file>           engine key: finalize returns a signed checkpoint, and
                          GET /sessions/<id>/{checkpoint,turn-receipt,consistency,
-                         log-proof (with --log-key)}
+                         log-proof (with --log-key)},
+                         each session's C2SP tlog-tiles under /sessions/<id>/tiles
+                         (token as for its bundle; the latest signed checkpoint)
                          and /verifier-key are served (default: $TALLY_KEY when
                          set); it must exist ('tally key new' creates it):
                          a missing file is refused, exit 3

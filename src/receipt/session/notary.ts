@@ -2,6 +2,7 @@ import { TallyError, toHex } from '../../protocol/index.js';
 import type { Engine, Receipt, Rejection } from '../../session/index.js';
 import { describeValue, entryHashHex, sessionCheckpointText } from '../bytes.js';
 import type { EngineKey } from '../keys/engineKey.js';
+import { checkpointOrigin } from '../checkpoint/origin.js';
 import { signNote } from '../note/sign.js';
 import { formatTurnReceipt } from '../proof/turn-receipt.js';
 import { formatConsistencyProof } from '../proof/consistency.js';
@@ -83,6 +84,13 @@ export interface Notary {
   readonly name: string;
   /** The C2SP verifier key graders pin: `name+keyid+base64`. */
   readonly verifierKey: string;
+  /**
+   * The latest checkpoint the engine key signed for the session, as its
+   * signing log records it (re-signed: Ed25519 is deterministic, the same
+   * bytes), after checking the store's tree still has that root; signs
+   * nothing new. `undefined` for an unknown session or one never signed.
+   */
+  latestCheckpoint(engine: NotaryEngine, sessionId: string): Promise<IssuedCheckpoint | undefined>;
   /** Signs a C2SP checkpoint over the first `size` entries (default: all so far). */
   issueCheckpoint(engine: NotaryEngine, sessionId: string, size?: number): Promise<IssueCheckpointResult>;
   /** Finalizes the session and signs the checkpoint over every entry, the seal included: the receipt. */
@@ -183,6 +191,20 @@ export function createNotary(options: NotaryOptions): Notary {
   const notary: Notary = {
     name: key.name,
     verifierKey: key.verifierKey,
+
+    async latestCheckpoint(engine, sessionId) {
+      const tree = await treeOf(engine, sessionId);
+      if (!tree) return undefined;
+      const origin = checkpointOrigin(key.name, sessionId);
+      const last = await new SigningLog(engine.store).latest(origin);
+      if (!last) return undefined;
+      const root = last.size >= 1 && last.size <= tree.size ? await read(engine, sessionId, tree, () => tree.root(last.size)) : undefined;
+      if (root === undefined || toHex(root) !== last.root) {
+        throw new TallyError('TALLY_STORE_CORRUPT', 'The store no longer holds the tree of the session checkpoint the engine signed last.', { details: `${origin} signed size ${last.size} root ${last.root}, store has ${tree.size} entries` });
+      }
+      const text = sessionCheckpointText(key.name, sessionId, last.size, root);
+      return { sessionId, origin, size: last.size, root: last.root, signedCheckpoint: signNote(text, [key]) };
+    },
 
     async issueCheckpoint(engine, sessionId, size) {
       const tree = await treeOf(engine, sessionId);

@@ -7,12 +7,21 @@
 //
 // Usage: tlogcheck <base> <verifier key> [<log binding>]
 //
+//	tlogcheck -session <base> <engine verifier key>
+//
 // <base> is a URL prefix (http://host:port/log) or a directory written by
 // `tally tiles export`. With a third argument, a day's log binding (the
 // C2SP tlog-proof `tally export --log-key` writes as log-proof.tlog-proof)
 // is checked too: its checkpoint opened with the key, and its extra leaf
 // included at its index by tlog.CheckRecord. Prints one "ok ..." line per
 // check; exits 1 on the first failure.
+//
+// With -session, <base> is one session's tiles (tally serve's
+// /sessions/<id>/tiles, or `tally tiles export --session`): the checkpoint
+// is a session checkpoint signed by the engine key (origin <key name>/<64
+// hex>), the entries are session entries (canonical JSON), and every entry's
+// inclusion is proved from the tiles and checked. A bearer token for the
+// server is read from $TLOGCHECK_TOKEN.
 //
 // Build (Debian: golang-go, golang-golang-x-mod-dev):
 //
@@ -37,12 +46,34 @@ import (
 
 const tileHeight = 8
 
-type source struct{ base string }
+type source struct {
+	base  string
+	cache map[string][]byte
+}
 
-// read fetches one resource below the prefix (a path such as "tile/0/000").
+// read fetches one resource below the prefix (a path such as "tile/0/000"),
+// each once: tiles and bundles do not change (the checkpoint is read once).
 func (s source) read(path string) ([]byte, error) {
+	if b, ok := s.cache[path]; ok {
+		return b, nil
+	}
+	b, err := s.fetch(path)
+	if err == nil {
+		s.cache[path] = b
+	}
+	return b, err
+}
+
+func (s source) fetch(path string) ([]byte, error) {
 	if strings.HasPrefix(s.base, "http://") || strings.HasPrefix(s.base, "https://") {
-		resp, err := http.Get(strings.TrimSuffix(s.base, "/") + "/" + path)
+		req, err := http.NewRequest("GET", strings.TrimSuffix(s.base, "/")+"/"+path, nil)
+		if err != nil {
+			return nil, err
+		}
+		if t := os.Getenv("TLOGCHECK_TOKEN"); t != "" {
+			req.Header.Set("Authorization", "Bearer "+t)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			return nil, err
 		}
@@ -134,26 +165,84 @@ func entries(src source, n int64) ([][]byte, error) {
 	return out, nil
 }
 
-func run(base, vkey string) error {
-	src := source{base}
+// open reads and opens the checkpoint: signed by the key, origin the key name
+// (the engine log) or <key name>/<64 lowercase hex> (a session).
+func open(src source, vkey string, session bool) (string, tlog.Tree, note.Verifier, error) {
+	var tree tlog.Tree
 	verifier, err := note.NewVerifier(vkey)
 	if err != nil {
-		return fmt.Errorf("verifier key: %v", err)
+		return "", tree, nil, fmt.Errorf("verifier key: %v", err)
 	}
 	raw, err := src.read("checkpoint")
 	if err != nil {
-		return err
+		return "", tree, nil, err
 	}
 	n, err := note.Open(raw, note.VerifierList(verifier))
 	if err != nil {
-		return fmt.Errorf("checkpoint note: %v", err)
+		return "", tree, nil, fmt.Errorf("checkpoint note: %v", err)
 	}
 	origin, tree, err := parseCheckpoint(n.Text)
 	if err != nil {
+		return "", tree, nil, err
+	}
+	want := origin == verifier.Name()
+	if session {
+		id := strings.TrimPrefix(origin, verifier.Name()+"/")
+		want = len(id) == 64 && id != origin && strings.Trim(id, "0123456789abcdef") == ""
+	}
+	if !want {
+		return "", tree, nil, fmt.Errorf("checkpoint origin %q is not the origin key %q signs", origin, verifier.Name())
+	}
+	return origin, tree, verifier, nil
+}
+
+// runSession reads a session's tiles: the tree hash from the tiles, and every
+// entry of the bundles proved and checked against the checkpoint.
+func runSession(base, vkey string) error {
+	src := source{base, map[string][]byte{}}
+	origin, tree, verifier, err := open(src, vkey, true)
+	if err != nil {
 		return err
 	}
-	if origin != verifier.Name() {
-		return fmt.Errorf("checkpoint origin %q is not the key name %q", origin, verifier.Name())
+	fmt.Printf("ok session checkpoint %s size %d signed by %s\n", origin, tree.N, verifier.Name())
+	hr := tlog.TileHashReader(tree, tileReader{src})
+	th, err := tlog.TreeHash(tree.N, hr)
+	if err != nil {
+		return fmt.Errorf("tree hash from tiles: %v", err)
+	}
+	if th != tree.Hash {
+		return fmt.Errorf("tree hash from tiles %v, checkpoint %v", th, tree.Hash)
+	}
+	fmt.Printf("ok tree hash from tiles %v\n", th)
+	leaves, err := entries(src, tree.N)
+	if err != nil {
+		return err
+	}
+	for i, l := range leaves {
+		if !bytes.HasPrefix(l, []byte("{")) {
+			return fmt.Errorf("entry %d is not a session entry", i)
+		}
+		proof, err := tlog.ProveRecord(tree.N, int64(i), hr)
+		if err != nil {
+			return fmt.Errorf("inclusion proof of entry %d: %v", i, err)
+		}
+		if err := tlog.CheckRecord(proof, tree.N, tree.Hash, int64(i), tlog.RecordHash(l)); err != nil {
+			return fmt.Errorf("inclusion of entry %d: %v", i, err)
+		}
+	}
+	last := leaves[len(leaves)-1]
+	if len(last) > 60 {
+		last = last[:60]
+	}
+	fmt.Printf("ok %d entries included; entry %d: %s\n", len(leaves), len(leaves)-1, last)
+	return nil
+}
+
+func run(base, vkey string) error {
+	src := source{base, map[string][]byte{}}
+	origin, tree, verifier, err := open(src, vkey, false)
+	if err != nil {
+		return err
 	}
 	fmt.Printf("ok checkpoint %s size %d signed by %s\n", origin, tree.N, verifier.Name())
 
@@ -252,8 +341,15 @@ func checkBinding(file, vkey string) error {
 }
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == "-session" {
+		if err := runSession(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "tlogcheck:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if len(os.Args) != 3 && len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: tlogcheck <base URL or directory> <verifier key> [<log binding .tlog-proof>]")
+		fmt.Fprintln(os.Stderr, "usage: tlogcheck <base URL or directory> <verifier key> [<log binding .tlog-proof>] | -session <base> <engine verifier key>")
 		os.Exit(2)
 	}
 	if err := run(os.Args[1], os.Args[2]); err != nil {
