@@ -282,3 +282,26 @@ describe('a stored tile changed under a running engine (SQLite, the append-only 
     }
   });
 });
+
+describe('a writer that dies between a level-0 tile and the level-1 tile it completes (SQLite)', () => {
+  it('leaves a store the next engine starts from: the level-0 tile written again as the same bytes, the level-1 tile added', async () => {
+    const raw = await sqliteLog();
+    try {
+      await raw.grow(65_536);
+      // The write of tile 1/0 fails as a killed process's would: after tile 0/255 is stored.
+      const dying = Object.assign(Object.create(raw.store) as Store, {
+        putEngineLogTile: (level: number, index: number, hashes: Uint8Array) => (level === 1 ? Promise.reject(new Error('killed')) : raw.store.putEngineLogTile(level, index, hashes)),
+      });
+      await expect(new EngineLog({ store: dying, key: logKey }).sync()).rejects.toThrow('killed');
+      expect(await raw.store.engineLogTileCounts()).toEqual([256]);
+      const c = counted(raw.store);
+      const next = new EngineLog({ store: c.store, key: logKey });
+      await next.sync();
+      expect(c.leaves()).toBe(256); // from the last level-0 tile whose level-1 tile is stored: leaf 65,280
+      expect(await raw.store.engineLogTileCounts()).toEqual([256, 1]);
+      expect(toHex(await next.root())).toBe(toHex(reference(65_536).tree.root()));
+    } finally {
+      await raw.dispose();
+    }
+  }, 120_000);
+});
