@@ -112,9 +112,10 @@ export class EngineLog {
     return (await this.#tree.leaves(index, index + 1))[0]!;
   }
 
-  /** Leaves `from <= i < to` (read so far; `to` is capped at the size), checked against their tiles. */
+  /** Leaves `from <= i < to` (read so far; both capped at the size, as a slice is), checked against their tiles. */
   async leaves(from: number, to: number): Promise<Uint8Array[]> {
-    return this.#tree.leaves(from, Math.min(to, this.size));
+    const end = Math.min(to, this.size);
+    return this.#tree.leaves(Math.min(from, end), end);
   }
 
   /**
