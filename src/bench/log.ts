@@ -11,7 +11,10 @@
  *   seal of a short day;
  * - with `TALLY_PG_URL`, engine-log appends per second under 64 concurrent
  *   sealing sessions on PostgreSQL, against the same days with the log off
- *   (`./log-pg.ts`).
+ *   (`./log-pg.ts`);
+ * - start-up of an engine log over 200,000 leaves (`TALLY_BENCH_LOG_LEAVES`)
+ *   from its stored tiles, against the in-memory start it replaced, with the
+ *   memory each holds (`./log-start.ts`).
  *
  * Prints nothing.
  */
@@ -30,6 +33,7 @@ import { createWireServer } from '../server/http.js';
 import { createLogger } from '../server/log.js';
 import { MemoryStore, SqliteStore, type TranscriptStore } from '../store/index.js';
 import type { Figure } from './core.js';
+import { benchLogStart } from './log-start.js';
 
 const rate = (n: number, ms: number): number => Math.round((n / Math.max(ms, 1e-6)) * 1000);
 
@@ -176,5 +180,8 @@ export async function benchLog(opts: { requests?: number; concurrency?: number; 
     const { benchLogPostgres } = await import('./log-pg.js');
     figures.push(await benchLogPostgres({ off: withoutLog }));
   }
+
+  // ── start-up over a large log: from stored tiles vs every leaf in memory ──
+  figures.push(...(await benchLogStart(Number(process.env['TALLY_BENCH_LOG_LEAVES'] ?? 200_000))));
   return figures;
 }

@@ -44,7 +44,7 @@ export async function demoEngineLog(
   const log = new EngineLog({ store, key });
   const { checkpoint } = await exportTiles(log, files.dir);
   await writeFile(files.verifierKey, key.verifierKey + '\n');
-  const index = findCheckpointLeaf(log, seal, checkpoint.size);
+  const index = await findCheckpointLeaf(log, seal, checkpoint.size);
   if (index < 0) return { ok: false, detail: `the log of ${checkpoint.size} leaves has no seal leaf for ${seal.origin}`, index };
   const text = await logBinding(log, seal, checkpoint);
   await writeFile(files.proof, text);

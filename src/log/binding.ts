@@ -35,14 +35,23 @@ export function verifyLogBinding(text: string, options: VerifyLogBindingOptions)
   return verifyLogBindingWith(text, { ...rest, digest: sha256, open: (note) => openNote(note, logVerifiers) });
 }
 
+/** Leaves read per step while looking for a checkpoint leaf, from the end backwards. */
+const FIND_CHUNK = 1024;
+
 /**
  * The position of the checkpoint leaf of `checkpoint` in the log read so far
- * (the last one, should a process have logged it twice), or -1.
+ * (the last one, should a process have logged it twice), or -1. Reads the
+ * leaves from the end backwards (a recent checkpoint is found in the first
+ * read; one not logged reads them all).
  */
-export function findCheckpointLeaf(log: EngineLog, checkpoint: BoundCheckpoint, upTo = log.size): number {
-  for (let i = Math.min(upTo, log.size) - 1; i >= 0; i--) {
-    const p = parseEngineLogLeaf(log.leaf(i));
-    if (p.ok && p.leaf.kind === 'checkpoint' && p.leaf.origin === checkpoint.origin && p.leaf.size === checkpoint.size && p.leaf.root === checkpoint.root) return i;
+export async function findCheckpointLeaf(log: EngineLog, checkpoint: BoundCheckpoint, upTo = log.size): Promise<number> {
+  for (let end = Math.min(upTo, log.size); end > 0; end -= FIND_CHUNK) {
+    const from = Math.max(0, end - FIND_CHUNK);
+    const got = await log.leaves(from, end);
+    for (let i = got.length - 1; i >= 0; i--) {
+      const p = parseEngineLogLeaf(got[i]!);
+      if (p.ok && p.leaf.kind === 'checkpoint' && p.leaf.origin === checkpoint.origin && p.leaf.size === checkpoint.size && p.leaf.root === checkpoint.root) return from + i;
+    }
   }
   return -1;
 }
@@ -59,7 +68,7 @@ export function findCheckpointLeaf(log: EngineLog, checkpoint: BoundCheckpoint, 
 export async function logBinding(log: EngineLog, checkpoint: BoundCheckpoint, logCheckpoint?: LogCheckpoint): Promise<string> {
   const cp = logCheckpoint ?? (await log.checkpoint());
   if (cp.size > log.size) await log.sync();
-  const index = findCheckpointLeaf(log, checkpoint, cp.size);
+  const index = await findCheckpointLeaf(log, checkpoint, cp.size);
   if (index < 0) throw new TallyError('TALLY_LOG_NOT_LOGGED', 'The engine log holds no leaf for this session checkpoint.', { details: `${checkpoint.origin} size ${checkpoint.size} root ${checkpoint.root}; log size ${cp.size}` });
-  return formatTlogProof({ index, proof: log.tree.inclusionProof(index, cp.size), signedCheckpoint: cp.signedCheckpoint, extraData: log.leaf(index) });
+  return formatTlogProof({ index, proof: await log.inclusionProof(index, cp.size), signedCheckpoint: cp.signedCheckpoint, extraData: await log.leaf(index) });
 }

@@ -5,29 +5,29 @@
  * key whose note name IS that origin (C2SP tlog-checkpoint: the key name
  * SHOULD match the origin; litewitness refuses one that does not).
  *
- * The tree is rebuilt here from the stored leaf bytes (every leaf hash
- * recomputed) and extended as the store grows; a store that answers fewer
- * leaves than were read before is refused (`TALLY_LOG_ROLLED_BACK`). Every
+ * The tree is kept as stored tiles ({@link StoredTree}, `stored-tree.ts`):
+ * full hash tiles are written to the store once complete, only the right
+ * edge is in memory, and start-up reads the last full tiles and the leaves
+ * after them, not the whole log. A store that answers fewer leaves than
+ * were read before is refused (`TALLY_LOG_ROLLED_BACK`), a stored tile that
+ * disagrees with its leaves too (`TALLY_LOG_TILE_MISMATCH`). Every
  * checkpoint of the log passes the signing log like any other signature of
  * the engine: recorded first, refused if it would equivocate or be
  * inconsistent with the last one signed (an RFC 6962 consistency proof from
  * this tree against the recorded root).
  */
-import { MerkleLevels, TallyError, isDigestHex, toHex } from '../protocol/index.js';
+import { TallyError, consistencyProofFromNodes, fromHex, inclusionProofFromNodes, isDigestHex, rootFromNodes, toHex, type NodeReader } from '../protocol/index.js';
 import { formatCheckpoint, isValidOrigin } from '../receipt/checkpoint/index.js';
 import type { EngineKey } from '../receipt/keys/engineKey.js';
 import { signNote } from '../receipt/note/sign.js';
 import { receiptHasher } from '../receipt/session/trees.js';
 import { SigningLog } from '../receipt/signing/log.js';
-import { entryLeafHash } from '../receipt/bytes.js';
-import type { EngineLogStore, SignedCheckpointRecord, SigningLogStore } from '../store/types.js';
-
-/** Leaves read from the store per query while catching up. */
-const READ_CHUNK = 4096;
+import { hasEngineLog, type EngineLogStore, type SignedCheckpointRecord, type SigningLogStore } from '../store/types.js';
+import { StoredTree } from './stored-tree.js';
 
 /** Options of {@link EngineLog}. */
 export interface EngineLogOptions {
-  /** The store whose engine log (and signing log) this is. */
+  /** The store whose engine log (leaves and full tiles) and signing log this is. */
   readonly store: SigningLogStore & EngineLogStore;
   /** The log key; its note name is the log's origin. */
   readonly key: EngineKey;
@@ -53,7 +53,7 @@ export interface LogCheckpoint {
  * @example
  * const log = new EngineLog({ store, key: await loadOrCreateEngineKey('.tally/log.key', 'tally.example/desk/log') });
  * const cp = await log.checkpoint();          // sign now (if it grew, a new size)
- * const tile = await log.tile(parseTilePath('tile/0/000.p/3')!, cp.size);
+ * const proof = await log.inclusionProof(3, cp.size);
  */
 export class EngineLog {
   /** The log's origin (= the key's note name). */
@@ -65,19 +65,19 @@ export class EngineLog {
   readonly #signing: SigningLog;
   readonly #now: () => number;
   readonly #interval: number;
-  readonly #tree = new MerkleLevels(receiptHasher);
-  readonly #leaves: Uint8Array[] = [];
+  readonly #tree: StoredTree;
   #syncing: Promise<number> | undefined;
   /** The last checkpoint signed or read by this instance. */
   #last: LogCheckpoint | undefined;
 
   constructor(options: EngineLogOptions) {
     const { store, key } = options;
-    if (!store || typeof store.engineLogSize !== 'function' || typeof store.engineLogLeaves !== 'function') throw new TallyError('TALLY_LOG_NO_STORE', 'The store keeps no engine log (engineLogSize, engineLogLeaves).');
+    if (!store || !hasEngineLog(store)) throw new TallyError('TALLY_LOG_NO_STORE', 'The store keeps no engine log (engineLogSize, engineLogLeaves) or no tiles of it (engineLogTileCounts, engineLogTiles, putEngineLogTile).');
     if (!key || typeof key.sign !== 'function' || !isValidOrigin(key.name)) throw new TallyError('TALLY_LOG_KEY_INVALID', 'The engine log needs an engine key whose name is a valid checkpoint origin.');
     this.origin = key.name;
     this.verifierKey = key.verifierKey;
     this.#store = store;
+    this.#tree = new StoredTree(store);
     this.#key = key;
     this.#now = options.now ?? Date.now;
     this.#signing = new SigningLog(store, { now: this.#now });
@@ -102,34 +102,50 @@ export class EngineLog {
   async #catchUp(): Promise<number> {
     const n = await this.#store.engineLogSize();
     if (n < this.#tree.size) throw new TallyError('TALLY_LOG_ROLLED_BACK', 'The store holds fewer engine log leaves than were read from it before; refusing to serve or sign a shorter log.', { details: `read ${this.#tree.size}, store has ${n}` });
-    while (this.#tree.size < n) {
-      const from = this.#tree.size;
-      const to = Math.min(n, from + READ_CHUNK);
-      const got = await this.#store.engineLogLeaves(from, to);
-      if (got.length !== to - from) throw new TallyError('TALLY_LOG_GAP', 'The store answered a different number of engine log leaves than asked.', { details: `asked ${from} to ${to}, got ${got.length}` });
-      for (const leaf of got) {
-        this.#tree.append(entryLeafHash(leaf));
-        this.#leaves.push(leaf);
-      }
-    }
+    await this.#tree.extendTo(n);
     return n;
   }
 
-  /** The leaf bytes at `index` (read so far). */
-  leaf(index: number): Uint8Array {
-    const l = this.#leaves[index];
-    if (l === undefined) throw new RangeError(`no engine log leaf ${String(index)} (size ${this.size})`);
-    return new Uint8Array(l);
+  /** The leaf bytes at `index` (read so far), checked against its tile. */
+  async leaf(index: number): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(index) || index < 0 || index >= this.size) throw new RangeError(`no engine log leaf ${String(index)} (size ${this.size})`);
+    return (await this.#tree.leaves(index, index + 1))[0]!;
   }
 
-  /** Leaves `from <= i < to` (read so far). */
-  leaves(from: number, to: number): Uint8Array[] {
-    return this.#leaves.slice(from, to).map((l) => new Uint8Array(l));
+  /** Leaves `from <= i < to` (read so far; both capped at the size, as a slice is), checked against their tiles. */
+  async leaves(from: number, to: number): Promise<Uint8Array[]> {
+    const end = Math.min(to, this.size);
+    return this.#tree.leaves(Math.min(from, end), end);
   }
 
-  /** The tree read so far: roots, proofs and the stored subtree hashes tiles are cut from. */
-  get tree(): MerkleLevels {
-    return this.#tree;
+  /**
+   * Runs `fn` over the perfect-subtree nodes of the tree read so far (full
+   * tiles from the store, the right edge from memory); `fn` must read the
+   * same nodes whatever their values, as the protocol's `*FromNodes` rules
+   * and `tileHashes` do.
+   */
+  withNodes<T>(fn: (reader: NodeReader) => T): Promise<T> {
+    return this.#tree.withNodes(fn);
+  }
+
+  /** Root of the first `size` leaves (default: all read so far); requires `0 <= size <= this.size`. */
+  root(size: number = this.size): Promise<Uint8Array> {
+    inRange(size, 0, this.size, 'size');
+    return this.withNodes((r) => rootFromNodes(receiptHasher, r, size));
+  }
+
+  /** Inclusion proof of leaf `index` in the tree of `size` leaves; requires `0 <= index < size <= this.size`. */
+  inclusionProof(index: number, size: number = this.size): Promise<Uint8Array[]> {
+    inRange(size, 1, this.size, 'size');
+    inRange(index, 0, size - 1, 'index');
+    return this.withNodes((r) => inclusionProofFromNodes(receiptHasher, r, index, size));
+  }
+
+  /** Consistency proof from `size1` to `size2` leaves; requires `0 < size1 <= size2 <= this.size` or both 0. */
+  consistencyProof(size1: number, size2: number = this.size): Promise<Uint8Array[]> {
+    inRange(size2, 0, this.size, 'size2');
+    inRange(size1, size2 === 0 ? 0 : 1, size2, 'size1');
+    return this.withNodes((r) => consistencyProofFromNodes(receiptHasher, r, size1, size2));
   }
 
   /**
@@ -173,26 +189,30 @@ export class EngineLog {
   }
 
   async #sign(size: number): Promise<LogCheckpoint> {
-    const root = this.#tree.root(size);
-    const r = await this.#signing.record({ origin: this.origin, size, root }, this.#tree);
+    const root = await this.root(size);
+    const r = await this.#signing.record({ origin: this.origin, size, root }, { size: this.size, consistencyProof: (a, b) => this.consistencyProof(a, b) });
     if (!r.ok) throw SigningLog.refusalError(r);
-    return this.#note(size, toHex(root));
+    return this.#note(size, root);
   }
 
   /** The signed note of a recorded checkpoint, after checking the tree read from the store still has it. */
   async #resign(rec: SignedCheckpointRecord): Promise<LogCheckpoint> {
     if (rec.size > this.#tree.size) await this.sync();
-    if (rec.size > this.#tree.size || !isDigestHex(rec.root) || toHex(this.#tree.root(rec.size)) !== rec.root) {
+    if (rec.size > this.#tree.size || !isDigestHex(rec.root) || toHex(await this.root(rec.size)) !== rec.root) {
       throw new TallyError('TALLY_LOG_ROLLED_BACK', 'The engine log in the store does not hold the tree its last signed checkpoint commits to.', { details: `signed size ${rec.size} root ${rec.root}, store has ${this.#tree.size} leaves` });
     }
-    return this.#note(rec.size, rec.root);
+    return this.#note(rec.size, fromHex(rec.root));
   }
 
-  #note(size: number, root: string): LogCheckpoint {
+  #note(size: number, root: Uint8Array): LogCheckpoint {
     if (this.#last?.size === size) return this.#last;
-    const text = formatCheckpoint({ origin: this.origin, size, root: this.#tree.root(size) });
-    const cp = { origin: this.origin, size, root, signedCheckpoint: signNote(text, [this.#key]) };
+    const text = formatCheckpoint({ origin: this.origin, size, root });
+    const cp = { origin: this.origin, size, root: toHex(root), signedCheckpoint: signNote(text, [this.#key]) };
     if (!this.#last || size > this.#last.size) this.#last = cp;
     return cp;
   }
+}
+
+function inRange(n: number, min: number, max: number, name: string): void {
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${String(n)}`);
 }

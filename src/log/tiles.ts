@@ -27,10 +27,14 @@ export function tileWithin(ref: TileRef, size: number): boolean {
   return (ref.index * TILE_WIDTH + ref.width) * per <= size;
 }
 
-/** The bytes of `ref` in the tree of the first `size` leaves the log has read (`size` ≤ `log.size`). */
-export function tileBytes(log: EngineLog, ref: TileRef): Uint8Array {
-  if (ref.kind === 'entries') return entryBundle(log.leaves(ref.index * TILE_WIDTH, ref.index * TILE_WIDTH + ref.width));
-  return tileHashes(log.tree, ref.level, ref.index, ref.width);
+/**
+ * The bytes of `ref` (within the leaves the log has read): a full tile's
+ * hashes from the store, a partial one's from the log's right edge, an entry
+ * bundle's leaves checked against their tile.
+ */
+export async function tileBytes(log: EngineLog, ref: TileRef): Promise<Uint8Array> {
+  if (ref.kind === 'entries') return entryBundle(await log.leaves(ref.index * TILE_WIDTH, ref.index * TILE_WIDTH + ref.width));
+  return log.withNodes((r) => tileHashes(r, ref.level, ref.index, ref.width));
 }
 
 /** Full tiles are immutable: their bytes are kept per log, up to this many (about 8 KiB each). */
@@ -49,12 +53,12 @@ export async function readTile(log: EngineLog, path: string): Promise<TileResour
   let cp = await log.current();
   if (cp && !tileWithin(ref, cp.size)) cp = await log.latest();
   if (!cp || !tileWithin(ref, cp.size)) return undefined;
-  if (ref.width !== TILE_WIDTH) return { body: tileBytes(log, ref), immutable: false };
+  if (ref.width !== TILE_WIDTH) return { body: await tileBytes(log, ref), immutable: false };
   let cache = fullTiles.get(log);
   if (!cache) fullTiles.set(log, (cache = new Map()));
   let body = cache.get(path);
   if (!body) {
-    body = tileBytes(log, ref);
+    body = await tileBytes(log, ref);
     if (cache.size >= FULL_TILE_CACHE) cache.delete(cache.keys().next().value as string);
     cache.set(path, body);
   }

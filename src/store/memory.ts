@@ -1,6 +1,6 @@
 import { TallyError } from '../protocol/errors.js';
 import { checkSignedRecord, isExpectedLatest } from './rows.js';
-import { checkAppendRequest, checkLogLeaf, checkNewSession } from './request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession, checkTile } from './request.js';
 import type {
   AppendOutcome,
   AppendRequest,
@@ -14,6 +14,7 @@ import type {
   CosignatureRecord,
   CosignatureStore,
   EngineLogStore,
+  EngineLogTileStore,
   StoredEntry,
   TranscriptStore,
 } from './types.js';
@@ -34,7 +35,7 @@ interface MemSession {
  * @example
  * const engine = createEngine({ store: new MemoryStore() });
  */
-export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLogStore {
+export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLogStore, EngineLogTileStore {
   readonly name = 'memory';
   private readonly sessions = new Map<string, MemSession>();
   private readonly nonces = new Map<string, NonceOwner>();
@@ -44,6 +45,7 @@ export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLog
   private readonly witnessSizes = new Map<string, number>();
   /** The engine log's leaves, by position. */
   private readonly logLeaves: Uint8Array[] = [];
+  private readonly logTiles: Uint8Array[][] = [];
   private closed = false;
 
   // Private copies of appended bytes are carved from shared slabs (one
@@ -170,6 +172,26 @@ export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLog
   async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return this.logLeaves.slice(Math.max(0, from), Math.max(0, to)).map((l) => new Uint8Array(l));
+  }
+
+  async engineLogTileCounts(): Promise<number[]> {
+    this.live();
+    return this.logTiles.map((level) => level.length);
+  }
+
+  async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return (this.logTiles[level] ?? []).slice(Math.max(0, from), Math.max(0, to)).map((t) => new Uint8Array(t));
+  }
+
+  async putEngineLogTile(level: number, index: number, hashes: Uint8Array): Promise<Uint8Array> {
+    this.live();
+    checkTile(level, index, hashes);
+    while (this.logTiles.length <= level) this.logTiles.push([]);
+    const row = this.logTiles[level]!;
+    if (index > row.length) throw new TallyError('TALLY_STORE_MISUSE', `engine log tile ${level}/${index} written before tile ${row.length}`);
+    if (index === row.length) row.push(new Uint8Array(hashes));
+    return new Uint8Array(row[index]!);
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {

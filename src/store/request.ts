@@ -52,3 +52,9 @@ export function checkLogLeaf(leaf: Uint8Array | undefined): void {
   if (leaf === undefined) return;
   if (!(leaf instanceof Uint8Array) || leaf.length < 1 || leaf.length > 0xffff) throw new TallyError('TALLY_STORE_MISUSE', 'An engine log leaf is 1 to 65535 bytes.');
 }
+
+/** Refuses a full engine-log hash tile that is not 8192 bytes at a level 0 to 63 and a non-negative index. */
+export function checkTile(level: number, index: number, hashes: Uint8Array): void {
+  if (!Number.isInteger(level) || level < 0 || level > 63 || !Number.isSafeInteger(index) || index < 0) throw new TallyError('TALLY_STORE_MISUSE', 'An engine log tile has a level 0 to 63 and a non-negative index.');
+  if (!(hashes instanceof Uint8Array) || hashes.length !== 8192) throw new TallyError('TALLY_STORE_MISUSE', 'A full engine log tile is 256 hashes of 32 bytes.');
+}

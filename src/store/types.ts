@@ -232,6 +232,29 @@ export interface SigningLogStore {
 }
 
 /**
+ * The engine log's full hash tiles (C2SP tlog-tiles: 256 hashes of 32 bytes
+ * at a level), kept so an engine starts from them and the leaves after them
+ * rather than from every leaf. Tiles are derived from the leaves, written by
+ * the log layer once each is complete.
+ *
+ * - `putEngineLogTile` MUST write the tile only if none is stored at
+ *   (level, index), and MUST answer the bytes stored there afterwards (the
+ *   caller compares; a store MUST NOT overwrite a stored tile).
+ * - A stored tile MUST NOT be changed or deleted.
+ * - `engineLogTileCounts()[level]` is one more than the largest index stored
+ *   at that level (0 or absent for none). The log layer writes a level's
+ *   tiles in index order, so that is the number of tiles stored there.
+ */
+export interface EngineLogTileStore {
+  /** Per level from 0: one more than the largest stored tile index (the array ends at the last level with a tile). */
+  engineLogTileCounts(): Promise<number[]>;
+  /** The full tiles of `level` at indices `from <= i < to`, in order (fewer if fewer are stored). */
+  engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]>;
+  /** Writes the tile unless one is stored at (level, index); resolves to the bytes stored there. */
+  putEngineLogTile(level: number, index: number, hashes: Uint8Array): Promise<Uint8Array>;
+}
+
+/**
  * The engine log's leaves (docs/PROTOCOL.md §15), kept beside the signing
  * log: one sequence per database, positions 0, 1, 2, … The store keeps
  * bytes; the log layer (`src/log`) hashes them.
@@ -247,16 +270,17 @@ export interface SigningLogStore {
  *   MUST NOT see a position before every lower one is visible.
  * - A leaf MUST NOT be changed or deleted, and is durable with its record.
  */
-export interface EngineLogStore {
+export interface EngineLogStore extends EngineLogTileStore {
   /** Number of leaves. */
   engineLogSize(): Promise<number>;
   /** The leaves at positions `from <= i < to`, in order (fewer if the log is shorter). */
   engineLogLeaves(from: number, to: number): Promise<Uint8Array[]>;
 }
 
-/** Whether `store` keeps the engine log. */
+/** Whether `store` keeps the engine log (its leaves and its tiles). */
 export function hasEngineLog(store: object): store is EngineLogStore {
-  return typeof (store as Partial<EngineLogStore>).engineLogSize === 'function' && typeof (store as Partial<EngineLogStore>).engineLogLeaves === 'function';
+  const s = store as Partial<EngineLogStore>;
+  return typeof s.engineLogSize === 'function' && typeof s.engineLogLeaves === 'function' && typeof s.engineLogTileCounts === 'function' && typeof s.engineLogTiles === 'function' && typeof s.putEngineLogTile === 'function';
 }
 
 /** One witness cosignature of a signed checkpoint, as the engine collected it. */

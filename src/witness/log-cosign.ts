@@ -162,7 +162,7 @@ export class LogCosigner {
     for (let attempt = 0; attempt < 2; attempt++) {
       if (old > cp.size) return this.#conflicted(name, `the witness holds size ${old} of ${cp.origin}; the log has ${cp.size}`);
       if (!this.#spend(name)) return { witness: name, status: 'deferred', message: `its budget of ${this.#budget.requests} requests per ${this.#budget.windowMs} ms is spent` };
-      const proof = old === 0 || old === cp.size ? [] : this.#log.tree.consistencyProof(old, cp.size);
+      const proof = old === 0 || old === cp.size ? [] : await this.#log.consistencyProof(old, cp.size);
       r = await submitCheckpoint(w.url, formatConsistencyProof({ oldSize: old, proof, signedCheckpoint: cp.signedCheckpoint }), { timeoutMs: this.#timeout });
       // 422 (C2SP tlog-witness): to old = size, another root at the size the witness cosigned; otherwise its root at `old` is not on this log.
       if (r.kind === 'refused' && r.status === 422) {

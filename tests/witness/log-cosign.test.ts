@@ -128,7 +128,7 @@ describe('LogCosigner against a real witness', () => {
       expect((await witness.addCheckpoint(`old 0\n\n${cp1.signedCheckpoint}`)).ok).toBe(true);
       await drive(engine, 'rate-b', 1);
       const cp2 = await log.checkpoint();
-      const body = `old ${cp1.size}\n${log.tree.consistencyProof(cp1.size, cp2.size).map((h) => Buffer.from(h).toString('base64') + '\n').join('')}\n${cp2.signedCheckpoint}`;
+      const body = `old ${cp1.size}\n${(await log.consistencyProof(cp1.size, cp2.size)).map((h) => Buffer.from(h).toString('base64') + '\n').join('')}\n${cp2.signedCheckpoint}`;
       const res = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body });
       expect([res.status, res.headers.get('retry-after')]).toEqual([429, '60']);
       now += 30;

@@ -163,7 +163,7 @@ async function exportLogBinding(store: TranscriptStore, key: EngineKey, cp: { re
     const log = new EngineLog({ store, key });
     await log.sync();
     const latest = await log.latest();
-    if (latest === undefined || findCheckpointLeaf(log, cp, latest.size) < 0) return await logBinding(log, cp);
+    if (latest === undefined || (await findCheckpointLeaf(log, cp, latest.size)) < 0) return await logBinding(log, cp);
     const st = store as Partial<CosignatureStore>;
     const lines = typeof st.cosignatures === 'function' ? (await st.cosignatures(latest.origin, latest.size)).filter((c) => c.root === latest.root).map((c) => c.line) : [];
     const { addSignatureLines } = await import('../../witness/index.js');

@@ -46,12 +46,12 @@ export class SigningRefusedError extends TallyError {
 
 /**
  * What the log needs of the store's tree of an origin's session: its size,
- * roots and consistency proofs (a `PackedMerkleTree` from `SessionTrees`).
+ * roots and consistency proofs (a `PackedMerkleTree` from `SessionTrees`;
+ * the engine log's tree answers proofs asynchronously, from stored tiles).
  */
 export interface ConsistencySource {
   readonly size: number;
-  root(size: number): Uint8Array;
-  consistencyProof(size1: number, size2: number): Uint8Array[];
+  consistencyProof(size1: number, size2: number): Uint8Array[] | Promise<Uint8Array[]>;
 }
 
 /** A checkpoint about to be signed. */
@@ -142,7 +142,7 @@ export class SigningLog {
     for (let attempt = 0; attempt < this.#attempts; attempt++) {
       const latest = await this.#store.latestCheckpoint(origin);
       if (latest && latest.size !== size) {
-        const why = inconsistency(latest, size, checkpoint.root, tree);
+        const why = await inconsistency(latest, size, checkpoint.root, tree);
         if (why !== undefined) return refusal('TALLY_SIGN_INCONSISTENT', why, asked, latest);
       }
       const expected: ExpectedLatest = latest && { size: latest.size, root: latest.root };
@@ -190,13 +190,13 @@ function refusal(code: SignRefusalCode, message: string, checkpoint: SigningLogR
  * sizes, computed from the store's tree, must link `root` and the recorded
  * root (the protocol's `verifyConsistency`, the check every monitor runs).
  */
-function inconsistency(latest: SignedCheckpointRecord, size: number, root: Uint8Array, tree: ConsistencySource): string | undefined {
+async function inconsistency(latest: SignedCheckpointRecord, size: number, root: Uint8Array, tree: ConsistencySource): Promise<string | undefined> {
   const recorded = fromHex(latest.root);
   const big = Math.max(size, latest.size);
   if (big > tree.size) return `the engine signed size ${latest.size} of this origin, but the store's tree has only ${tree.size} entries`;
   const v =
     size < latest.size
-      ? verifyConsistency(receiptHasher, size, latest.size, tree.consistencyProof(size, latest.size), root, recorded)
-      : verifyConsistency(receiptHasher, latest.size, size, tree.consistencyProof(latest.size, size), recorded, root);
+      ? verifyConsistency(receiptHasher, size, latest.size, await tree.consistencyProof(size, latest.size), root, recorded)
+      : verifyConsistency(receiptHasher, latest.size, size, await tree.consistencyProof(latest.size, size), recorded, root);
   return v.ok ? undefined : `size ${size} is not consistent with the checkpoint signed at size ${latest.size} (${v.code})`;
 }

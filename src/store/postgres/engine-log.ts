@@ -38,6 +38,26 @@ CREATE TRIGGER engine_log_head_no_truncate BEFORE TRUNCATE ON ${s}.engine_log_he
   FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
 `;
 
+/**
+ * Migration 12: the engine log's full hash tiles (256 hashes of 32 bytes),
+ * written once each is complete so an engine starts from them and the
+ * leaves after them. Derived data, written with ON CONFLICT DO NOTHING and
+ * compared by the writer (a difference is refused, never overwritten);
+ * append-only.
+ */
+export const POSTGRES_V12_SQL = (s: string): string => `
+CREATE TABLE ${s}.engine_log_tiles (
+  level  smallint NOT NULL CHECK (level BETWEEN 0 AND 63),
+  idx    bigint   NOT NULL CHECK (idx >= 0),
+  hashes bytea    NOT NULL CHECK (length(hashes) = 8192),
+  PRIMARY KEY (level, idx)
+);
+CREATE TRIGGER engine_log_tiles_immutable BEFORE UPDATE OR DELETE ON ${s}.engine_log_tiles
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER engine_log_tiles_no_truncate BEFORE TRUNCATE ON ${s}.engine_log_tiles
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
 /** The engine-log statements of a schema (`s` already escaped). */
 export interface EngineLogSql {
   /** Appends `$1` at the next position (inside a transaction). */
@@ -46,6 +66,10 @@ export interface EngineLogSql {
   readonly createMembers: (leafParam: string) => string;
   readonly size: string;
   readonly range: string;
+  readonly tileCounts: string;
+  readonly tiles: string;
+  /** Inserts tile ($1 level, $2 idx, $3 hashes) unless one is stored, and answers the stored bytes. */
+  readonly putTile: string;
 }
 
 /** The statements of schema `s`. */
@@ -56,6 +80,10 @@ export function engineLogSql(s: string): EngineLogSql {
     createMembers: (p) => `, h AS (${bump(`${p}::bytea IS NOT NULL AND EXISTS (SELECT 1 FROM s)`)}), l AS (INSERT INTO ${s}.engine_log (seq, leaf) SELECT seq, ${p} FROM h RETURNING 1)`,
     size: `SELECT size FROM ${s}.engine_log_head`,
     range: `SELECT leaf FROM ${s}.engine_log WHERE seq >= $1 AND seq < $2 ORDER BY seq`,
+    tileCounts: `SELECT level, MAX(idx) + 1 AS n FROM ${s}.engine_log_tiles GROUP BY level ORDER BY level`,
+    tiles: `SELECT hashes FROM ${s}.engine_log_tiles WHERE level = $1 AND idx >= $2 AND idx < $3 ORDER BY idx`,
+    putTile: `WITH i AS (INSERT INTO ${s}.engine_log_tiles (level, idx, hashes) VALUES ($1, $2, $3) ON CONFLICT (level, idx) DO NOTHING RETURNING hashes)
+      SELECT hashes FROM i UNION ALL SELECT hashes FROM ${s}.engine_log_tiles WHERE level = $1 AND idx = $2 AND NOT EXISTS (SELECT 1 FROM i)`,
   };
 }
 

@@ -26,6 +26,7 @@ import type {
   CosignatureRecord,
   CosignatureStore,
   EngineLogStore,
+  EngineLogTileStore,
   ContinuityEvent,
   ContinuityState,
   ContinuityStore,
@@ -33,7 +34,7 @@ import type {
   TranscriptStore,
 } from '../types.js';
 import { REPLICATION_SQL, replicationStatus } from './replication.js';
-import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession, checkTile } from '../request.js';
 import { appendLeaf, engineLogSql, type EngineLogSql } from './engine-log.js';
 import { checkSignedRecord, isExpectedLatest, toEntry, toOwner, toPositioned, toSigned, type EntryRow, type OwnerRow, type PositionedRow, type SignedRow } from '../rows.js';
 import { GroupCommit, type GroupCommitOptions, type GroupCommitStats } from './append.js';
@@ -84,7 +85,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * // …
  * await store.close(); // ends the pool
  */
-export class PostgresStore implements TranscriptStore, CosignatureStore, EngineLogStore, ContinuityStore {
+export class PostgresStore implements TranscriptStore, CosignatureStore, EngineLogStore, EngineLogTileStore, ContinuityStore {
   readonly name: string;
   /** The schema holding the tables. */
   readonly schema: string;
@@ -409,6 +410,34 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
   async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return (await this.query<{ leaf: Buffer }>('read the engine log', this.logSql.range, [from, to])).map((r) => new Uint8Array(r.leaf));
+  }
+
+  /** {@inheritDoc EngineLogTileStore.engineLogTileCounts} */
+  async engineLogTileCounts(): Promise<number[]> {
+    this.live();
+    const out: number[] = [];
+    for (const r of await this.query<{ level: number; n: string }>('read the engine log tiles', this.logSql.tileCounts, [])) {
+      while (out.length < r.level) out.push(0);
+      out[r.level] = Number(r.n);
+    }
+    return out;
+  }
+
+  /** {@inheritDoc EngineLogTileStore.engineLogTiles} */
+  async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return (await this.query<{ hashes: Buffer }>('read the engine log tiles', this.logSql.tiles, [level, from, to])).map((r) => new Uint8Array(r.hashes));
+  }
+
+  /** {@inheritDoc EngineLogTileStore.putEngineLogTile} */
+  async putEngineLogTile(level: number, index: number, hashes: Uint8Array): Promise<Uint8Array> {
+    this.live();
+    checkTile(level, index, hashes);
+    const rows = await this.query<{ hashes: Buffer }>('write an engine log tile', this.logSql.putTile, [level, index, buffer(hashes)]);
+    // A concurrent writer committed the row after this statement's snapshot: it is visible to the next one.
+    if (rows[0] === undefined) rows.push(...(await this.query<{ hashes: Buffer }>('read the engine log tiles', this.logSql.tiles, [level, index, index + 1])));
+    if (rows[0] === undefined) throw new TallyError('TALLY_STORE_IO', `engine log tile ${level}/${index} is missing right after it was written`);
+    return new Uint8Array(rows[0].hashes);
   }
 
   async signedCheckpoints(origin: string): Promise<SignedCheckpointRecord[]> {

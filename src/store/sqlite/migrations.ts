@@ -178,6 +178,27 @@ CREATE TRIGGER engine_log_immutable_delete BEFORE DELETE ON engine_log
 BEGIN SELECT RAISE(ABORT, 'tally: the engine log is append-only'); END;
 `;
 
+/**
+ * Version 8: the engine log's full hash tiles (C2SP tlog-tiles, 256 hashes of
+ * 32 bytes), written once each is complete so an engine starts from the last
+ * full tiles and the leaves after them instead of rehashing every leaf. A
+ * tile is derived data: the engine writes it with INSERT OR IGNORE and
+ * compares what is stored with what it computed (a difference is refused,
+ * never overwritten); the triggers keep it append-only.
+ */
+export const SQLITE_V8_SQL = `
+CREATE TABLE engine_log_tiles (
+  level  INTEGER NOT NULL CHECK (level BETWEEN 0 AND 63),
+  idx    INTEGER NOT NULL CHECK (idx >= 0),
+  hashes BLOB    NOT NULL CHECK (length(hashes) = 8192),
+  PRIMARY KEY (level, idx)
+) WITHOUT ROWID;
+CREATE TRIGGER engine_log_tiles_immutable_update BEFORE UPDATE ON engine_log_tiles
+BEGIN SELECT RAISE(ABORT, 'tally: engine log tiles are append-only'); END;
+CREATE TRIGGER engine_log_tiles_immutable_delete BEFORE DELETE ON engine_log_tiles
+BEGIN SELECT RAISE(ABORT, 'tally: engine log tiles are append-only'); END;
+`;
+
 /** Every migration, in order. The last version is the current schema. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
@@ -187,6 +208,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 5, name: 'reservations keyed by signer', sql: SQLITE_V5_SQL },
   { version: 6, name: 'engine log', sql: SQLITE_V6_SQL },
   { version: 7, name: 'signing-log positions and continuity', sql: SQLITE_V7_SQL },
+  { version: 8, name: 'engine log tiles', sql: SQLITE_V8_SQL },
 ];
 
 /** The schema version this code writes. */

@@ -32,10 +32,11 @@ import type {
   CosignatureRecord,
   CosignatureStore,
   EngineLogStore,
+  EngineLogTileStore,
   StoredEntry,
   TranscriptStore,
 } from '../types.js';
-import { checkAppendRequest, checkLogLeaf, checkNewSession } from '../request.js';
+import { checkAppendRequest, checkLogLeaf, checkNewSession, checkTile } from '../request.js';
 import { checkSignedRecord, toEntry, toOwner } from '../rows.js';
 import { activeSpan, recordBatch } from '../../telemetry/index.js';
 import type { Settled } from './connection.js';
@@ -109,7 +110,7 @@ interface Queued {
  * // …
  * await store.close();
  */
-export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLogStore, ContinuityStore {
+export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLogStore, EngineLogTileStore, ContinuityStore {
   readonly name: string;
   /** The database file. */
   readonly path: string;
@@ -270,6 +271,25 @@ export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLog
   async engineLogLeaves(from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return this.guard.io('read the engine log', (c) => c.engineLog.range(from, to));
+  }
+
+  /** {@inheritDoc EngineLogTileStore.engineLogTileCounts} */
+  async engineLogTileCounts(): Promise<number[]> {
+    this.live();
+    return this.guard.io('read the engine log tiles', (c) => c.engineLog.tileCounts());
+  }
+
+  /** {@inheritDoc EngineLogTileStore.engineLogTiles} */
+  async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
+    this.live();
+    return this.guard.io('read the engine log tiles', (c) => c.engineLog.tiles(level, from, to));
+  }
+
+  /** {@inheritDoc EngineLogTileStore.putEngineLogTile} */
+  async putEngineLogTile(level: number, index: number, hashes: Uint8Array): Promise<Uint8Array> {
+    this.live();
+    checkTile(level, index, hashes);
+    return this.guard.write('write an engine log tile', (c) => c.engineLog.putTile(level, index, hashes));
   }
 
   async latestCheckpoint(origin: string): Promise<SignedCheckpointRecord | undefined> {
