@@ -148,6 +148,11 @@ export class EngineLog {
     return this.withNodes((r) => consistencyProofFromNodes(receiptHasher, r, size1, size2));
   }
 
+  /** Every size a checkpoint of this log was signed at, ascending (the signing log's records of its origin). */
+  async signedSizes(): Promise<number[]> {
+    return (await this.#store.signedCheckpoints(this.origin)).map((r) => r.size);
+  }
+
   /**
    * Catches up and signs a checkpoint of every leaf (the signing log records
    * it first; the same size again is the same signed bytes). Throws

@@ -67,13 +67,15 @@ export async function readTile(log: EngineLog, path: string): Promise<TileResour
 
 /**
  * Writes the log's checkpoint (signed now if the log grew: {@link EngineLog.checkpoint})
- * and every tile and entry bundle of its size under `dir`, each file
- * written whole (temp file, then rename). Returns the checkpoint and the
- * paths written, relative to `dir`.
+ * and every tile and entry bundle of its size under `dir`, with the partial
+ * ones of every earlier size the log signed whose full tile is not there yet
+ * ({@link exportedTiles}), each file written whole (temp file, then rename).
+ * Returns the checkpoint and the paths written, relative to `dir`.
  */
 export async function exportTiles(log: EngineLog, dir: string): Promise<{ readonly checkpoint: LogCheckpoint; readonly files: readonly string[] }> {
   const checkpoint = await log.checkpoint();
-  const files = await writeTileFiles(dir, checkpoint.size, checkpoint.signedCheckpoint, (ref) => tileBytes(log, ref));
+  // The partial tiles of every earlier size the log signed, as the server answers them (tlog-tiles' MUST).
+  const files = await writeTileFiles(dir, checkpoint.size, checkpoint.signedCheckpoint, (ref) => tileBytes(log, ref), await log.signedSizes());
   return { checkpoint, files };
 }
 

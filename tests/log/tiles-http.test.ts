@@ -175,3 +175,44 @@ function walk(d: string): string[] {
     return statSync(p).isDirectory() ? walk(p) : [p];
   });
 }
+
+describe('tally tiles export: the partial tiles of every size the log signed', () => {
+  it('writes the partial tiles of an earlier signed size beside the latest, each the bytes the log answers for that tile', async () => {
+    const d = tempDir('tiles-earlier');
+    const db = join(d, 'tally.db');
+    const s = new SqliteStore(db);
+    try {
+      const engine = createEngine({ store: s });
+      const notary = createNotary({ key: engineKey });
+      const log = new EngineLog({ store: s, key: logKey, minIntervalMs: 0 });
+      const day = async (i: number) => {
+        const o = await engine.open({ name: `earlier-${i}` });
+        if (!o.ok) throw new Error(o.message);
+        const c = await notary.issueCheckpoint(engine, o.sessionId, 1);
+        if (!c.ok) throw new Error(c.message);
+      };
+      for (let i = 0; i < 3; i++) await day(i);
+      expect((await log.checkpoint()).size).toBe(6);
+      for (let i = 3; i < 5; i++) await day(i);
+      const keyFile = join(d, 'log.key');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(keyFile, formatPrivateKeyLine(logKey) + '\n', { mode: 0o600 });
+      const out = join(d, 'export');
+      const r = await inProcess(['tiles', 'export', out, '--db', db, '--log-key', keyFile]);
+      expect(r.code, r.stderr).toBe(0);
+      const files = walk(out).map((f) => relative(out, f)).sort();
+      // Size 10 now, and size 6 was signed: tlog-tiles has a log serve the partial tiles of both.
+      expect(files).toEqual(['checkpoint', 'tile/0/000.p/10', 'tile/0/000.p/6', 'tile/entries/000.p/10', 'tile/entries/000.p/6'].sort());
+      const { readTile } = await import('../../src/log/tiles.js');
+      for (const f of files.filter((x) => x !== 'checkpoint')) {
+        const served = await readTile(log, f);
+        expect(served, f).toBeDefined();
+        expect(new Uint8Array(readFileSync(join(out, f))), f).toEqual(served!.body);
+      }
+      // The size-6 bundle holds exactly the first six leaves.
+      expect(parseEntryBundle(new Uint8Array(readFileSync(join(out, 'tile/entries/000.p/6')))).length).toBe(6);
+    } finally {
+      await s.close();
+    }
+  });
+});

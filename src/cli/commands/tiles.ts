@@ -13,7 +13,8 @@ Signs a checkpoint of the engine log (every session the engine opened and
 every session checkpoint it signed, docs/PROTOCOL.md §15) if it grew, then
 writes under <dir> exactly what 'tally serve --log-key' serves under its
 prefix: <dir>/checkpoint, <dir>/tile/<L>/<N>[.p/<W>] and
-<dir>/tile/entries/<N>[.p/<W>] for that checkpoint's size (C2SP tlog-tiles).
+<dir>/tile/entries/<N>[.p/<W>] for that checkpoint's size, and the partial tiles of
+every earlier size the log signed whose full tile is not there yet (C2SP tlog-tiles).
 Serve <dir> from any static host, object store or CDN.
 
 With --session, writes that session's own tree instead (docs/PROTOCOL.md
