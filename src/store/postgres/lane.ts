@@ -22,10 +22,11 @@
  */
 import pg from 'pg';
 import { TallyError } from '../../protocol/errors.js';
+import { checkout, type Checkout } from './sql.js';
 
 /** Runs lone statements on one held connection (see the module comment). */
 export class Lane {
-  private held: { readonly client: pg.PoolClient; readonly onError: (e: Error) => void } | undefined;
+  private held: Checkout | undefined;
   private busy = false;
   private closed = false;
 
@@ -60,28 +61,24 @@ export class Lane {
   }
 
   private async take(): Promise<pg.PoolClient> {
-    const client = await this.pool.connect();
-    // A pooled connection that is checked out has no listener of the pool's:
-    // without this one, losing it while idle would crash the process.
-    const onError = (e: Error): void => this.drop(client, e);
-    client.on('error', onError);
-    this.held = { client, onError };
-    return client;
+    // Listening from the moment the pool hands it over (sql.ts checkout): losing it while idle
+    // would otherwise crash the process.
+    this.held = await checkout(this.pool, (client, e) => this.drop(client, e));
+    return this.held.client;
   }
 
   private giveBack(): void {
     const h = this.held;
     this.held = undefined;
-    if (h === undefined) return;
-    h.client.removeListener('error', h.onError);
-    h.client.release();
+    h?.release();
   }
 
   /** Gives `c` back as broken (the pool closes it); its listener stays, so a late error on it is still caught. */
   private drop(c: pg.PoolClient, cause: unknown): void {
-    if (this.held?.client !== c) return;
+    const h = this.held;
+    if (h?.client !== c) return;
     this.held = undefined;
-    c.release(cause instanceof Error ? cause : new Error(String(cause)));
+    h.release(cause instanceof Error ? cause : new Error(String(cause)));
   }
 }
 

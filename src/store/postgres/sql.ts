@@ -28,16 +28,58 @@ export async function retryingCall<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Checks a connection out of `pool` with `onError` listening on it from the
+ * moment the pool hands it over. A checked-out connection has no listener of
+ * the pool's, and the promise form of `pool.connect()` resumes its caller a
+ * microtask later: a backend ended right after its start (pg_terminate_backend,
+ * a failover) can send its FATAL in the same read as ReadyForQuery, and pg
+ * emits it on the client before that microtask runs. With no listener, that
+ * crashed the process (seen under load in tests/faults/postgres).
+ */
+export function checkout(pool: pg.Pool, onError: (client: pg.PoolClient, e: Error) => void): Promise<Checkout> {
+  return new Promise((resolve, reject) => {
+    pool.connect((err, client) => {
+      if (err || client === undefined) {
+        reject(err ?? new Error('the pool answered no connection'));
+        return;
+      }
+      const listener = (e: Error): void => onError(client, e);
+      client.on('error', listener);
+      resolve({
+        client,
+        release(broken) {
+          // A healthy connection goes back without our listener (the pool's idle one takes over);
+          // a broken one keeps it while the pool closes it, so a late error is still caught.
+          if (broken === undefined) client.removeListener('error', listener);
+          client.release(broken);
+        },
+      });
+    });
+  });
+}
+
+/** A connection checked out by {@link checkout}: give it back with `release` (a cause, or `true`, when it is broken). */
+export interface Checkout {
+  readonly client: pg.PoolClient;
+  release(broken?: Error | true): void;
+}
+
 /** Runs `fn` in a transaction on one pooled connection; commits or rolls back as `fn` says; retries deadlocks. */
 export async function transaction<T>(pool: pg.Pool, name: string, what: string, fn: (c: pg.PoolClient) => Promise<{ commit: boolean; value: T }>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    let client: pg.PoolClient;
+    let held: Checkout;
+    // A backend ended while the connection is checked out marks it broken; the next statement
+    // fails and the transaction is refused as store I/O (tests/faults/postgres).
+    let broken = false;
     try {
-      client = await pool.connect();
+      held = await checkout(pool, () => {
+        broken = true;
+      });
     } catch (cause) {
       throw ioError(name, what, cause);
     }
-    let broken = false;
+    const client = held.client;
     try {
       await client.query('BEGIN');
       const r = await fn(client);
@@ -53,7 +95,7 @@ export async function transaction<T>(pool: pg.Pool, name: string, what: string, 
       if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_TX_ATTEMPTS) continue;
       throw ioError(name, what, cause);
     } finally {
-      client.release(broken);
+      held.release(broken ? true : undefined);
     }
   }
 }
