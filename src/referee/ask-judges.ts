@@ -9,9 +9,9 @@
  */
 import { judgeRequestBytes, sha256Hex, type JudgeRequestInput } from './bytes.js';
 import { judgedEvidence, readRecordedAnswer, settleAnswer, unavailableEvidence, type SettledAnswer } from './evidence.js';
-import { isModelId, type Judge, type JudgeFailure } from './judge.js';
+import { isModelId, type Judge } from './judge.js';
 import type { Judging } from './judging.js';
-import { askJudgeWithin, askPanel, quorumOf, reverifyPanel, type PanelAnswer, type QuorumFigures } from './panel.js';
+import { askJudgeWithin, askPanel, quorumOf, reverifyPanel, type JudgeAnswerFields, type PanelAnswer, type QuorumFigures } from './panel.js';
 import { cleanText } from './verdict.js';
 
 /** Why judges refuse a turn (the referee's own judge codes). */
@@ -19,18 +19,10 @@ export const JUDGE_REFUSAL_CODES = ['judge_untrusted_signer', 'judge_unparsable'
 export type JudgeRefusalCode = (typeof JUDGE_REFUSAL_CODES)[number];
 
 /** What a verdict records of its judges, wherever a ruling carries one (intents, payments, tool calls). */
-export interface JudgeEvidenceFields {
-  /** One judge: who was asked, the request's hash and its answer (the exact response bytes, standard base64). */
+export interface JudgeEvidenceFields extends JudgeAnswerFields {
+  /** One judge: who was asked and the request's hash (its answer in the inherited members). */
   readonly model?: string;
   readonly request_sha256?: string;
-  readonly response?: string;
-  readonly signature?: string;
-  readonly signer?: string;
-  readonly decision?: 'ALLOW' | 'DENY';
-  readonly format?: 'verdict' | 'matrix';
-  readonly failure?: JudgeFailure;
-  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
-  readonly signed_by?: 'operator';
   /** A panel: k, n and how many valid signed ALLOWs, and every judge's answer in the policy's order. */
   readonly quorum?: QuorumFigures;
   readonly panel?: readonly PanelAnswer[];

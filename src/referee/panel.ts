@@ -33,8 +33,22 @@ export interface Panel {
   readonly shape?: 'verdict' | 'matrix';
 }
 
+/** What a ruling records of one judge's answer (a lone judge's verdict, or a panel member's). */
+export interface JudgeAnswerFields {
+  /** The exact response bytes, standard base64. */
+  readonly response?: string;
+  readonly signature?: string;
+  /** The key the signature recovered to, when it recovers. */
+  readonly signer?: string;
+  readonly decision?: 'ALLOW' | 'DENY';
+  readonly format?: 'verdict' | 'matrix';
+  readonly failure?: JudgeFailure;
+  /** `operator`: the operator's own key signed this answer (an adapter's signing mode), not the model's provider. */
+  readonly signed_by?: 'operator';
+}
+
 /** One judge's recorded answer in a panel ruling. */
-export interface PanelAnswer {
+export interface PanelAnswer extends JudgeAnswerFields {
   /** The member (its named signer). */
   readonly judge: string;
   readonly model: string;
@@ -43,15 +57,6 @@ export interface PanelAnswer {
   readonly admitted: boolean;
   readonly code?: string;
   readonly message: string;
-  readonly response?: string;
-  readonly signature?: string;
-  /** The key the signature recovered to, when it recovers. */
-  readonly signer?: string;
-  readonly decision?: 'ALLOW' | 'DENY';
-  readonly format?: 'verdict' | 'matrix';
-  readonly failure?: JudgeFailure;
-  /** Marks an answer the operator's own key signed (an adapter's operator-held signing mode). */
-  readonly signed_by?: 'operator';
 }
 
 /** The `quorum` member of a panel verdict. */
