@@ -198,6 +198,25 @@ func open(src source, vkey string, session bool) (string, tlog.Tree, note.Verifi
 
 // runSession reads a session's tiles: the tree hash from the tiles, and every
 // entry of the bundles proved and checked against the checkpoint.
+// fromTiles rebuilds the tree hash from the tiles, checks it against the
+// checkpoint's, and reads every entry from the bundles (engine log and session alike).
+func fromTiles(src source, tree tlog.Tree) (tlog.HashReader, [][]byte, error) {
+	hr := tlog.TileHashReader(tree, tileReader{src})
+	th, err := tlog.TreeHash(tree.N, hr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("tree hash from tiles: %v", err)
+	}
+	if th != tree.Hash {
+		return nil, nil, fmt.Errorf("tree hash from tiles %v, checkpoint %v", th, tree.Hash)
+	}
+	fmt.Printf("ok tree hash from tiles %v\n", th)
+	leaves, err := entries(src, tree.N)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hr, leaves, nil
+}
+
 func runSession(base, vkey string) error {
 	src := source{base, map[string][]byte{}}
 	origin, tree, verifier, err := open(src, vkey, true)
@@ -205,16 +224,7 @@ func runSession(base, vkey string) error {
 		return err
 	}
 	fmt.Printf("ok session checkpoint %s size %d signed by %s\n", origin, tree.N, verifier.Name())
-	hr := tlog.TileHashReader(tree, tileReader{src})
-	th, err := tlog.TreeHash(tree.N, hr)
-	if err != nil {
-		return fmt.Errorf("tree hash from tiles: %v", err)
-	}
-	if th != tree.Hash {
-		return fmt.Errorf("tree hash from tiles %v, checkpoint %v", th, tree.Hash)
-	}
-	fmt.Printf("ok tree hash from tiles %v\n", th)
-	leaves, err := entries(src, tree.N)
+	hr, leaves, err := fromTiles(src, tree)
 	if err != nil {
 		return err
 	}
@@ -246,17 +256,7 @@ func run(base, vkey string) error {
 	}
 	fmt.Printf("ok checkpoint %s size %d signed by %s\n", origin, tree.N, verifier.Name())
 
-	hr := tlog.TileHashReader(tree, tileReader{src})
-	th, err := tlog.TreeHash(tree.N, hr)
-	if err != nil {
-		return fmt.Errorf("tree hash from tiles: %v", err)
-	}
-	if th != tree.Hash {
-		return fmt.Errorf("tree hash from tiles %v, checkpoint %v", th, tree.Hash)
-	}
-	fmt.Printf("ok tree hash from tiles %v\n", th)
-
-	leaves, err := entries(src, tree.N)
+	hr, leaves, err := fromTiles(src, tree)
 	if err != nil {
 		return err
 	}
