@@ -7,8 +7,9 @@
  *
  * The tree is kept as stored tiles ({@link StoredTree}, `stored-tree.ts`):
  * full hash tiles are written to the store once complete, only the right
- * edge is in memory, and start-up reads the last full tiles and the leaves
- * after them, not the whole log. A store that answers fewer leaves than
+ * edge is in memory, and start-up reads the last full tiles up to the last
+ * signed checkpoint and the leaves after them, not the whole log, and checks
+ * that checkpoint's root before it serves or signs. A store that answers fewer leaves than
  * were read before is refused (`TALLY_LOG_ROLLED_BACK`), a stored tile that
  * disagrees with its leaves too (`TALLY_LOG_TILE_MISMATCH`). Every
  * checkpoint of the log passes the signing log like any other signature of
@@ -67,6 +68,8 @@ export class EngineLog {
   readonly #interval: number;
   readonly #tree: StoredTree;
   #syncing: Promise<number> | undefined;
+  /** Whether the first catch-up (start-up from the stored tiles) passed. */
+  #started = false;
   /** The last checkpoint signed or read by this instance. */
   #last: LogCheckpoint | undefined;
 
@@ -102,7 +105,16 @@ export class EngineLog {
   async #catchUp(): Promise<number> {
     const n = await this.#store.engineLogSize();
     if (n < this.#tree.size) throw new TallyError('TALLY_LOG_ROLLED_BACK', 'The store holds fewer engine log leaves than were read from it before; refusing to serve or sign a shorter log.', { details: `read ${this.#tree.size}, store has ${n}` });
-    await this.#tree.extendTo(n);
+    if (this.#started) {
+      await this.#tree.extendTo(n);
+      return n;
+    }
+    // Start-up (§15.3): stored tiles are trusted only as far as the last checkpoint the log key signed, and only once
+    // the tree they give has that checkpoint's root; every tile past it is rebuilt from the leaves and compared.
+    const last = await this.#signing.latest(this.origin);
+    await this.#tree.extendTo(n, last?.size ?? 0);
+    if (last) await this.#checkSigned(last);
+    this.#started = true;
     return n;
   }
 
@@ -203,10 +215,15 @@ export class EngineLog {
   /** The signed note of a recorded checkpoint, after checking the tree read from the store still has it. */
   async #resign(rec: SignedCheckpointRecord): Promise<LogCheckpoint> {
     if (rec.size > this.#tree.size) await this.sync();
+    await this.#checkSigned(rec);
+    return this.#note(rec.size, fromHex(rec.root));
+  }
+
+  /** Refuses a tree (the store's leaves and tiles, as read) that does not have a signed checkpoint's root at its size. */
+  async #checkSigned(rec: SignedCheckpointRecord): Promise<void> {
     if (rec.size > this.#tree.size || !isDigestHex(rec.root) || toHex(await this.root(rec.size)) !== rec.root) {
       throw new TallyError('TALLY_LOG_ROLLED_BACK', 'The engine log in the store does not hold the tree its last signed checkpoint commits to.', { details: `signed size ${rec.size} root ${rec.root}, store has ${this.#tree.size} leaves` });
     }
-    return this.#note(rec.size, fromHex(rec.root));
   }
 
   #note(size: number, root: Uint8Array): LogCheckpoint {

@@ -7,7 +7,9 @@
  * entry bundle. Nodes inside a full tile are read from the store.
  *
  * - Start-up reads the store's tile counts, the last full tiles below each
- *   level's partial tile and the leaves after the last full level-0 tile;
+ *   level's partial tile at a boundary no larger than the size the caller
+ *   trusts (the engine log: its last signed checkpoint's, whose root it then
+ *   checks) and the leaves after that boundary;
  *   a tile the store lacks (a crash between a leaf's commit and its tile's
  *   write, or a database from before migration SQLite 8 / PostgreSQL 12)
  *   is rebuilt from the leaves below it, as any new one is.
@@ -125,9 +127,15 @@ export class StoredTree {
     return this.#edge.size;
   }
 
-  /** Brings the tree to the store's `n` leaves (call one at a time). */
-  async extendTo(n: number): Promise<void> {
-    if (!this.#started) await this.#start(n);
+  /**
+   * Brings the tree to the store's `n` leaves (call one at a time). The first
+   * call starts from the stored tiles of at most the first `trusted` leaves
+   * (default all `n`): the caller checks the tree against a signed root of
+   * that size; every tile past the start is rebuilt from the leaves and
+   * compared with the stored one.
+   */
+  async extendTo(n: number, trusted: number = n): Promise<void> {
+    if (!this.#started) await this.#start(n, Math.min(n, trusted));
     while (this.#edge.size < n) {
       const from = this.#edge.size;
       const to = Math.min(n, from + READ_CHUNK);
@@ -150,13 +158,14 @@ export class StoredTree {
   }
 
   /**
-   * Starts from the store's tiles: the largest tile boundary `s <= n` below
-   * which every full tile of every level is stored; the edge at `s` is read
-   * from those tiles, and the leaves after `s` are then appended as new ones.
+   * Starts from the store's tiles: the largest tile boundary `s <= trusted`
+   * below which every full tile of every level is stored; the edge at `s` is
+   * read from those tiles, and the leaves after `s` are then appended as new
+   * ones (their tiles rebuilt and compared with any stored).
    */
-  async #start(n: number): Promise<void> {
+  async #start(n: number, trusted: number): Promise<void> {
     const counts = await this.#store.engineLogTileCounts();
-    let s = n;
+    let s = trusted;
     for (let level = 0; TILE_WIDTH ** (level + 1) <= n || level < counts.length; level++) {
       const have = counts[level] ?? 0;
       if (have > fullTiles(n, level)) throw new TallyError('TALLY_LOG_ROLLED_BACK', 'The store holds engine log tiles of more leaves than it has; refusing to serve or sign a shorter log.', { details: `${have} full tiles at level ${level}, ${n} leaves` });
