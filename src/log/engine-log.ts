@@ -109,8 +109,15 @@ export class EngineLog {
       await this.#tree.extendTo(n);
       return n;
     }
-    // Start-up (§15.3): stored tiles are trusted only as far as the last checkpoint the log key signed, and only once
-    // the tree they give has that checkpoint's root; every tile past it is rebuilt from the leaves and compared.
+    // Start-up (§15.3): a store's log has one origin and key, recorded by the first engine log that opens it.
+    const claimed = await this.#store.claimEngineLogKey(this.origin, this.verifierKey);
+    if (claimed.origin !== this.origin || claimed.verifierKey !== this.verifierKey) {
+      throw new TallyError('TALLY_LOG_KEY_MISMATCH', 'This store\'s engine log is signed with another log key; refusing to sign or serve it under a second origin or key (a new shard is a new store, §15.9).', {
+        details: `the store's log key is ${claimed.verifierKey} (origin ${claimed.origin}); this one is ${this.verifierKey}`,
+      });
+    }
+    // Stored tiles are trusted only as far as the last checkpoint the log key signed, and only once the tree they
+    // give has that checkpoint's root; every tile past it is rebuilt from the leaves and compared.
     const last = await this.#signing.latest(this.origin);
     await this.#tree.extendTo(n, last?.size ?? 0);
     if (last) await this.#checkSigned(last);
@@ -193,6 +200,7 @@ export class EngineLog {
 
   /** The latest checkpoint the log key signed (re-signed: Ed25519 is deterministic), or `undefined`. */
   async latest(): Promise<LogCheckpoint | undefined> {
+    if (!this.#started) await this.sync();
     const last = await this.#signing.latest(this.origin);
     return last && this.#resign(last);
   }

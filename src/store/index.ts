@@ -18,6 +18,7 @@ export type {
   StoreHealth,
   ReplicationStatus,
   EngineLogStore,
+  EngineLogKeyRecord,
   EngineLogTileStore,
   StorePosition,
   ContinuityEvent,

@@ -13,6 +13,7 @@ import type {
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogKeyRecord,
   EngineLogStore,
   EngineLogTileStore,
   StoredEntry,
@@ -46,6 +47,7 @@ export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLog
   /** The engine log's leaves, by position. */
   private readonly logLeaves: Uint8Array[] = [];
   private readonly logTiles: Uint8Array[][] = [];
+  private logKey: EngineLogKeyRecord | undefined;
   private closed = false;
 
   // Private copies of appended bytes are carved from shared slabs (one
@@ -182,6 +184,12 @@ export class MemoryStore implements TranscriptStore, CosignatureStore, EngineLog
   async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return (this.logTiles[level] ?? []).slice(Math.max(0, from), Math.max(0, to)).map((t) => new Uint8Array(t));
+  }
+
+  async claimEngineLogKey(origin: string, verifierKey: string): Promise<EngineLogKeyRecord> {
+    this.live();
+    this.logKey ??= { origin, verifierKey };
+    return { ...this.logKey };
   }
 
   async putEngineLogTile(level: number, index: number, hashes: Uint8Array): Promise<Uint8Array> {

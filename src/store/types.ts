@@ -270,7 +270,21 @@ export interface EngineLogTileStore {
  *   MUST NOT see a position before every lower one is visible.
  * - A leaf MUST NOT be changed or deleted, and is durable with its record.
  */
+/** The key an engine log is signed with, as its store first recorded it (§15.3: one origin, one key, never changed). */
+export interface EngineLogKeyRecord {
+  /** The log's origin (= the key's note name). */
+  readonly origin: string;
+  /** The log key's verifier key (§11.1). */
+  readonly verifierKey: string;
+}
+
 export interface EngineLogStore extends EngineLogTileStore {
+  /**
+   * Records (origin, verifierKey) as the key of this store's engine log unless
+   * one is recorded, and answers the one recorded (the caller compares). A
+   * store MUST NOT change or delete it.
+   */
+  claimEngineLogKey(origin: string, verifierKey: string): Promise<EngineLogKeyRecord>;
   /** Number of leaves. */
   engineLogSize(): Promise<number>;
   /** The leaves at positions `from <= i < to`, in order (fewer if the log is shorter). */
@@ -280,7 +294,7 @@ export interface EngineLogStore extends EngineLogTileStore {
 /** Whether `store` keeps the engine log (its leaves and its tiles). */
 export function hasEngineLog(store: object): store is EngineLogStore {
   const s = store as Partial<EngineLogStore>;
-  return typeof s.engineLogSize === 'function' && typeof s.engineLogLeaves === 'function' && typeof s.engineLogTileCounts === 'function' && typeof s.engineLogTiles === 'function' && typeof s.putEngineLogTile === 'function';
+  return typeof s.engineLogSize === 'function' && typeof s.engineLogLeaves === 'function' && typeof s.engineLogTileCounts === 'function' && typeof s.engineLogTiles === 'function' && typeof s.putEngineLogTile === 'function' && typeof s.claimEngineLogKey === 'function';
 }
 
 /** One witness cosignature of a signed checkpoint, as the engine collected it. */

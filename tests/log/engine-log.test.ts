@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine.js';
 import { createNotary, generateEngineKey, SigningRefusedError } from '../../src/receipt/index.js';
+import { EngineLog } from '../../src/log/index.js';
 import { STORE_KINDS } from '../store/helpers/stores.js';
 import { removeTempDirs } from '../store/helpers/tmp.js';
 import { warnIfSkipped } from '../store/helpers/pg.js';
@@ -54,6 +55,28 @@ describe.each(STORE_KINDS.map((k) => [k.label, k] as const))('engine log on %s',
       expect(full.ok && full.size).toBe(fin.ok ? fin.receipt.size : -1);
       expect((await readLog(store)).at(-1)).toMatchObject({ kind: 'checkpoint', size: full.ok ? full.size : -1, seal: true });
       await expectLogIsHistory(store, key.name);
+    } finally {
+      await env.dispose();
+    }
+  });
+
+  it.skipIf(kind.skip)('one log key per store: the first engine log records it, another origin or key is refused (TALLY_LOG_KEY_MISMATCH) and signs nothing', async () => {
+    const env = await kind.fresh();
+    try {
+      const store = env.store as TranscriptStore & EngineLogStore;
+      await drive(createEngine({ store }), 'log-key', 2);
+      const logKey = generateEngineKey('tally.example/desk/log');
+      const first = await new EngineLog({ store, key: logKey }).checkpoint();
+      // Another origin, and another key under the same origin name: each would be a second log over the same leaves.
+      for (const other of [generateEngineKey('tally.local/log'), generateEngineKey('tally.example/desk/log')]) {
+        const log = new EngineLog({ store, key: other });
+        await expect(log.checkpoint()).rejects.toMatchObject({ code: 'TALLY_LOG_KEY_MISMATCH' });
+        await expect(log.latest()).rejects.toMatchObject({ code: 'TALLY_LOG_KEY_MISMATCH' });
+        expect(await store.claimEngineLogKey(other.name, other.verifierKey)).toEqual({ origin: logKey.name, verifierKey: logKey.verifierKey });
+      }
+      expect(await store.signedCheckpoints('tally.local/log')).toEqual([]);
+      // The recorded key goes on signing, unchanged.
+      expect((await new EngineLog({ store, key: logKey }).latest())?.signedCheckpoint).toBe(first.signedCheckpoint);
     } finally {
       await env.dispose();
     }

@@ -138,6 +138,13 @@ describe('tally serve: the engine log as C2SP tlog-tiles', () => {
     const bad = await inProcess(['tiles', 'export', out, '--db', dbPath, '--log-key', keyFile, '--log-origin', 'tiles.test/other']);
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/log key/);
+    // A missing key file makes a new key: on a store whose log another key signs, it is refused, and signs nothing.
+    const fresh = join(dir, 'new-log.key');
+    const other = await inProcess(['tiles', 'export', join(dir, 'export-other'), '--db', dbPath, '--log-key', fresh, '--json']);
+    expect(other.code).toBe(1);
+    expect(JSON.parse(other.stdout)).toMatchObject({ ok: false, code: 'TALLY_LOG_KEY_MISMATCH' });
+    expect(other.stdout).toContain(logKey.verifierKey);
+    expect(walk(dir).some((f) => f.includes('export-other'))).toBe(false);
   });
 });
 

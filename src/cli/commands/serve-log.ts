@@ -99,7 +99,14 @@ export async function engineLogRoutes(values: Values, io: CommandIO, store: Tran
     if (!id.ok) throw new CliError(`--log-identity ${identityFile}: ${id.code}: ${id.message}`, EXIT.usage, id.code);
     if (id.identity.log_key !== key.verifierKey) throw new CliError(`--log-identity ${identityFile} names the log key ${id.identity.log_key}, not this log's ${key.verifierKey}`, EXIT.usage, 'TALLY_LOG_IDENTITY_WRONG_LOG');
   }
-  return { prefix, log: new EngineLog({ store, key, minIntervalMs: interval }), ...(identity === undefined ? {} : { identity }) };
+  const log = new EngineLog({ store, key, minIntervalMs: interval });
+  try {
+    await log.sync(); // start-up (§15.3): the store's log key, tiles and last signed root are checked before serving
+  } catch (e) {
+    if (e instanceof TallyError && e.code.startsWith('TALLY_LOG_')) throw new CliError(`the engine log: ${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.invalid, e.code);
+    throw e;
+  }
+  return { prefix, log, ...(identity === undefined ? {} : { identity }) };
 }
 
 /** A running cosigning loop: `stop()` clears its timer. */

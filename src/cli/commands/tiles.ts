@@ -30,7 +30,9 @@ Options:
 ${KEY_HELP}
   --db <location>        the store (default $TALLY_DB or .tally/tally.db)
   --log-key <file>       the log key, named as the log's origin (default $TALLY_LOG_KEY,
-                         else .tally/log.key; created owner-only when missing)
+                         else .tally/log.key; created owner-only when missing). A store
+                         records the first log key that signs its log: another origin
+                         or key is refused (TALLY_LOG_KEY_MISMATCH)
   --log-origin <origin>  the origin when the key is created (default $TALLY_LOG_ORIGIN,
                          else <engine name>/log)
   --engine-name <name>   the engine name the default origin derives from
@@ -39,8 +41,9 @@ ${KEY_HELP}
                          ("verifierKey", the engine key's, in place of "logKey" with --session)
 
 Prints the checkpoint's origin, size and root, and the number of files.
-Exit codes: 0 written, 1 refused (an empty log, an unknown session, an entry too
-large for a bundle, or the signing log refused), 2 usage, 3 I/O.`,
+Exit codes: 0 written, 1 refused (an empty log, another log key than the store's,
+stored tiles that disagree with the leaves, an unknown session, an entry too large
+for a bundle, or the signing log refused), 2 usage, 3 I/O.`,
   options: { db: { type: 'string' }, 'log-key': { type: 'string' }, 'log-origin': { type: 'string' }, 'engine-name': { type: 'string' }, session: { type: 'string' }, key: { type: 'string' }, name: { type: 'string' } },
   async run({ values, positionals }, io) {
     if (positionals[0] !== 'export' || positionals.length !== 2) throw new CliError("usage: tally tiles export <dir>. Run 'tally tiles --help'.");
@@ -69,7 +72,7 @@ large for a bundle, or the signing log refused), 2 usage, 3 I/O.`,
         `log key: ${key.verifierKey}`,
       ]);
     } catch (e) {
-      if (e instanceof TallyError && (e.code === 'TALLY_LOG_EMPTY' || e.code.startsWith('TALLY_SIGN_') || e.code === 'TALLY_LOG_ROLLED_BACK')) throw new CliError(e.shortMessage, EXIT.invalid, e.code);
+      if (e instanceof TallyError && (e.code === 'TALLY_LOG_EMPTY' || e.code.startsWith('TALLY_SIGN_') || e.code === 'TALLY_LOG_ROLLED_BACK' || e.code === 'TALLY_LOG_KEY_MISMATCH' || e.code === 'TALLY_LOG_TILE_MISMATCH')) throw new CliError(`${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.invalid, e.code);
       if (e instanceof TallyError || (e as NodeJS.ErrnoException).code !== undefined) throw new CliError(`cannot write the tiles: ${(e as Error).message}`, EXIT.io, (e as TallyError).code ?? 'TALLY_CLI_IO');
       throw e;
     } finally {

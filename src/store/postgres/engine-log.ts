@@ -58,6 +58,19 @@ CREATE TRIGGER engine_log_tiles_no_truncate BEFORE TRUNCATE ON ${s}.engine_log_t
   FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
 `;
 
+/** Migration 13: the engine log's key, recorded once by the first engine log that opens the schema (§15.3). */
+export const POSTGRES_V13_SQL = (s: string): string => `
+CREATE TABLE ${s}.engine_log_key (
+  one          boolean PRIMARY KEY DEFAULT true CHECK (one),
+  origin       text    NOT NULL,
+  verifier_key text    NOT NULL
+);
+CREATE TRIGGER engine_log_key_immutable BEFORE UPDATE OR DELETE ON ${s}.engine_log_key
+  FOR EACH ROW EXECUTE FUNCTION ${s}.tally_refuse_change();
+CREATE TRIGGER engine_log_key_no_truncate BEFORE TRUNCATE ON ${s}.engine_log_key
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.tally_refuse_change();
+`;
+
 /** The engine-log statements of a schema (`s` already escaped). */
 export interface EngineLogSql {
   /** Appends `$1` at the next position (inside a transaction). */
@@ -70,6 +83,8 @@ export interface EngineLogSql {
   readonly tiles: string;
   /** Inserts tile ($1 level, $2 idx, $3 hashes) unless one is stored, and answers the stored bytes. */
   readonly putTile: string;
+  /** Inserts the log key ($1 origin, $2 verifier key) unless one is recorded, and answers the recorded one. */
+  readonly claimKey: string;
 }
 
 /** The statements of schema `s`. */
@@ -84,6 +99,8 @@ export function engineLogSql(s: string): EngineLogSql {
     tiles: `SELECT hashes FROM ${s}.engine_log_tiles WHERE level = $1 AND idx >= $2 AND idx < $3 ORDER BY idx`,
     putTile: `WITH i AS (INSERT INTO ${s}.engine_log_tiles (level, idx, hashes) VALUES ($1, $2, $3) ON CONFLICT (level, idx) DO NOTHING RETURNING hashes)
       SELECT hashes FROM i UNION ALL SELECT hashes FROM ${s}.engine_log_tiles WHERE level = $1 AND idx = $2 AND NOT EXISTS (SELECT 1 FROM i)`,
+    claimKey: `WITH i AS (INSERT INTO ${s}.engine_log_key (one, origin, verifier_key) VALUES (true, $1, $2) ON CONFLICT (one) DO NOTHING RETURNING origin, verifier_key)
+      SELECT origin, verifier_key FROM i UNION ALL SELECT origin, verifier_key FROM ${s}.engine_log_key WHERE NOT EXISTS (SELECT 1 FROM i)`,
   };
 }
 

@@ -9,7 +9,7 @@
  * by all sessions and is keyed by `(agent_id, nonce)` — deliberately without
  * a foreign key to `sessions`, so it can be distributed by `agent_id`.
  */
-import { POSTGRES_V10_SQL, POSTGRES_V12_SQL } from './engine-log.js';
+import { POSTGRES_V10_SQL, POSTGRES_V12_SQL, POSTGRES_V13_SQL } from './engine-log.js';
 import { POSTGRES_V11_SQL } from './continuity.js';
 
 /** One numbered migration. */
@@ -333,6 +333,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 10, name: 'engine log', sql: POSTGRES_V10_SQL },
   { version: 11, name: 'signing-log positions and continuity', sql: POSTGRES_V11_SQL },
   { version: 12, name: 'engine log tiles', sql: POSTGRES_V12_SQL },
+  { version: 13, name: 'engine log key', sql: POSTGRES_V13_SQL },
 ];
 
 /** The schema version this code writes. */

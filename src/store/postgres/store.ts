@@ -25,6 +25,7 @@ import type {
   SignedCheckpointRecord,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogKeyRecord,
   EngineLogStore,
   EngineLogTileStore,
   ContinuityEvent,
@@ -427,6 +428,16 @@ export class PostgresStore implements TranscriptStore, CosignatureStore, EngineL
   async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return (await this.query<{ hashes: Buffer }>('read the engine log tiles', this.logSql.tiles, [level, from, to])).map((r) => new Uint8Array(r.hashes));
+  }
+
+  /** {@inheritDoc EngineLogStore.claimEngineLogKey} */
+  async claimEngineLogKey(origin: string, verifierKey: string): Promise<EngineLogKeyRecord> {
+    this.live();
+    const read = () => this.query<{ origin: string; verifier_key: string }>('record the engine log key', this.logSql.claimKey, [origin, verifierKey]);
+    // As with a tile: a concurrent first claim committed after this statement's snapshot is visible to the next one.
+    const r = (await read())[0] ?? (await read())[0];
+    if (r === undefined) throw new TallyError('TALLY_STORE_IO', 'the engine log key is missing right after it was written');
+    return { origin: r.origin, verifierKey: r.verifier_key };
   }
 
   /** {@inheritDoc EngineLogTileStore.putEngineLogTile} */

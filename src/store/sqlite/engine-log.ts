@@ -14,6 +14,8 @@ export class EngineLogStatements {
   readonly #tileCounts: Database.Statement<[], { level: number; n: number }>;
   readonly #tiles: Database.Statement<[number, number, number], { hashes: Buffer }>;
   readonly #putTile: Database.Statement<[number, number, Buffer]>;
+  readonly #claimKey: Database.Statement<[string, string]>;
+  readonly #key: Database.Statement<[], { origin: string; verifier_key: string }>;
 
   /** Prepares the statements on `db` (already migrated). */
   constructor(db: Database.Database) {
@@ -23,6 +25,16 @@ export class EngineLogStatements {
     this.#tileCounts = db.prepare('SELECT level, MAX(idx) + 1 AS n FROM engine_log_tiles GROUP BY level ORDER BY level');
     this.#tiles = db.prepare('SELECT hashes FROM engine_log_tiles WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx');
     this.#putTile = db.prepare('INSERT OR IGNORE INTO engine_log_tiles (level, idx, hashes) VALUES (?, ?, ?)');
+    this.#claimKey = db.prepare('INSERT OR IGNORE INTO engine_log_key (one, origin, verifier_key) VALUES (1, ?, ?)');
+    this.#key = db.prepare('SELECT origin, verifier_key FROM engine_log_key WHERE one = 1');
+  }
+
+  /** Records the log key unless one is recorded; answers the one recorded. */
+  claimKey(origin: string, verifierKey: string): { origin: string; verifierKey: string } {
+    this.#claimKey.run(origin, verifierKey);
+    const r = this.#key.get();
+    if (!r) throw new Error('the engine log key is missing right after it was written');
+    return { origin: r.origin, verifierKey: r.verifier_key };
   }
 
   /** Appends `leaf` at the next position; call only inside a write transaction. */

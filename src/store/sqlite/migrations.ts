@@ -199,6 +199,24 @@ CREATE TRIGGER engine_log_tiles_immutable_delete BEFORE DELETE ON engine_log_til
 BEGIN SELECT RAISE(ABORT, 'tally: engine log tiles are append-only'); END;
 `;
 
+/**
+ * Version 9: the engine log's key (origin and verifier key), recorded by the
+ * first engine log that opens the store and compared by every later one, so
+ * one store's log is never signed under a second origin or key (§15.3). A
+ * store from before this version is claimed by the first log key that opens it.
+ */
+export const SQLITE_V9_SQL = `
+CREATE TABLE engine_log_key (
+  one          INTEGER PRIMARY KEY CHECK (one = 1),
+  origin       TEXT    NOT NULL,
+  verifier_key TEXT    NOT NULL
+);
+CREATE TRIGGER engine_log_key_immutable_update BEFORE UPDATE ON engine_log_key
+BEGIN SELECT RAISE(ABORT, 'tally: the engine log key is recorded once'); END;
+CREATE TRIGGER engine_log_key_immutable_delete BEFORE DELETE ON engine_log_key
+BEGIN SELECT RAISE(ABORT, 'tally: the engine log key is recorded once'); END;
+`;
+
 /** Every migration, in order. The last version is the current schema. */
 export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 1, name: 'sessions, entries, nonces', sql: SQLITE_V1_SQL },
@@ -209,6 +227,7 @@ export const SQLITE_MIGRATIONS: readonly SqliteMigration[] = [
   { version: 6, name: 'engine log', sql: SQLITE_V6_SQL },
   { version: 7, name: 'signing-log positions and continuity', sql: SQLITE_V7_SQL },
   { version: 8, name: 'engine log tiles', sql: SQLITE_V8_SQL },
+  { version: 9, name: 'engine log key', sql: SQLITE_V9_SQL },
 ];
 
 /** The schema version this code writes. */

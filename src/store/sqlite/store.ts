@@ -31,6 +31,7 @@ import type {
   ContinuityStore,
   CosignatureRecord,
   CosignatureStore,
+  EngineLogKeyRecord,
   EngineLogStore,
   EngineLogTileStore,
   StoredEntry,
@@ -283,6 +284,12 @@ export class SqliteStore implements TranscriptStore, CosignatureStore, EngineLog
   async engineLogTiles(level: number, from: number, to: number): Promise<Uint8Array[]> {
     this.live();
     return this.guard.io('read the engine log tiles', (c) => c.engineLog.tiles(level, from, to));
+  }
+
+  /** {@inheritDoc EngineLogStore.claimEngineLogKey} */
+  async claimEngineLogKey(origin: string, verifierKey: string): Promise<EngineLogKeyRecord> {
+    this.live();
+    return this.guard.write('record the engine log key', (c) => c.engineLog.claimKey(origin, verifierKey));
   }
 
   /** {@inheritDoc EngineLogTileStore.putEngineLogTile} */
