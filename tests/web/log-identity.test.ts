@@ -45,7 +45,7 @@ describe.skipIf(!CHROMIUM)('a pinned log identity in the page', () => {
   beforeAll(async () => {
     vkey = newEngineKey(file('served.key'), 'tally.example/served');
     writeFileSync(file('engine.vkey'), `${vkey}\n`);
-    newEngineKey(file('log.key'), 'tally.example/served/log');
+    writeFileSync(file('log.vkey'), `${newEngineKey(file('log.key'), 'tally.example/served/log')}\n`);
     newEngineKey(file('other-log.key'), 'tally.example/other/log');
     identity('log.identity', ['--log-key', file('log.key'), '--not-before', '1']);
     // Another log's identity under the same root.
@@ -145,7 +145,7 @@ describe.skipIf(!CHROMIUM)('a pinned log identity in the page', () => {
     await page.close();
   }, 60_000);
 
-  const follow = async (route?: (body: string) => string): Promise<Page> => {
+  const follow = async (route?: (body: string) => string, pin: { input: string; file: string } = { input: '#in-log-identity', file: 'log.identity' }): Promise<Page> => {
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -159,7 +159,7 @@ describe.skipIf(!CHROMIUM)('a pinned log identity in the page', () => {
     await page.fill('#srv-session', sid);
     await page.fill('#srv-token', TOKENS.auditor);
     await page.fill('#in-key-text', vkey);
-    await page.setInputFiles('#in-log-identity', file('log.identity'));
+    await page.setInputFiles(pin.input, file(pin.file));
     expect(await page.isChecked('#srv-follow')).toBe(true);
     await page.click('#load-server');
     await page.locator('#banner[data-state]:not([data-state=""])').first().waitFor({ timeout: 60_000 });
@@ -191,5 +191,15 @@ describe.skipIf(!CHROMIUM)('a pinned log identity in the page', () => {
     expect(await bad.textContent('#banner strong')).toContain(`engine-log binding fails (log: ${code})`);
     await bad.locator('#srv-status', { hasText: 'stopped: the day failed verification' }).waitFor({ state: 'attached', timeout: 10_000 });
     await bad.close();
+
+    // A pinned log key (log.vkey) instead: the follow checks the served binding the same way.
+    const byKey = await follow(undefined, { input: '#in-log-key', file: 'log.vkey' });
+    await byKey.locator('#banner[data-log=bound]').waitFor({ timeout: 30_000 });
+    expect(await byKey.textContent('#banner-log')).toContain('signed by the log key you pinned');
+    await byKey.close();
+    const byKeyBad = await follow(tamper, { input: '#in-log-key', file: 'log.vkey' });
+    await byKeyBad.locator('#banner[data-state=failed-pin]').waitFor({ timeout: 30_000 });
+    expect(await byKeyBad.getAttribute('#banner', 'data-code')).toBe(code);
+    await byKeyBad.close();
   }, 180_000);
 });

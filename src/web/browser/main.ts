@@ -9,6 +9,7 @@ import { drawCharts } from './charts.js';
 import type { ReplayState } from './evidence.js';
 import { byId, h, put } from './dom.js';
 import type { LogInputs } from './log-binding.js';
+import { logConflict, suppliedLog } from './log-inputs.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
@@ -224,22 +225,6 @@ async function fromInputs(): Promise<void> {
   const pin = pinFromForm();
   if (typeof pin === 'string') return refusePin(pin);
   start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin, false, await suppliedLog());
-}
-
-/** The log binding, log key and log identity (oldest first) the grader picked (log-proof.tlog-proof, log.vkey, log.identity…), if any. */
-async function suppliedLog(): Promise<LogInputs> {
-  const proof = byId<HTMLInputElement>('in-log-proof').files?.[0];
-  const key = byId<HTMLInputElement>('in-log-key').files?.[0];
-  const ids = [...(byId<HTMLInputElement>('in-log-identity').files ?? [])];
-  return { ...(proof ? { logProof: await proof.text() } : {}), ...(key ? { logKey: await key.text() } : {}), ...(ids.length > 0 ? { logIdentity: await Promise.all(ids.map((f) => f.text())) } : {}) };
-}
-
-/** What the command line refuses as a usage error (exit 2) of the log's pins: a key and an identity, or an identity and a witness policy (it states its own). */
-function logConflict(log: LogInputs, policy: string | undefined): string | undefined {
-  if (log.logIdentity === undefined) return undefined;
-  if (log.logKey !== undefined) return 'give either the log identity (log.identity) or the log key (log.vkey), not both: the identity names the log key (as tally verify refuses --log-identity with --log-key)';
-  if (policy !== undefined) return "the log identity states the witness policy: drop the witness policy file (as tally verify refuses --log-identity with --policy)";
-  return undefined;
 }
 
 /** A refused combination of log pins: nothing checked (as the CLI exits 2). */
