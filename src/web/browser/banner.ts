@@ -101,7 +101,7 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
       return;
     case 'failed-pin':
       banner.setAttribute('data-code', v.code);
-      title.textContent = v.stage === 'log' || v.stage === 'log-witnesses' ? `Invalid: the day's engine-log binding fails (${v.stage}: ${v.code})` : `Invalid: the checkpoint does not pin this day (${v.stage}: ${v.code})`;
+      title.textContent = v.stage === 'log' || v.stage === 'log-witnesses' || v.stage === 'identity' ? `Invalid: the day's engine-log binding fails (${v.stage}: ${v.code})` : `Invalid: the checkpoint does not pin this day (${v.stage}: ${v.code})`;
       put(
         banner,
         top,
@@ -122,7 +122,13 @@ export function showVerdict(banner: HTMLElement, v: Verdict, ms: number, servedK
 function logLine(log: NonNullable<Extract<Verdict, { state: 'pinned' }>['log']>): HTMLElement {
   if (!log.checked) return h('div', { class: 'what', id: 'banner-log' }, `⚠ ${log.why}`);
   const w = log.witnessed;
-  return h('div', { class: 'meta', id: 'banner-log' }, `engine log: leaf ${log.index} of ${log.origin} (size ${log.size})${log.seal ? ', the seal' : ''}, signed by the log key you pinned${w ? `; witnessed ${w.k} of ${w.n} (quorum ${w.q}): cosigned by ${w.signed.join(', ') || 'no witness'}` : ''}`);
+  const quorum = w ? `; witnessed ${w.k} of ${w.n} (quorum ${w.q}): cosigned by ${w.signed.join(', ') || 'no witness'}` : '';
+  const id = log.identity;
+  if (id !== undefined) {
+    const shard = id.previous ? `a previous shard (within its final checkpoint) of the log identity you pinned, now ${id.current}` : 'the current shard of the log identity you pinned';
+    return h('div', { class: 'meta', id: 'banner-log' }, `engine log: leaf ${log.index} of ${log.origin} (size ${log.size})${log.seal ? ', the seal' : ''}, signed by the log key of ${shard} (root key ${id.rootKey})${w ? `${quorum}, by the shard's policy` : "; the shard's policy requires no witness"}`);
+  }
+  return h('div', { class: 'meta', id: 'banner-log' }, `engine log: leaf ${log.index} of ${log.origin} (size ${log.size})${log.seal ? ', the seal' : ''}, signed by the log key you pinned${quorum}`);
 }
 
 /** Shows an input the page refused before checking anything (a pin value not in the one encoding). */

@@ -5,15 +5,17 @@
  * streaming loop keeps its state (frontier, link, frame) between polls, so
  * no entry is fetched or verified twice. Each fresh signed checkpoint is
  * opened and matched against the verified prefix by the one match rule
- * (`matchCheckpoint`). When the seal arrives the stream ends and the chain's
- * final checks run.
+ * (`matchCheckpoint`); with a log key or identity pinned, that checkpoint's
+ * log binding is checked too (log-binding.ts). When the seal arrives the
+ * stream ends and the chain's final checks run.
  */
 import { toHex, verifyChunks, type ChainError, type ChainSummary } from '../../protocol/index.js';
 import { formatKeyId } from '../../receipt/note/layout.js';
 import { matchCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
 import { sha256 } from './crypto.js';
 import { collect, newDay, type Day } from './day.js';
-import type { Verdict } from './messages.js';
+import { checkLogBindingInPage, type LogInputs } from './log-binding.js';
+import type { LogBindingView, Verdict } from './messages.js';
 import { openPin, type PinFailure } from './pin.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
 
@@ -54,6 +56,8 @@ export class Follower {
   private processed = 0;
   private waiters: (() => void)[] = [];
   private pin: { cp: NonNullable<Day['checkpoint']> } | PinFailure | undefined;
+  /** The binding of the pinned checkpoint, when a log key or identity is pinned and it held. */
+  private log: LogBindingView | undefined;
   /** The chain's end result, once the stream ended (seal seen) or failed. */
   result: ChainSummary | ChainError | undefined;
   readonly done: Promise<void>;
@@ -107,8 +111,15 @@ export class Follower {
     if (this.day.sealed) await this.done;
   }
 
-  /** Opens a fresh signed checkpoint and matches it against the entries verified so far. */
-  async repin(cpText: string, vkeyText: string): Promise<void> {
+  /**
+   * Opens a fresh signed checkpoint and matches it against the entries
+   * verified so far; with a log key or identity pinned (`log`), then checks
+   * the binding the engine served of that checkpoint by the rule a loaded
+   * day's is checked with (log-binding.ts): a missing or bad one fails the
+   * pin, the day staying browsable, unpinned.
+   */
+  async repin(cpText: string, vkeyText: string, log?: LogInputs): Promise<void> {
+    this.log = undefined;
     const opened = await openPin(cpText, vkeyText, undefined);
     if ('state' in opened) {
       this.pin = opened;
@@ -123,8 +134,21 @@ export class Follower {
       return;
     }
     const mismatch = matchCheckpoint(cp, n, cp.size >= 1 && cp.size <= n ? toHex(this.day.tree.root(cp.size)) : undefined);
-    this.pin = mismatch ? { state: 'failed-pin', stage: mismatch.stage, code: mismatch.code, message: mismatch.message } : { cp };
-    this.day.checkpoint = mismatch ? undefined : cp;
+    if (mismatch) {
+      this.pin = { state: 'failed-pin', stage: mismatch.stage, code: mismatch.code, message: mismatch.message };
+      this.day.checkpoint = undefined;
+      return;
+    }
+    const bound = log !== undefined && (log.logKey !== undefined || log.logIdentity !== undefined) ? await checkLogBindingInPage(log, cp, this.day.sealed && cp.size === n, undefined) : undefined;
+    if (bound !== undefined && 'state' in bound) {
+      // The chain and the session checkpoint verified, the binding the grader required did not.
+      this.pin = { ...bound, day: { root: cp.root, size: cp.size, sessionId: cp.sessionId, sealed: this.day.sealed && cp.size === n } };
+      this.day.checkpoint = undefined;
+      return;
+    }
+    this.pin = { cp };
+    this.log = bound;
+    this.day.checkpoint = cp;
   }
 
   /** The banner's verdict now: the chain so far, pinned by the last checkpoint that matched. */
@@ -139,7 +163,7 @@ export class Follower {
     if (p !== undefined && 'state' in p) return p;
     if (p !== undefined) {
       const cp = p.cp;
-      return { state: 'pinned', root: cp.root, size: cp.size, total: n, sessionId, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: cp.size === n, sealed };
+      return { state: 'pinned', root: cp.root, size: cp.size, total: n, sessionId, signedBy: cp.signedBy.map((s) => `${s.name}+${formatKeyId(s.keyId)}`), coversAll: cp.size === n, sealed, ...(this.log === undefined ? {} : { log: this.log }) };
     }
     return { state: 'unpinned', root, size: n, sessionId, sealed, why: 'following a live engine that signs no checkpoints' };
   }

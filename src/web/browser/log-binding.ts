@@ -13,15 +13,17 @@ import { verifyLogBindingWith, type BoundCheckpoint } from '../../log/binding-ru
 import { openPinnedNote } from '../../receipt/note/open-pinned.js';
 import { decodeVerifierKey, type DecodedVerifierKey } from '../../receipt/note/verifier-key-text.js';
 import { Ed25519Oracle, sha256 } from './crypto.js';
+import { checkUnderIdentityInPage } from './log-identity.js';
 import type { LogBindingView, Verdict } from './messages.js';
 import { checkWitnesses } from './witness.js';
 
 type PinFailure = Extract<Verdict, { state: 'failed-pin' }>;
 
-/** What the page was given of the log: the binding's text and the pinned log key(s), one a line. */
+/** What the page was given of the log: the binding's text, and the pinned log key(s), one a line, or the pinned log identity (its chain, oldest first). */
 export interface LogInputs {
   readonly logProof?: string;
   readonly logKey?: string;
+  readonly logIdentity?: readonly string[];
 }
 
 /** The verifier keys of `text` (one a line, `#` comments), or the failure. */
@@ -39,11 +41,13 @@ function logKeys(text: string): DecodedVerifierKey[] | PinFailure {
 /**
  * Checks the binding of the pinned session `checkpoint` (`seal`: it covers
  * the finalize entry). Answers the binding's view (`checked: false` with the
- * reason when no log key was pinned), or the failed pin.
+ * reason when no log key was pinned), or the failed pin. A pinned log
+ * identity (log-identity.ts) takes the place of the key and the policy.
  */
 export async function checkLogBindingInPage(inputs: LogInputs, checkpoint: BoundCheckpoint, seal: boolean, policyText: string | undefined): Promise<LogBindingView | PinFailure | undefined> {
+  if (inputs.logIdentity !== undefined) return checkUnderIdentityInPage(inputs.logIdentity, inputs.logProof, checkpoint, seal);
   if (inputs.logKey === undefined) {
-    return inputs.logProof === undefined ? undefined : { checked: false, why: 'a log binding was given without the log key: not checked (load log.vkey to require it)' };
+    return inputs.logProof === undefined ? undefined : { checked: false, why: 'a log binding was given without the log key or identity: not checked (load log.vkey or log.identity to require it)' };
   }
   const keys = logKeys(inputs.logKey);
   if (!Array.isArray(keys)) return keys;

@@ -9,6 +9,7 @@ import { drawCharts } from './charts.js';
 import type { ReplayState } from './evidence.js';
 import { byId, h, put } from './dom.js';
 import type { LogInputs } from './log-binding.js';
+import { logConflict, suppliedLog } from './log-inputs.js';
 import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
@@ -203,6 +204,8 @@ function spawn(name: string): Worker {
 }
 
 function start(bundle: Blob, checkpoint: string | undefined, vkey: string | undefined, name: string, unsealed = false, policy?: string, pin?: ChainPin, served = false, log: LogInputs = {}): void {
+  const conflict = logConflict(log, policy);
+  if (conflict !== undefined) return refuseLog(conflict);
   stopLive();
   servedKey = served;
   const w = spawn(name);
@@ -224,11 +227,15 @@ async function fromInputs(): Promise<void> {
   start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin, false, await suppliedLog());
 }
 
-/** The log binding and log key the grader picked (log-proof.tlog-proof, log.vkey), if any. */
-async function suppliedLog(): Promise<LogInputs> {
-  const proof = byId<HTMLInputElement>('in-log-proof').files?.[0];
-  const key = byId<HTMLInputElement>('in-log-key').files?.[0];
-  return { ...(proof ? { logProof: await proof.text() } : {}), ...(key ? { logKey: await key.text() } : {}) };
+/** A refused combination of log pins: nothing checked (as the CLI exits 2). */
+function refuseLog(why: string): void {
+  stopLive();
+  worker?.terminate();
+  worker = undefined;
+  rows = [];
+  verdict = undefined;
+  refresh();
+  showRefused(banner, 'the engine-log pin', why);
 }
 
 /** The engine key the grader supplied (key file, else key text), if any. */
@@ -305,12 +312,17 @@ async function fromServer(): Promise<void> {
     if (k.ok) vkey = await k.text();
     else if (k.status !== 404) return fail('GET /verifier-key', httpWords(k.status, await k.text()));
   }
+  let log = await suppliedLog();
+  const conflict = logConflict(log, undefined);
+  if (conflict !== undefined) return refuseLog(conflict);
   if (byId<HTMLInputElement>('srv-follow').checked) {
     stopLive();
     servedKey = served && vkey !== undefined;
     const w = spawn(name);
     w.postMessage({ type: 'follow' } satisfies ToWorker);
-    live = startFollowing({ session, token, ...(vkey === undefined ? {} : { vkey }) }, w, (text) => put(byId('srv-status'), text), fail);
+    // A pinned log key or identity: each checkpoint's binding is fetched from the engine and checked (a picked binding is of one checkpoint only).
+    const pinnedLog = { ...(log.logKey === undefined ? {} : { logKey: log.logKey }), ...(log.logIdentity === undefined ? {} : { logIdentity: log.logIdentity }) };
+    live = startFollowing({ session, token, ...(vkey === undefined ? {} : { vkey }), ...(Object.keys(pinnedLog).length === 0 ? {} : { log: pinnedLog }) }, w, (text) => put(byId('srv-status'), text), fail);
     return;
   }
   const res = await get(`/sessions/${session}/bundle`);
@@ -324,17 +336,16 @@ async function fromServer(): Promise<void> {
     if (c.ok) cp = await c.text();
     else if (c.status !== 404) return fail('GET checkpoint', httpWords(c.status, await c.text()));
   }
-  // With a log key pinned and no binding picked, the day's binding is the engine's (WIRE.md §5, GET …/log-proof) of the
+  // With a log key or identity pinned and no binding picked, the day's binding is the engine's (WIRE.md §5, GET …/log-proof) of the
   // checkpoint just fetched, checked by the same rule as a picked one; none served (404) is TALLY_LOG_BINDING_MISSING.
-  let log = await suppliedLog();
-  if (log.logKey !== undefined && log.logProof === undefined && cp !== undefined) {
+  if ((log.logKey !== undefined || log.logIdentity !== undefined) && log.logProof === undefined && cp !== undefined) {
     const size = cp.split('\n')[1] ?? '';
     const l = /^[0-9]{1,15}$/.test(size) ? await get(`/sessions/${session}/log-proof?size=${size}`) : undefined;
     if (/^[0-9]{1,15}$/.test(size) && !l) return;
     if (l?.ok) log = { ...log, logProof: await l.text() };
     else if (l && l.status !== 404) return fail('GET log-proof', httpWords(l.status, await l.text()));
   }
-  put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}${log.logProof !== undefined && log.logKey !== undefined ? ' and its log binding' : ''}`);
+  put(byId('srv-status'), `fetched ${bundle.size} bytes${cp ? ' and a signed checkpoint' : ''}${log.logProof !== undefined && (log.logKey !== undefined || log.logIdentity !== undefined) ? ' and its log binding' : ''}`);
   start(bundle, cp, vkey, name, true, undefined, undefined, served && vkey !== undefined, log);
 }
 
@@ -395,12 +406,14 @@ drop.addEventListener('drop', (ev) => {
     // The engine log's files by the names tally export writes (log-proof.tlog-proof, log.vkey): never the day's note or engine key.
     const logProof = files.find((f) => f !== bundle && /^log-proof.*\.tlog-proof$/.test(f.name));
     const logKey = files.find((f) => f !== bundle && /^log.*\.vkey$/.test(f.name));
+    // The log identity and its successors, in the order dropped (oldest first, as tally verify --log-identity takes them).
+    const logIdentity = files.filter((f) => f !== bundle && /\.identity$/.test(f.name));
     const note = files.find((f) => f !== bundle && f !== logProof && /\.(note|tlog-proof)$/.test(f.name));
     const key = files.find((f) => f !== bundle && f !== logKey && /\.(vkey|key|keys)$/.test(f.name));
     const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
     const pin = pinFromForm();
     if (typeof pin === 'string') return refusePin(pin);
-    const log: LogInputs = { ...(logProof ? { logProof: await logProof.text() } : {}), ...(logKey ? { logKey: await logKey.text() } : {}) };
+    const log: LogInputs = { ...(logProof ? { logProof: await logProof.text() } : {}), ...(logKey ? { logKey: await logKey.text() } : {}), ...(logIdentity.length > 0 ? { logIdentity: await Promise.all(logIdentity.map((f) => f.text())) } : {}) };
     start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin, false, log);
   })();
 });

@@ -4,14 +4,15 @@ import type { Row } from './rows.js';
 
 /** What the page asks the worker. */
 export type ToWorker =
-  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin; readonly logProof?: string; readonly logKey?: string }
+  | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin; readonly logProof?: string; readonly logKey?: string; readonly logIdentity?: readonly string[] }
   | { readonly type: 'receipt'; readonly index: number; readonly download: boolean }
   | { readonly type: 'replay' }
   /** The exact bytes of entry `index` (its canonical JSON line), for the detail panel. */
   | { readonly type: 'entry'; readonly index: number }
   /** Start following a live day: each poll's new entries (whole lines, in order) arrive by one `append`, with a checkpoint at exactly that size when the engine signs. */
   | { readonly type: 'follow' }
-  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string }
+  /** `log`: with a log key or identity pinned, the binding the engine served of that checkpoint (`GET …/log-proof?size=n`, absent when it served none), checked as a loaded day's. */
+  | { readonly type: 'append'; readonly pieces: readonly Uint8Array[]; readonly checkpoint?: string; readonly vkey?: string; readonly log?: { readonly logProof?: string; readonly logKey?: string; readonly logIdentity?: readonly string[] } }
   /** Check an x402 evidence pack (its text) with the engine keys, under the witness policy when given. */
   | { readonly type: 'evidence'; readonly pack: string; readonly vkey?: string; readonly policy?: string };
 
@@ -69,9 +70,9 @@ export interface Witnessed {
   readonly missing: readonly string[];
 }
 
-/** The day's log binding (PROTOCOL.md §15.5) as the banner shows it: checked against the pinned log key, or given without one (not checked). */
+/** The day's log binding (PROTOCOL.md §15.5) as the banner shows it: checked against the pinned log key or under the pinned log identity (`identity`: its root key's name, its current shard, and whether the binding is in a previous shard), or given without either (not checked). */
 export type LogBindingView =
-  | { readonly checked: true; readonly index: number; readonly origin: string; readonly size: number; readonly seal: boolean; readonly witnessed?: Witnessed }
+  | { readonly checked: true; readonly index: number; readonly origin: string; readonly size: number; readonly seal: boolean; readonly witnessed?: Witnessed; readonly identity?: { readonly rootKey: string; readonly current: string; readonly previous: boolean } }
   | { readonly checked: false; readonly why: string };
 
 /** A day whose chain verified on its own (self-consistent), though what pins it failed. */

@@ -12,7 +12,7 @@ import { Ed25519Oracle } from './crypto.js';
 import type { Verdict, Witnessed } from './messages.js';
 
 /** How many cosigners a quorum rule needs at its top (a group's threshold; 1 for one witness; 0 for none). */
-function quorumSize(rule: QuorumRule): number {
+export function quorumSize(rule: QuorumRule): number {
   return rule.kind === 'group' ? rule.threshold : rule.kind === 'witness' ? 1 : 0;
 }
 

@@ -95,7 +95,7 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     }
   } else {
     const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
-    const why = `${msg.logKey !== undefined ? 'the log key needs the signed checkpoint and engine key (the binding is of the session checkpoint); ' : ''}${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
+    const why = `${msg.logKey !== undefined || msg.logIdentity !== undefined ? 'the log key needs the signed checkpoint and engine key (the binding is of the session checkpoint); ' : ''}${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
     // Values typed by hand pin the day as `tally verify --root/--session/--size` does: valid, pinned to them.
     verdict = !r.ok
       ? { state: 'failed-entry', index: r.index, code: r.code, message: r.message }
@@ -195,7 +195,7 @@ scope.onmessage = (ev) => {
     if (f === undefined) return;
     queue = queue.then(async () => {
       for (const bytes of m.pieces) await f.append(bytes);
-      if (m.checkpoint !== undefined && m.vkey !== undefined) await f.repin(m.checkpoint, m.vkey);
+      if (m.checkpoint !== undefined && m.vkey !== undefined) await f.repin(m.checkpoint, m.vkey, m.log);
       // One verdict per poll: the new entries and the checkpoint that covers them, together.
       postLive(f, t0);
     });

@@ -1,15 +1,14 @@
-import type { NoteVerifier } from '../../receipt/note/types.js';
 import { parseTlogProof } from '../../receipt/checkpoint/tlogProof.js';
 import { verifyBundleCheckpoint, type BundleChunks, type StreamOptions, type VerifyBundleCheckpointResult } from '../../receipt/proof/bundle.js';
 import { verifyTurnReceipt, type VerifyTurnReceiptOptions, type VerifyTurnReceiptResult } from '../../receipt/proof/turn-receipt.js';
-import { verifyLogBinding, type VerifyLogBindingOptions, type VerifyLogBindingResult } from '../../log/binding.js';
-import { checkWitnessPolicy, type CheckWitnessPolicyResult } from './check.js';
+import type { VerifyLogBindingOptions } from '../../log/binding.js';
+import { openNote } from '../../receipt/note/open.js';
+import { sha256 } from '../../codec/sha256.js';
+import { checkWitnessPolicy } from './check.js';
+import { verifyWitnessedLogBindingWith, type LogVerifier, type WitnessedLogBindingResult, type WitnessStageFailure } from './log-binding.js';
 import type { WitnessPolicy } from './types.js';
 
-/** A witness-policy refusal, as a verifier stage. */
-export type WitnessStageFailure = Exclude<CheckWitnessPolicyResult, { ok: true }> & { readonly stage: 'witnesses' };
-
-type LogVerifier = NoteVerifier & { readonly publicKey?: Uint8Array };
+export type { WitnessStageFailure } from './log-binding.js';
 
 /**
  * `verifyTurnReceipt` under a witness policy: the receipt must verify (engine
@@ -50,7 +49,9 @@ export async function verifyWitnessedBundleCheckpoint(
 /**
  * `verifyLogBinding` under a witness policy (docs/PROTOCOL.md §15.5 step 8):
  * the binding must verify, then its log checkpoint must carry the quorum of
- * valid cosignatures — what witnesses cosign is the engine log.
+ * valid cosignatures — what witnesses cosign is the engine log. The one
+ * composition {@link verifyWitnessedLogBindingWith} (log-binding.ts), with
+ * node's Ed25519 and SHA-256.
  *
  * @example
  * const r = verifyWitnessedLogBinding(text, { logVerifiers: [logVkey], checkpoint, policy });
@@ -58,9 +59,7 @@ export async function verifyWitnessedBundleCheckpoint(
 export function verifyWitnessedLogBinding(
   text: string,
   options: Omit<VerifyLogBindingOptions, 'logVerifiers'> & { readonly logVerifiers: readonly LogVerifier[]; readonly policy: WitnessPolicy },
-): (VerifyLogBindingResult & { readonly ok: false }) | WitnessStageFailure | (VerifyLogBindingResult & { readonly ok: true; readonly cosignedBy: readonly string[] }) {
-  const r = verifyLogBinding(text, options);
-  if (!r.ok) return r;
-  const w = checkWitnessPolicy(r.signedCheckpoint, options.logVerifiers, options.policy);
-  return w.ok ? { ...r, cosignedBy: w.signed } : { ...w, stage: 'witnesses' };
+): WitnessedLogBindingResult {
+  const { logVerifiers } = options;
+  return verifyWitnessedLogBindingWith(text, { ...options, digest: sha256, open: (note) => openNote(note, logVerifiers) });
 }
