@@ -1,12 +1,12 @@
 /**
- * AP2 and Verifiable-Intent-ruled days on the grader's page (Chromium via
+ * AP2 and Verifiable Intent days on the grader's page (Chromium via
  * playwright-core): the page replays them with the ruler `tally replay`
  * picks from the genesis (`ap2`), re-verifying every SD-JWT credential,
  * closed mandate and receipt from the recorded bytes in the browser (jose's
  * WebCrypto build, @sd-jwt/core with the page's SHA-256). The `tally demo
- * --ap2` day replays to the CLI's report; a day recorded here as the second
- * session spending one open mandate lists the first session's use as an
- * external fact, in the CLI's words; a re-sealed edit of a
+ * --ap2` day replays to the CLI's report; days recorded here as the second
+ * session spending one AP2 open mandate or one VI credential list the first
+ * session's use as an external fact, in the CLI's words; a re-sealed edit of a
  * recorded AP2 ruling diverges at the entries `tally replay` names.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { createAp2Ruler } from '../../src/mandates/index.js';
 import { externalFactText, type ExternalFact } from '../../src/receipt/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { ap2Spec, openPaymentMandate, paymentTurn, receiptJwt, turnParts, world } from '../mandates/fixtures.js';
+import { purchase, T0 as VI_T0, viSpec } from '../mandates/vi-fixtures.js';
 import { CHROMIUM, launch, loadFiles, SKIP_REASON, tally } from './browser.js';
 import { resealedEdit } from './forge.js';
 
@@ -62,6 +63,40 @@ async function secondSessionDay(): Promise<Uint8Array> {
   return encodeBundle(lines);
 }
 
+/**
+ * Two sessions of one store under the Verifiable Intent credential (budget
+ * USD 500): `a` buys for 279.99, `b` for 200.00 and then 50.00, refused (over
+ * the budget). Returns b's sealed bundle, whose rulings rest on a's use.
+ */
+async function viSecondSessionDay(): Promise<Uint8Array> {
+  const store = new MemoryStore();
+  const engine = createEngine({ store, ruler: createAp2Ruler({ store }) });
+  const open = async (name: string) => {
+    const o = await engine.open({ name, vi: viSpec() } as never);
+    if (!o.ok) throw new Error(o.message);
+    let ordinal = -1;
+    return Object.assign(async (body: Uint8Array, time: number) => {
+      const f = await engine.frame({ sessionId: o.sessionId, ordinal, time });
+      if (!f.ok) throw new Error(f.message);
+      ordinal++;
+      const t = await engine.turn({ sessionId: o.sessionId, ordinal: f.ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: body } });
+      if (!t.ok) throw new Error(t.message);
+      return (t.ruling as { ap2: Record<string, unknown> }).ap2;
+    }, { sessionId: o.sessionId });
+  };
+  const a = await open('vi-a');
+  const b = await open('vi-b');
+  const s = VI_T0 / 1000;
+  expect(await a(await purchase({ amount: 27_999, nonce: 'v1', iat: s }), VI_T0)).toMatchObject({ admitted: true, use: 0 });
+  expect(await b(await purchase({ amount: 20_000, nonce: 'v2', iat: s + 1 }), VI_T0 + 1000)).toMatchObject({ admitted: true, use: 1 });
+  expect(await b(await purchase({ amount: 5_000, nonce: 'v3', iat: s + 2 }), VI_T0 + 2000)).toMatchObject({ admitted: false, violations: ['payment.budget'] });
+  const fin = await engine.finalize(b.sessionId, { note: 'done' });
+  if (!fin.ok) throw new Error(fin.message);
+  const lines: Uint8Array[] = [];
+  for await (const l of engine.exportEntries(b.sessionId)) lines.push(l);
+  return encodeBundle(lines);
+}
+
 describe.skipIf(!CHROMIUM)('an AP2 day in the page', () => {
   let dir: string;
   let ctx: BrowserContext;
@@ -72,6 +107,7 @@ describe.skipIf(!CHROMIUM)('an AP2 day in the page', () => {
     const demo = tally(['demo', '--ap2', '--out', dir]);
     if (demo.code !== 0) throw new Error(`tally demo --ap2 exited ${demo.code}: ${demo.stderr}`);
     writeFileSync(file('second.jsonl'), await secondSessionDay());
+    writeFileSync(file('vi.jsonl'), await viSecondSessionDay());
     ctx = await launch();
   }, 120_000);
 
@@ -113,6 +149,19 @@ describe.skipIf(!CHROMIUM)('an AP2 day in the page', () => {
     expect(cli.externalFacts.map((f) => [f.kind, f.nonce])).toEqual([['ap2-use', 'use:0']]);
     const page = await replayed(file('second.jsonl'), false);
     expect(await page.getAttribute('body', 'data-replayed')).toBe('replayed');
+    expect(await page.textContent('#replay')).toContain(`${cli.turns} turns replayed, ${cli.rulings} rulings identical, 0 divergences`);
+    expect(await factsShown(page)).toEqual(cli.externalFacts.map((f) => `entry ${f.index}: ${externalFactText(f)} (trusted, not verified)`));
+    await page.close();
+  });
+
+  it('replays a Verifiable Intent day with the same ruler, refusal and external fact as tally replay', async () => {
+    const { code, cli } = cliReplay(file('vi.jsonl'));
+    expect(code).toBe(0);
+    expect(cli).toMatchObject({ ok: true, ruler: 'ap2', rulings: 2 });
+    expect(cli.externalFacts.map((f) => [f.kind, f.nonce])).toEqual([['ap2-use', 'use:0']]);
+    const page = await replayed(file('vi.jsonl'), false);
+    expect(await page.getAttribute('body', 'data-replayed')).toBe('replayed');
+    expect(await page.getAttribute('#replay', 'data-ruler')).toBe('ap2');
     expect(await page.textContent('#replay')).toContain(`${cli.turns} turns replayed, ${cli.rulings} rulings identical, 0 divergences`);
     expect(await factsShown(page)).toEqual(cli.externalFacts.map((f) => `entry ${f.index}: ${externalFactText(f)} (trusted, not verified)`));
     await page.close();
