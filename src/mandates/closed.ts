@@ -10,6 +10,7 @@
 import { compactVerify, importJWK } from 'jose';
 import { parseStrictJson } from '../protocol/index.js';
 import { refuse, type MandateResult } from './codes.js';
+import { utf8Text } from './digest.js';
 import type { Merchant, PaymentRequest } from './constraints.js';
 import { b64sha256, type OpenMandate } from './open.js';
 import { canonicalB64url, exactNumbers, splitCompact } from './sdjwt.js';
@@ -39,7 +40,7 @@ const JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 function strict(bytes: Uint8Array): unknown {
   const r = parseStrictJson(bytes);
-  return r.ok && exactNumbers(Buffer.from(bytes).toString('utf8')) ? r.value : undefined;
+  return r.ok && exactNumbers(utf8Text(bytes)) ? r.value : undefined;
 }
 
 function merchant(v: unknown): Merchant | undefined {

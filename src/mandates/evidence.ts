@@ -6,10 +6,10 @@
  * the turn itself as their exact entry bytes, and an offline check that
  * re-verifies the pack from those bytes alone.
  */
-import { createHash } from 'node:crypto';
 import { fromBase64, parseEntry, type CanonicalObject } from '../protocol/index.js';
 import type { TranscriptStore } from '../store/index.js';
 import { refuse, type MandateResult } from './codes.js';
+import { hexSha256 } from './digest.js';
 import { runDisputeSteps } from './dispute.js';
 import { readTurn } from './ruler.js';
 
@@ -24,7 +24,11 @@ export interface Ap2Evidence {
   readonly turn: Uint8Array;
 }
 
-const leaf = (b: Uint8Array): string => createHash('sha256').update(Buffer.concat([Buffer.from([0]), b])).digest('hex');
+const leaf = (b: Uint8Array): string => {
+  const pre = new Uint8Array(b.length + 1);
+  pre.set(b, 1);
+  return hexSha256(pre);
+};
 /** JSON of a pack's bytes, or undefined: a pack is untrusted input, refused (never thrown) when it is not JSON. */
 const jsonOf = (b: Uint8Array): unknown => {
   try {

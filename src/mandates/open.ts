@@ -5,10 +5,10 @@
  * lifetime against the frame's time, the agent's key in `cnf`, and its
  * constraints. Order of checks and codes: PROTOCOL.md §16.2.
  */
-import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { refuse, type MandateResult } from './codes.js';
 import { parseConstraints, type Constraint } from './constraints.js';
+import { b64sha256 } from './digest.js';
 import { verifySdJwt, type VerifiedSdJwt } from './sdjwt.js';
 
 /** The exact `vct` of each open mandate type (AP2 v0.2 schemas; the suffix is the version). */
@@ -46,10 +46,8 @@ export function publicP256(v: unknown): JWK | undefined {
   return v as JWK;
 }
 
-/** base64url SHA-256 of ASCII text (AP2's checkout_hash / Tally's mandate id). */
-export function b64sha256(text: string): string {
-  return createHash('sha256').update(text, 'ascii').digest('base64url');
-}
+/** base64url SHA-256 of ASCII text (AP2's checkout_hash / Tally's mandate id): ./digest.ts. */
+export { b64sha256 } from './digest.js';
 
 /** Verifies an open mandate presentation for use at frame time `opts.now`. */
 export async function verifyOpenMandate(presentation: string, opts: OpenMandateOptions): Promise<MandateResult<OpenMandate>> {

@@ -9,6 +9,7 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import { parseStrictJson } from '../protocol/index.js';
 import { refuse, type MandateResult } from './codes.js';
+import { utf8Text } from './digest.js';
 import { publicP256 } from './open.js';
 import { canonicalB64url, exactNumbers } from './sdjwt.js';
 
@@ -64,7 +65,7 @@ function wellFormed(jws: string): boolean {
 
 function strictObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   const r = parseStrictJson(bytes);
-  return r.ok && isObject(r.value) && exactNumbers(Buffer.from(bytes).toString('utf8')) ? r.value : undefined;
+  return r.ok && isObject(r.value) && exactNumbers(utf8Text(bytes)) ? r.value : undefined;
 }
 
 /** The merchant's signature on a checkout JWT (AP2: "the merchant-signed JWT containing the details of the checkout"). */

@@ -11,7 +11,6 @@
  * a claim exists exactly when its entry does, and two racing spends of one
  * use number cannot both be written (the loser is ruled again on fresh state).
  */
-import { createHash } from 'node:crypto';
 import type { JWK } from 'jose';
 import { canonicalBytes, parseEntry, parseStrictJson, TallyError, type CanonicalObject, type CanonicalValue, type SessionSpec } from '../protocol/index.js';
 import type { NonceClaim, NonceOwner, TranscriptStore } from '../store/index.js';
@@ -20,6 +19,7 @@ import { refuse, type Ap2Code, type MandateResult } from './codes.js';
 import { verifyClosedMandate, type ClosedMandate } from './closed.js';
 import { evaluatePayment, type MandateHistory } from './constraints.js';
 import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './open.js';
+import { hexSha256 as hex } from './digest.js';
 import { VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
 import { AP2_SPEC_KEY } from './spec-keys.js';
 import { verifyViCredential } from './vi.js';
@@ -44,7 +44,6 @@ export interface Ap2Spec {
 interface Use { readonly use: number; readonly session: string; readonly index: number; readonly amount: number; readonly at: number; readonly reference: string }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const hex = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
 /** The spec's ap2 member, checked for shape (the signature is checked at each turn, against that frame's time). */
 export function readAp2Spec(spec: SessionSpec): MandateResult<Ap2Spec> {

@@ -6,13 +6,13 @@
  * number text, and RFC 9901 §7.1's rejection rules (a disclosure no digest
  * references, a digest used twice).
  */
-import { createHash } from 'node:crypto';
 import { SDJwt } from '@sd-jwt/core';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { parseStrictJson } from '../protocol/index.js';
 import { refuse, type MandateResult } from './codes.js';
+import { b64sha256, canonicalB64url, sdJwtHasher, utf8Text } from './digest.js';
 
-const B64URL = /^[A-Za-z0-9_-]+$/;
+export { canonicalB64url } from './digest.js';
 
 /** An issuer-signed SD-JWT after every check: its parts as received and the reconstructed claims. */
 export interface VerifiedSdJwt {
@@ -27,16 +27,9 @@ export interface VerifiedSdJwt {
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
-/** base64url text in its one canonical form (no padding, zero trailing bits), decoded. */
-export function canonicalB64url(s: string): Uint8Array | undefined {
-  if (!B64URL.test(s) || s.length % 4 === 1) return undefined;
-  const b = Buffer.from(s, 'base64url');
-  return b.toString('base64url') === s ? new Uint8Array(b) : undefined;
-}
-
 /** The RFC 9901 digest of a disclosure: base64url(SHA-256(ASCII of its base64url text)). */
 export function disclosureDigest(disclosure: string): string {
-  return createHash('sha256').update(disclosure, 'ascii').digest('base64url');
+  return b64sha256(disclosure);
 }
 
 /**
@@ -73,7 +66,7 @@ export function exactNumbers(text: string): boolean {
 function jsonPart(bytes: Uint8Array): MandateResult<unknown> {
   const r = parseStrictJson(bytes);
   if (!r.ok) return refuse('sdjwt-json', `not strict JSON: ${r.code} (${r.message})`);
-  if (!exactNumbers(Buffer.from(bytes).toString('utf8'))) return refuse('sdjwt-number', 'a number whose text is not exactly its value');
+  if (!exactNumbers(utf8Text(bytes))) return refuse('sdjwt-number', 'a number whose text is not exactly its value');
   return { ok: true, value: r.value };
 }
 
@@ -174,8 +167,8 @@ export async function verifySdJwt(compact: string, issuerKey: JWK, options: SdJw
 
   let claims: Record<string, unknown>;
   try {
-    const sd = await SDJwt.fromEncode(compact, (data: string | ArrayBuffer) => new Uint8Array(createHash('sha256').update(typeof data === 'string' ? Buffer.from(data, 'ascii') : Buffer.from(data)).digest()));
-    claims = await sd.getClaims<Record<string, unknown>>((data: string | ArrayBuffer) => new Uint8Array(createHash('sha256').update(typeof data === 'string' ? Buffer.from(data, 'ascii') : Buffer.from(data)).digest()));
+    const sd = await SDJwt.fromEncode(compact, sdJwtHasher);
+    claims = await sd.getClaims<Record<string, unknown>>(sdJwtHasher);
   } catch (e) {
     return refuse('sdjwt-disclosure', `the disclosures do not reconstruct the claims: ${(e as Error).message}`);
   }

@@ -25,7 +25,8 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { refuse, type MandateResult } from './codes.js';
 import { parseConstraints } from './constraints.js';
 import { b64sha256, publicP256, type OpenMandate } from './open.js';
-import { disclosureDigest, verifySdJwt, type VerifiedSdJwt } from './sdjwt.js';
+import { canonicalB64url, disclosureDigest, verifySdJwt, type VerifiedSdJwt } from './sdjwt.js';
+import { utf8Text } from './digest.js';
 
 /** The VCT registry of VI v0.1 (§10) that Tally accepts; the L1 profile is the reference one. */
 export const VI_VCT = { l1: 'https://credentials.mastercard.com/card', payment: 'mandate.payment.open', checkout: 'mandate.checkout.open' } as const;
@@ -157,7 +158,10 @@ export async function verifyViCredential(l1Text: string, l2Text: string, opts: V
 /** Whether a disclosure is an array element whose value is a mandate of type `vct`. */
 function carries(disclosure: string, vct: string): boolean {
   try {
-    const v = JSON.parse(Buffer.from(disclosure, 'base64url').toString('utf8')) as unknown;
+    // A released disclosure is canonical base64url already (splitCompact).
+    const b = canonicalB64url(disclosure);
+    if (b === undefined) return false;
+    const v = JSON.parse(utf8Text(b)) as unknown;
     return Array.isArray(v) && v.length === 2 && isObject(v[1]) && v[1].vct === vct;
   } catch {
     return false;

@@ -7,10 +7,12 @@
  * referee when it seals a mandate or is a gateway day, the AP2 ruler when it
  * carries `spec.ap2` or `spec.vi` (§16), else the intent ruler.
  *
- * The AP2 ruler verifies SD-JWT credentials with Node-bound libraries: it is
- * not imported here (the page bundles this file) but handed in by the caller
- * that can load it; without it the choice says the ruler is unavailable.
+ * The page bundles this file: every ruler it names is browser-safe (the AP2
+ * ruler's SD-JWT checks run on jose's WebCrypto build and @sd-jwt/core with
+ * the project's SHA-256, src/mandates/digest.ts), so the page and the CLI
+ * replay every day with the same ruler.
  */
+import { createAp2Ruler } from '../mandates/ruler.js';
 import { AP2_SPEC_KEY, VI_SPEC_KEY } from '../mandates/spec-keys.js';
 import { REPLAY_RULERS, replayRuler, specSealsMandate } from '../referee/replay-ruler.js';
 import { createRefereeRuler } from '../referee/ruler.js';
@@ -26,10 +28,10 @@ export type ReplayChoice = (typeof REPLAY_RULER_CHOICES)[number];
 export type SealedAuthority = 'payments' | 'ap2' | 'mandate' | undefined;
 /** A ruler factory `replay` takes (`ReplayOptions['ruler']`). */
 export type ReplayRulerOf = TurnRuler | ((store: TranscriptStore) => TurnRuler) | null;
-/** The chosen ruler: `ruler` is absent when it is the AP2 one and the caller could not hand it in. */
+/** The chosen ruler and its name (what `tally replay --json` reports as `ruler`). */
 export interface ChosenReplayRuler {
   readonly name: 'intent' | 'referee' | 'none' | 'payments' | 'ap2';
-  readonly ruler?: ReplayRulerOf;
+  readonly ruler: ReplayRulerOf;
 }
 
 /** Which authority a genesis `spec` seals: a payment policy, a mandate (or a gateway day), an AP2 mandate or VI credential, or none. */
@@ -42,14 +44,16 @@ export function sealedAuthorityOf(spec: unknown): SealedAuthority {
 }
 
 /**
- * The ruler for `choice` (`auto` reads `authority`). `ap2` is the AP2 ruler
- * factory when the caller can load it (the CLI), else absent.
+ * The ruler for `choice` (`auto` reads `authority`). The AP2 ruler derives a
+ * mandate's history from the replay's store (its reservations, written as the
+ * bundle's turns are replayed into it) and takes the uses and receipts of
+ * other sessions from the recorded rulings, listed as external facts.
  */
-export function chooseReplayRuler(choice: ReplayChoice, authority: SealedAuthority, ap2?: (store: TranscriptStore) => TurnRuler): ChosenReplayRuler {
+export function chooseReplayRuler(choice: ReplayChoice, authority: SealedAuthority): ChosenReplayRuler {
   if (choice === 'payments' || (choice === 'auto' && authority === 'payments')) {
     // Version-1 mandates are replayed as they were ruled (legacyMandates), as replayRuler does.
     return { name: 'payments', ruler: (store) => createPaymentsRuler({ store, inner: createRefereeRuler({ store, legacyMandates: true }) }) };
   }
-  if (choice === 'ap2' || (choice === 'auto' && authority === 'ap2')) return ap2 === undefined ? { name: 'ap2' } : { name: 'ap2', ruler: ap2 };
+  if (choice === 'ap2' || (choice === 'auto' && authority === 'ap2')) return { name: 'ap2', ruler: (store: TranscriptStore) => createAp2Ruler({ store }) };
   return replayRuler(choice, authority === 'mandate');
 }

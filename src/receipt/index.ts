@@ -96,6 +96,7 @@ export { replay } from './replay/replay-disk.js';
 export { replayFile } from './replay/replay-file.js';
 export type { ReplayOptions, ReplayResult, ReplayDivergence, ReplayDivergenceKind, ExternalFact } from './replay/types.js';
 export { changeLine, changeValueText, fieldChanges, FIELD_CHANGES_MAX, type FieldChange } from './replay/diff.js';
+export { externalFactText } from './replay/fact-text.js';
 
 // Certified grades.
 export { signGrade, verifyGrade, verifyGradeForBundle, gradeBundle } from './grade/grade.js';

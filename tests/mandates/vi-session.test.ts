@@ -4,16 +4,12 @@
  * the genesis spec (`vi`), each purchase is the agent's L3a payment mandate,
  * and the budget is spent across sessions of one store through the same
  * history and constraint code as an AP2 session. The credential is the `vi`
- * vector `valid-autonomous` (docs/vectors/ap2.json); the L3a is made here with
- * @sd-jwt/core and the agent's test key from that file.
+ * vector `valid-autonomous` (docs/vectors/ap2.json); the L3a is made with
+ * @sd-jwt/core and the agent's test key from that file (./vi-fixtures.ts).
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SDJwtInstance } from '@sd-jwt/core';
-import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
-import { CompactSign, importJWK, type JWK } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeBundle } from '../../src/codec/index.js';
 import { createEngine } from '../../src/engine.js';
@@ -21,31 +17,10 @@ import { createAp2Ruler } from '../../src/mandates/index.js';
 import { replay } from '../../src/receipt/index.js';
 import { openStore } from '../../src/store/index.js';
 import { inProcess } from '../cli/in-process.js';
+import { AUD, b64sha, cred, keys, purchase, T0 } from './vi-fixtures.js';
 
-const V = (JSON.parse(readFileSync(new URL('../../docs/vectors/ap2.json', import.meta.url), 'utf8')) as { vi: { keys: Record<string, { public: JWK; private: JWK }>; vectors: { name: string; l1: string; l2: string; now: number }[] } }).vi;
-const cred = V.vectors.find((v) => v.name === 'valid-autonomous')!;
-const keys = V.keys;
-const AUD = 'https://network.example/vi/authorize';
-const T0 = cred.now * 1000;
-const PAYEE = { id: 'audioshop', name: 'AudioShop Inc.', website: 'https://audioshop.example.com' };
-const b64sha = (s: string) => createHash('sha256').update(s, 'ascii').digest('base64url');
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-/** The L2's payment mandate disclosure (an L3a's sd_hash covers the L2 base JWT and it). */
-const paymentDisclosure = cred.l2.split('~').slice(1, -1).find((d) => (JSON.parse(Buffer.from(d, 'base64url').toString()) as [string, { vct: string }])[1].vct === 'mandate.payment.open')!;
-
-interface L3Options { amount: number; nonce: string; iat: number; key?: string; kid?: string; over?: Record<string, unknown>; mandate?: Record<string, unknown>; sdHash?: string; txFor?: string }
-/** One purchase: canonical JSON {checkout_jwt, payment}, the L3a signed by the agent (or another key). */
-async function purchase(o: L3Options): Promise<Uint8Array> {
-  const checkoutJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify({ merchant: PAYEE, nonce: o.nonce, total: o.amount })))
-    .setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK(keys['other']!.private, 'ES256'));
-  const final = { vct: 'mandate.payment', payment_instrument: { type: 'mastercard.srcDigitalCard', id: 'f199c3dd' }, payment_amount: { amount: o.amount, currency: 'USD' }, payee: PAYEE, transaction_id: b64sha(o.txFor ?? checkoutJwt), ...o.mandate };
-  const inst = new SDJwtInstance<Record<string, unknown>>({ signer: await ES256.getSigner(keys[o.key ?? 'agent']!.private), signAlg: 'ES256', hasher: (d, a) => digest(d, a ?? 'sha-256'), hashAlg: 'sha-256', saltGenerator: generateSalt });
-  const sd_hash = o.sdHash ?? b64sha(`${cred.l2.split('~')[0]}~${paymentDisclosure}~`);
-  const l3 = await inst.issue({ nonce: o.nonce, aud: AUD, iat: o.iat, exp: o.iat + 300, sd_hash, delegate_payload: [final], ...o.over }, { delegate_payload: { _sd: [0] } } as never, { header: { typ: 'kb-sd-jwt', kid: o.kid ?? 'agent-key-1' } });
-  return new TextEncoder().encode(JSON.stringify({ checkout_jwt: checkoutJwt, payment: l3 }));
-}
 
 async function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'tally-vi-'));

@@ -97,7 +97,7 @@ describe('the browser bundle', () => {
 
   it('reaches the protocol and receipt rules it reuses', () => {
     const rel = [...files].map((f) => relative(src, f));
-    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'payments/replay-ruler.ts', 'payments/ruler.ts', 'payments/evidence-check.ts', 'receipt/proof/turn-receipt-check.ts', 'rules/intent.ts', 'session/engine.ts', 'witness/policy/check.ts', 'witness/policy/parse-text.ts']) {
+    for (const f of ['protocol/chain.ts', 'protocol/stream.ts', 'receipt/note/open-pinned.ts', 'receipt/session/checkpoint-note.ts', 'receipt/proof/bundle-checkpoint.ts', 'receipt/proof/turn-receipt-text.ts', 'receipt/replay/replay.ts', 'referee/replay-ruler.ts', 'referee/ruler.ts', 'payments/replay-ruler.ts', 'payments/ruler.ts', 'payments/evidence-check.ts', 'receipt/proof/turn-receipt-check.ts', 'rules/intent.ts', 'session/engine.ts', 'witness/policy/check.ts', 'witness/policy/parse-text.ts', 'mandates/ruler.ts', 'mandates/sdjwt.ts', 'mandates/vi.ts', 'mandates/digest.ts']) {
       expect(rel).toContain(f);
     }
   });
@@ -111,7 +111,8 @@ describe('the browser bundle', () => {
   });
 
   it('only bare imports are the page libraries and the universal ones the replayed engine uses', () => {
-    expect([...bare.keys()].sort()).toEqual(['@noble/curves/abstract/modular.js', '@noble/curves/secp256k1.js', '@noble/hashes/sha2.js', '@noble/hashes/sha3.js', '@opentelemetry/api', 'fast-json-stable-stringify', 'hash-wasm', 'uplot', 'uplot/dist/uPlot.min.css', 'viem', 'viem/accounts', 'zod']);
+    // jose (its only build is WebCrypto's) and @sd-jwt/core (handed the project's SHA-256) verify AP2 and VI credentials.
+    expect([...bare.keys()].sort()).toEqual(['@noble/curves/abstract/modular.js', '@noble/curves/secp256k1.js', '@noble/hashes/sha2.js', '@noble/hashes/sha3.js', '@opentelemetry/api', '@sd-jwt/core', 'fast-json-stable-stringify', 'hash-wasm', 'jose', 'uplot', 'uplot/dist/uPlot.min.css', 'viem', 'viem/accounts', 'zod']);
   });
 
   it('binds only modules it replaces with a twin of the same exports', () => {

@@ -2,8 +2,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { splitLines } from '../../codec/index.js';
 import { isDigestHex, parseStrictJson, type ChainPin } from '../../protocol/index.js';
-import { changeLine, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
-import { createAp2Ruler } from '../../mandates/index.js';
+import { changeLine, externalFactText, FIELD_CHANGES_MAX, replayFile, type ReplayOptions } from '../../receipt/index.js';
 import { chooseReplayRuler, sealedAuthorityOf, REPLAY_RULER_CHOICES as RULERS, type ReplayChoice, type SealedAuthority } from '../../payments/index.js';
 import { CliError, EXIT, inputFile, println, str, type Command } from '../command.js';
 import { progressReporter } from '../progress.js';
@@ -123,9 +122,9 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
       replayPin.receiptRoot = c.result.summary.receiptRoot;
     }
     const authority = ruler === 'auto' ? await sealedAuthority(file) : undefined;
-    // The one choice of ruler the grader's page makes too; the CLI can load the AP2 ruler.
-    const chosen = chooseReplayRuler(ruler as ReplayChoice, authority, (store) => createAp2Ruler({ store }));
-    const rulerOption: ReplayOptions['ruler'] = chosen.ruler ?? null;
+    // The one choice of ruler the grader's page makes too.
+    const chosen = chooseReplayRuler(ruler as ReplayChoice, authority);
+    const rulerOption: ReplayOptions['ruler'] = chosen.ruler;
     const json = values['json'] === true;
     // --json: stdout has the one result object and stderr nothing human (not even a progress bar).
     const progress = json ? { tick: () => {}, done: () => {} } : progressReporter(io, 'replaying');
@@ -148,10 +147,7 @@ Exit codes: 0 every ruling re-derived, 1 the bundle is invalid or replay diverge
         println(io.stdout, `session      ${r.sessionId}`);
         println(io.stdout, `receipt root ${r.receiptRoot}`);
         println(io.stdout, `ruler        ${chosen.name}`);
-        for (const f of r.externalFacts) {
-          const what = f.kind === 'nonce-owner' ? `nonce ${JSON.stringify(f.nonce)} of agent ${JSON.stringify(f.agentId)} first used` : `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)} reserved`;
-          println(io.stdout, `external     entry ${f.index}: ${what} in session ${f.owner.sessionId} entry ${f.owner.index} (trusted, not verified)`);
-        }
+        for (const f of r.externalFacts) println(io.stdout, `external     entry ${f.index}: ${externalFactText(f)} (trusted, not verified)`);
       }
       return EXIT.ok;
     }

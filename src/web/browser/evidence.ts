@@ -9,7 +9,7 @@ import { h } from './dom.js';
 import type { PanelAnswerRow, Row } from './rows.js';
 
 /** What replay has said about the day so far (the detail says whether a signature was re-verified). */
-export type ReplayState = 'pending' | 'replayed' | 'diverged' | 'chain' | 'error' | 'unavailable';
+export type ReplayState = 'pending' | 'replayed' | 'diverged' | 'chain' | 'error';
 
 const short = (a: string): string => (/^0x[0-9a-fA-F]{40}$/.test(a) ? `${a.slice(0, 10)}…${a.slice(-4)}` : a);
 

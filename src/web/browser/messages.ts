@@ -48,8 +48,8 @@ export interface ReplayDivergenceView {
 
 /** What `replay` said about the day, as the page shows it. */
 export interface ReplayReport {
-  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what); unavailable: the day's ruler does not load in a browser (`error` says which). */
-  readonly state: 'replayed' | 'diverged' | 'chain' | 'error' | 'unavailable';
+  /** replayed: every ruling re-derived; diverged: some entries were not; chain: the chain failed first; error: replay itself threw (`error` says what). */
+  readonly state: 'replayed' | 'diverged' | 'chain' | 'error';
   readonly ruler: 'intent' | 'referee' | 'none' | 'payments' | 'ap2';
   readonly turns: number;
   readonly rulings: number;

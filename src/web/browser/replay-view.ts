@@ -64,10 +64,6 @@ export function showReplayReport(host: HTMLElement, r: ReplayReport, ms: number)
     put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Replay could not run'), ` — ${r.error ?? 'unknown error'} (tally replay stops with the same error)`));
     return;
   }
-  if (r.state === 'unavailable') {
-    put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, 'Not replayed in the browser'), ` — ${r.error ?? ''}`));
-    return;
-  }
   if (r.state === 'chain') {
     put(host, h('h2', {}, 'Replay'), h('p', {}, h('strong', {}, `Not replayed: the chain fails at entry ${r.chain?.index ?? '?'} (${r.chain?.code ?? '?'})`)));
     return;

@@ -3,13 +3,16 @@
  * with `replay` — the very function `tally replay` runs — and the ruler the CLI
  * would choose (`chooseReplayRuler`: the x402 payment referee over the referee
  * when the spec seals a payment policy, the referee when it seals a mandate,
- * else the intent ruler; an AP2/VI day's ruler does not load in a browser and
- * the page says so). Judge verdicts are re-verified from their recorded
- * signatures, never re-asked; a fact from another session (a nonce first used
- * there) cannot be re-derived from one bundle and is listed as trusted.
+ * the AP2 ruler for an AP2 mandate or a Verifiable Intent credential, else the
+ * intent ruler). Judge verdicts are re-verified from their recorded
+ * signatures, never re-asked; credentials and receipts are re-verified from
+ * their recorded bytes. A fact from another session (a nonce first used
+ * there, an AP2 mandate's use or receipt reserved there) cannot be re-derived
+ * from one bundle and is listed as trusted, in `tally replay`'s words.
  */
 import { canonicalJson, type CanonicalValue } from '../../protocol/index.js';
 import { changeValueText } from '../../receipt/replay/diff.js';
+import { externalFactText } from '../../receipt/replay/fact-text.js';
 import { replayInMemory } from '../../receipt/replay/replay.js';
 import { chooseReplayRuler, type SealedAuthority } from '../../payments/replay-ruler.js';
 import type { ReplayReport } from './messages.js';
@@ -23,7 +26,6 @@ const cut = (v: CanonicalValue | undefined): string | undefined => {
 /** Replays `bundle` (already verified) and reports what the page shows. */
 export async function replayDay(bundle: Blob, authority: SealedAuthority, requireSealed: boolean, onEntry: (index: number) => void): Promise<ReplayReport> {
   const chosen = chooseReplayRuler('auto', authority);
-  if (chosen.ruler === undefined) return { state: 'unavailable', ruler: chosen.name, turns: 0, rulings: 0, divergences: [], facts: [], error: `this day's ruler (${chosen.name}: SD-JWT credentials, verified with Node libraries) cannot be replayed in the browser; run tally replay on the bundle` };
   const reader = bundle.stream().getReader();
   async function* chunks(): AsyncGenerator<Uint8Array> {
     for (;;) {
@@ -33,7 +35,7 @@ export async function replayDay(bundle: Blob, authority: SealedAuthority, requir
     }
   }
   const r = await replayInMemory(chunks(), { ruler: chosen.ruler, requireSealed, onEntry });
-  const facts = !r.ok && r.stage === 'chain' ? [] : r.externalFacts.map((f) => ({ index: f.index, text: `${f.kind} ${JSON.stringify(f.nonce)} of ${JSON.stringify(f.agentId)}: owned by session ${f.owner.sessionId} entry ${f.owner.index}` }));
+  const facts = !r.ok && r.stage === 'chain' ? [] : r.externalFacts.map((f) => ({ index: f.index, text: `${externalFactText(f)} (trusted, not verified)` }));
   if (r.ok) return { state: 'replayed', ruler: chosen.name, turns: r.turns, rulings: r.rulings, divergences: [], facts };
   if (r.stage === 'chain') return { state: 'chain', ruler: chosen.name, turns: 0, rulings: 0, divergences: [], facts, chain: { index: r.index, code: r.code, message: r.message } };
   return {
