@@ -13,7 +13,7 @@
 import type { CanonicalObject, CanonicalValue } from '../protocol/index.js';
 import type { NonceClaim } from '../store/index.js';
 import type { RuleContext } from '../session/index.js';
-import type { MandateResult } from './codes.js';
+import type { Ap2Code, MandateResult } from './codes.js';
 import { carriedReceipts, verifyReceipt, type Parties } from './receipts.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -85,17 +85,19 @@ export async function previousCheckoutRejected(
   reference: string | undefined,
   seen: FrameReceipts,
   rulingOf: (session: string, index: number) => Promise<Record<string, unknown> | undefined>,
-): Promise<MandateResult<Record<string, CanonicalValue>>> {
-  if (reference === undefined) return { ok: true, value: {} };
-  const judge = (status: unknown, where: Record<string, CanonicalValue>): MandateResult<Record<string, CanonicalValue>> => {
-    if (status === 'Error') return { ok: true, value: { previous_receipt: { reference, ...where, status } } };
-    if (status === 'Success') return { ok: false, code: 'checkout-fulfilled', message: `the previous checkout (${reference}) has a Success receipt: an open checkout mandate's line items are one cart, not split across checkouts` };
-    return { ok: false, code: 'receipt-missing', message: `the previous checkout (${reference}) has no checkout receipt: AP2 forbids a subsequent presentation until one arrives` };
+): Promise<{ readonly ok: boolean; readonly code?: Ap2Code; readonly message?: string; readonly facts: Record<string, CanonicalValue> }> {
+  if (reference === undefined) return { ok: true, facts: {} };
+  // The receipt the ruling names, admitted or not: replay re-reads another session's from it.
+  const judge = (status: unknown, where: Record<string, CanonicalValue> | undefined) => {
+    const facts: Record<string, CanonicalValue> = where === undefined ? {} : { previous_receipt: { reference, ...where, ...(typeof status === 'string' ? { status } : {}) } };
+    if (status === 'Error') return { ok: true, facts };
+    if (status === 'Success') return { ok: false, code: 'checkout-fulfilled' as const, message: `the previous checkout (${reference}) has a Success receipt: an open checkout mandate's line items are one cart, not split across checkouts`, facts };
+    return { ok: false, code: 'receipt-missing' as const, message: `the previous checkout (${reference}) has no checkout receipt: AP2 forbids a subsequent presentation until one arrives`, facts };
   };
   const inFrame = checkoutStatus(seen.listed, reference);
   if (inFrame !== undefined) return judge(inFrame, { in_frame: true });
   const owner = await ctx.nonceOwner(key, `receipt:${reference}`);
-  if (!owner) return judge(undefined, {});
+  if (!owner) return judge(undefined, undefined);
   const recorded = ctx.recorded?.['ap2'];
   const status = ctx.recorded !== undefined && owner.sessionId !== ctx.sessionId
     ? (isObject(recorded) && isObject(recorded['previous_receipt']) ? recorded['previous_receipt']['status'] : undefined)

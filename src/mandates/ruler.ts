@@ -241,8 +241,8 @@ export function createAp2Ruler(options: Ap2RulerOptions): TurnRuler {
     const uses = await readUses(store, ctx, key, 'checkout');
     const external = uses.filter((u) => u.session !== ctx.sessionId).map((u) => ({ ...u }) as unknown as CanonicalObject);
     const prior = await previousCheckoutRejected(ctx, key, uses[uses.length - 1]?.reference, seen, rulingOf);
-    if (!prior.ok) return refused(prior.code, prior.message, { ...base, uses_before: uses.length, external });
-    const facts = { uses_before: uses.length, external, ...prior.value };
+    const facts = { uses_before: uses.length, external, ...prior.facts };
+    if (!prior.ok) return refused(prior.code!, prior.message!, { ...base, ...facts });
     const violations = evaluateCheckout(m.constraints, cart);
     if (violations.length > 0) {
       return refused('constraint-violated', violations.map((x) => `${x.constraint}: ${x.reason}`).join('; '), { ...base, ...facts, violations: violations.map((x) => x.constraint) });
