@@ -102,7 +102,7 @@ export async function openCheckoutMandate(w: World, o: { iat: number; exp: numbe
 }
 
 /** A checkout session's turn body: canonical JSON {checkout} — the agent's closed checkout mandate over a merchant-signed cart. */
-export async function checkoutTurn(w: World, open: string, o: { nonce: string; iat: number; merchant?: typeof MERCHANT; by?: KeyPair; item?: { id: string; title: string } }): Promise<{ body: Uint8Array; checkoutHash: string }> {
+export async function checkoutTurn(w: World, open: string, o: { nonce: string; iat: number; merchant?: { id: string; name: string; website?: string }; by?: KeyPair; item?: { id: string; title: string } }): Promise<{ body: Uint8Array; checkoutHash: string }> {
   const cart = { id: `checkout-${o.nonce}`, merchant: o.merchant ?? MERCHANT, line_items: [{ id: 'li_1', item: o.item ?? SHOE, quantity: 1 }], currency: 'USD' };
   const checkoutJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(cart))).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK((o.by ?? w.merchant).privateKey, 'ES256'));
   const inst = await instance(w);
