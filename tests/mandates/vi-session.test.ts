@@ -131,6 +131,14 @@ describe('a day under a Verifiable Intent L2 autonomous credential', () => {
     expect(bad.ok).toBe(false);
     const noAudience = await engine.open({ name: 'y', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public } } as never);
     expect(noAudience.ok).toBe(false);
+    // Parties come as a pair of {iss, key}: one alone, or a bare name, is refused.
+    const party = { iss: 'https://audioshop.example.com/checkout', key: keys['merchant']!.public };
+    const onlyMerchant = await engine.open({ name: 'z', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party } } as never);
+    expect(onlyMerchant.ok).toBe(false);
+    const bareName = await engine.open({ name: 'w', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party, provider: 'https://wallet.example' } } as never);
+    expect(bareName.ok).toBe(false);
+    const both = await engine.open({ name: 'v', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party, provider: { ...party, iss: 'https://wallet.example' } } } as never);
+    expect(both.ok).toBe(true);
     await store.close();
   });
 });
