@@ -186,9 +186,66 @@ const checkouts = [
   { name: 'payload-not-an-object', jwt: jws(keys.merchant, H, ['merchant']), expect: 'checkout-signature' },
 ];
 
+// ---- open checkout mandates and closed checkout mandates (§16.11), generated after every vector above
+// (one salt counter: the earlier vectors stay byte-identical). Field values follow AP2's
+// docs/ap2/checkout_mandate.md example (google-agentic-commerce/AP2, Apache-2.0); the cart follows
+// code/sdk/schemas/ucp/types/{checkout,line_item}.json (merchant, line_items[].item.id, quantity).
+const demoMerchant = { id: 'merchant_1', name: 'Demo Merchant', website: 'https://demo-merchant.example' };
+const shoe = { id: 'supershoe_limited_edition_gold_sneaker_womens_9_0', title: 'SuperShoe Limited Edition Gold' };
+const socks = { id: 'best_socks', title: 'The Best Socks' };
+const checkoutPayload = (over = {}, constraintsOver) => ({
+  vct: 'mandate.checkout.open.1', iat: IAT, exp: EXP,
+  cnf: { jwk: keys.agent.publicKey },
+  constraints: constraintsOver ?? [
+    { type: 'checkout.line_items', items: [{ id: 'line_1', acceptable_items: [shoe], quantity: 1 }, { id: 'line_2', acceptable_items: [socks], quantity: 2 }] },
+    { type: 'checkout.allowed_merchants', allowed: [demoMerchant] },
+  ],
+  ...over,
+});
+const validCheckout = await issue(checkoutPayload());
+add('valid-checkout', validCheckout, 'ok', { agent: 'agent' });
+const lineItems = checkoutPayload().constraints.slice(0, 1);
+add('checkout-unknown-constraint', await issue(checkoutPayload({}, [...lineItems, { type: 'checkout.max_total', amount: 100 }])), 'constraint-unknown');
+add('payment-constraint-in-checkout', await issue(checkoutPayload({}, [...lineItems, { type: 'payment.budget', currency: 'USD', max: 10 }])), 'constraint-unknown');
+add('checkout-without-line-items', await issue(checkoutPayload({}, [{ type: 'checkout.allowed_merchants', allowed: [demoMerchant] }])), 'constraint-missing');
+add('checkout-line-items-share-an-item', await issue(checkoutPayload({}, [{ type: 'checkout.line_items', items: [{ id: 'a', acceptable_items: [shoe], quantity: 1 }, { id: 'b', acceptable_items: [shoe, socks], quantity: 1 }] }])), 'constraint-unsupported');
+add('checkout-line-items-quantity-zero', await issue(checkoutPayload({}, [{ type: 'checkout.line_items', items: [{ id: 'a', acceptable_items: [shoe], quantity: 0 }] }])), 'constraint-malformed');
+
+const MERCHANT_AUD = parties.merchant.iss;
+const line = (id, item, quantity) => ({ id, item, quantity, totals: [{ type: 'subtotal', amount: 100 * quantity }] });
+const cart = (over = {}) => ({ id: 'checkout-1', merchant: demoMerchant, line_items: [line('li_1', shoe, 1), line('li_2', socks, 2)], status: 'ready_for_complete', currency: 'USD', totals: [{ type: 'total', amount: 19_900 }], links: [], ...over });
+const cartJwt = (over, k = keys.merchant) => jws(k, H, cart(over));
+const closedCheckoutPayload = (jwt, over = {}) => ({ iat: NOW, aud: MERCHANT_AUD, nonce: 'c-1', vct: 'mandate.checkout.1', checkout_jwt: jwt, checkout_hash: b64sha(jwt), ...over });
+async function presentCheckout(kbPayload, kbKey = keys.agent) {
+  const inst = await instance();
+  inst.config({ kbSigner: signerOf(kbKey) });
+  const all = { constraints: Object.fromEntries(checkoutPayload().constraints.map((_, i) => [i, true])) };
+  return inst.present(validCheckout, all, { kb: { payload: kbPayload } });
+}
+const closedCheckout = [];
+const addK = (name, presentation, expect, extra = {}) => closedCheckout.push({ name, open: 'valid-checkout', presentation, now: NOW, aud: MERCHANT_AUD, merchant: 'merchant', expect, ...extra });
+const goodCart = cartJwt();
+addK('valid-checkout-cart', await presentCheckout(closedCheckoutPayload(goodCart)), 'ok', { violations: [] });
+addK('merchant-not-allowed', await presentCheckout(closedCheckoutPayload(cartJwt({ merchant: { id: 'merchant_2', name: 'Other Merchant' } }))), 'ok', { violations: ['checkout.allowed_merchants'] });
+addK('quantity-short', await presentCheckout(closedCheckoutPayload(cartJwt({ line_items: [line('li_1', shoe, 1), line('li_2', socks, 1)] }))), 'ok', { violations: ['checkout.line_items'] });
+addK('item-in-no-requirement', await presentCheckout(closedCheckoutPayload(cartJwt({ line_items: [line('li_1', shoe, 1), line('li_2', socks, 2), line('li_3', { id: 'hat', title: 'Hat' }, 1)] }))), 'ok', { violations: ['checkout.line_items'] });
+addK('checkout-kb-by-other-key', await presentCheckout(closedCheckoutPayload(goodCart), keys.other), 'kb-signature');
+addK('checkout-wrong-aud', await presentCheckout(closedCheckoutPayload(goodCart, { aud: AUD })), 'kb-claims');
+addK('checkout-hash-not-of-the-jwt', await presentCheckout(closedCheckoutPayload(goodCart, { checkout_hash: b64sha('another checkout') })), 'closed-transaction-id');
+addK('checkout-wrong-closed-vct', await presentCheckout(closedCheckoutPayload(goodCart, { vct: 'mandate.checkout.2' })), 'closed-vct');
+addK('payment-vct-under-checkout', await presentCheckout(closedCheckoutPayload(goodCart, { vct: 'mandate.payment.1' })), 'closed-vct');
+{
+  const p = await presentCheckout(closedCheckoutPayload(goodCart));
+  const parts = p.split('~');
+  addK('checkout-sd-hash-after-dropping-a-disclosure', [parts[0], ...parts.slice(2)].join('~'), 'kb-sd-hash');
+}
+addK('cart-signed-by-provider', await presentCheckout(closedCheckoutPayload(cartJwt({}, keys.provider))), 'checkout-signature');
+addK('cart-without-line-items', await presentCheckout(closedCheckoutPayload(cartJwt({ line_items: [] }))), 'checkout-malformed');
+addK('cart-line-item-without-item', await presentCheckout(closedCheckoutPayload(cartJwt({ line_items: [{ id: 'sku-1', quantity: 1 }] }))), 'checkout-malformed');
+
 return {
-  parties, receipts, checkouts,
-  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. receipts: verify jwt as a receipt of type under parties (iss and the named key of merchant and provider); expect ok (then reference) or the refusal code (§16.8). checkouts: the merchant signature on a checkout JWT (expect ok or checkout-signature). Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0). vi (§16.10): Verifiable Intent v0.1 L1 and L2 autonomous credentials; verify l1 with the issuer key and l2 over it at now, and the agent key when named; expect ok or the refusal code; payments: when ok, the mapped constraints\' violations for each payment given history. Its keys are its own; mandate field values from agent-intent/verifiable-intent spec/credential-format.md §11.2 (Apache-2.0).',
+  parties, receipts, checkouts, closedCheckout,
+  description: 'AP2 v0.2 open payment mandates (RFC 9901 SD-JWT, ES256) and closed payment mandates (KB-JWT) (PROTOCOL.md §16). open: verify presentation with the issuer key at now (Unix seconds), and the agent key when named; expect ok or the refusal code. closed: verify against the named open vector with aud, nonce, checkoutHashes, openCheckoutHash; when ok, the constraints it violates given history. receipts: verify jwt as a receipt of type under parties (iss and the named key of merchant and provider); expect ok (then reference) or the refusal code (§16.8). checkouts: the merchant signature on a checkout JWT (expect ok or checkout-signature). closedCheckout (§16.11): closed checkout mandates against the named open checkout vector with aud and the merchant party; expect ok (then the checkout constraints violated by the cart) or the refusal code; checkout field values from AP2 docs/ap2/checkout_mandate.md (Apache-2.0). Keys derive from fixed labels (test keys). Merchant example fields from google-agentic-commerce/AP2 docs/ap2/agent_authorization.md (Apache-2.0). vi (§16.10): Verifiable Intent v0.1 L1 and L2 autonomous credentials; verify l1 with the issuer key and l2 over it at now, and the agent key when named; expect ok or the refusal code; payments: when ok, the mapped constraints\' violations for each payment given history; l3b: L3b checkout mandates over the named credential at now for the merchant party (iss and key); expect ok (then the L2 checkout constraints violated by the cart) or the refusal code. Its keys are its own; mandate field values from agent-intent/verifiable-intent spec/credential-format.md §11.2 (Apache-2.0).',
   keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
   open, closed,
   vi: await viVectors(),

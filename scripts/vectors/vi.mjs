@@ -29,7 +29,7 @@ const signerOf = (k) => async (data) => b64(p256.sign(sha(Buffer.from(data, 'asc
 export async function viVectors() {
   let saltCounter = 0;
   const saltGenerator = () => b64(sha(`vi salt ${saltCounter++}`).subarray(0, 16));
-  const keys = { issuer: labelKey('issuer'), user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other') };
+  const keys = { issuer: labelKey('issuer'), user: labelKey('user'), agent: labelKey('agent'), other: labelKey('other'), merchant: labelKey('merchant') };
   const NOW = 1_893_456_000; // 2030-01-01T00:00:00Z
   const L1_IAT = NOW - 86_400, L1_EXP = NOW + 365 * 86_400;
   const L2_IAT = NOW - 3_600, L2_EXP = NOW + 30 * 86_400;
@@ -120,8 +120,44 @@ export async function viVectors() {
   add('budget-three-decimals-usd', l1, await issueL2({ constraints: [ref0, { type: 'payment.budget', currency: 'USD', max: 10.005 }] }), 'budget-inexact');
   add('amount-range-unknown-member', l1, await issueL2({ constraints: [ref0, { type: 'payment.amount', currency: 'USD', max: 100, per: 'day' }] }), 'constraint-malformed');
 
+  // ---- L3b (§5.2–§5.5, §5.7): the agent's final checkout mandate for the merchant, over valid-autonomous.
+  // Generated after every vector above (one salt counter: those stay byte-identical). The aud is §11.2's L3b aud.
+  const merchantParty = { iss: 'https://audioshop.example.com/checkout', key: 'merchant' };
+  const jws = (k, payload) => {
+    const input = `${b64(Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'JWT' })))}.${b64(Buffer.from(JSON.stringify(payload)))}`;
+    return `${input}.${b64(p256.sign(sha(Buffer.from(input, 'ascii')), k.d, { lowS: false }).toCompactRawBytes())}`;
+  };
+  const headphones = { id: 'WH-1000XM5', title: 'Sony WH-1000XM5 Wireless Headphones' };
+  const cartJwt = (merchant = payee, k = keys.merchant) => jws(k, { id: 'checkout-1', merchant, line_items: [{ id: 'li_1', item: headphones, quantity: 1 }], currency: 'USD', totals: [{ type: 'total', amount: 27_999 }] });
+  const [l2Jwt, ...l2Ds] = valid.split('~');
+  const disclosureOf = (vct) => l2Ds.find((d) => d !== '' && JSON.parse(Buffer.from(d, 'base64url').toString())[1]?.vct === vct);
+  const selective = (d) => b64sha(`${l2Jwt}~${d}~`);
+  const L3_IAT = NOW;
+  async function l3b({ jwt = cartJwt(), k = keys.agent, kid = 'agent-key-1', typ = 'kb-sd-jwt', over = {}, mandate = {} } = {}) {
+    const final = { vct: 'mandate.checkout', checkout_jwt: jwt, checkout_hash: b64sha(jwt), line_items: [{ sku: headphones.id, name: headphones.title, quantity: 1, unit_price: 27_999, currency: 'USD' }], ...mandate };
+    const payload = { nonce: 'd8e2f4a5b6c7d8e9', aud: merchantParty.iss, iat: L3_IAT, exp: L3_IAT + 300, sd_hash: selective(disclosureOf('mandate.checkout.open')), delegate_payload: [final], ...over };
+    return sign(k, typ, kid, payload, { delegate_payload: { _sd: [0] } });
+  }
+  const l3bs = [];
+  const addB = (name, text, expect, extra = {}) => l3bs.push({ name, credential: 'valid-autonomous', l3b: text, now: NOW, merchant: merchantParty, expect, ...extra });
+  addB('valid-l3b', await l3b(), 'ok', { violations: [] });
+  addB('l3b-merchant-not-allowed', await l3b({ jwt: cartJwt({ id: 'soundstore', name: 'SoundStore', website: 'https://soundstore.example.com' }) }), 'ok', { violations: ['checkout.allowed_merchants'] });
+  addB('l3b-by-other-key', await l3b({ k: keys.other }), 'kb-signature');
+  addB('l3b-kid-not-the-mandates', await l3b({ kid: 'agent-key-2' }), 'kb-header');
+  addB('l3b-typ-of-l2', await l3b({ typ: 'kb-sd-jwt+kb' }), 'kb-header');
+  addB('l3b-carries-cnf', await l3b({ over: { cnf: { jwk: keys.agent.publicKey } } }), 'kb-claims');
+  addB('l3b-aud-the-network', await l3b({ over: { aud: 'https://network.example/vi/authorize' } }), 'kb-claims');
+  addB('l3b-nonce-of-the-l2', await l3b({ over: { nonce: 'b7e2f4a9c1d3e8b2' } }), 'kb-claims');
+  addB('l3b-lifetime-over-an-hour', await l3b({ over: { exp: L3_IAT + 3_601 } }), 'kb-claims');
+  addB('l3b-sd-hash-over-the-payment-disclosure', await l3b({ over: { sd_hash: selective(disclosureOf('mandate.payment.open')) } }), 'kb-sd-hash');
+  addB('l3b-final-vct-open', await l3b({ mandate: { vct: 'mandate.checkout.open' } }), 'closed-vct');
+  addB('l3b-checkout-hash-not-of-the-jwt', await l3b({ mandate: { checkout_hash: b64sha('another checkout') } }), 'closed-transaction-id');
+  addB('l3b-cart-signed-by-other', await l3b({ jwt: cartJwt(payee, keys.other) }), 'checkout-signature');
+  addB('l3b-expired', await l3b(), 'kb-claims', { now: L3_IAT + 300 });
+
   return {
     keys: Object.fromEntries(Object.entries(keys).map(([k, v]) => [k, { public: v.publicKey, private: v.privateKey }])),
     vectors: vi,
+    l3b: l3bs,
   };
 }

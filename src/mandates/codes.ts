@@ -37,8 +37,8 @@ export const AP2_CODES = [
   'closed-vct', // closed vct not mandate.payment.1 / mandate.checkout.1 (or not matching the open type)
   'closed-transaction-id', // payment transaction_id is not the checkout_hash of its checkout
   // ---- a session under an open mandate (src/mandates/ruler.ts)
-  'ap2-spec', // the session spec's ap2 member is not {mandate, issuer, audience}
-  'turn-malformed', // an authored turn that is not canonical JSON {checkout_jwt, open_checkout, payment}
+  'ap2-spec', // the session spec's ap2 member is not {mandate, issuer, audience, merchant, provider} (or vi not its shape)
+  'turn-malformed', // an authored turn that is not the canonical JSON its session takes (§16.1, §16.10, §16.11)
   'kb-replayed', // this KB-JWT nonce was already admitted under the mandate (in any session)
   'constraint-violated', // the payment breaks a constraint given the mandate's history
   // ---- a Verifiable Intent v0.1 L2 autonomous credential (src/mandates/vi.ts, PROTOCOL.md §16.10)
@@ -48,6 +48,8 @@ export const AP2_CODES = [
   'vi-mandates', // not one open payment and one open checkout mandate, paired by payment.reference, with one cnf
   // ---- the other parties' signed answers (src/mandates/receipts.ts, PROTOCOL.md §16.8)
   'checkout-signature', // checkout_jwt is not an ES256 JWS under the merchant's pinned key
+  'checkout-malformed', // a checkout JWT payload without merchant {id, name, website?} and line_items [{item: {id}, quantity ≥ 1}] (a checkout session, VI L3b)
+  'checkout-fulfilled', // a second checkout under one open checkout mandate whose previous checkout was not rejected (line items are not split, §16.11)
   'receipt-malformed', // a receipt that is not a compact ES256 JWS of a strict JSON object with its type's members
   'receipt-signature', // a receipt whose signature verifies under neither pinned key
   'receipt-issuer', // signed by the other party's key, or iss is not the name pinned beside the key

@@ -103,8 +103,12 @@ function parseOne(c: unknown, kind: 'payment' | 'checkout'): MandateResult<Const
   }
 }
 
-/** Parses the `constraints` claim of an open mandate; the required one must be there. */
-export function parseConstraints(v: unknown, kind: 'payment' | 'checkout'): MandateResult<Constraint[]> {
+/**
+ * Parses the `constraints` claim of an open mandate; the one AP2 requires
+ * (`payment.reference`, `checkout.line_items`) must be there unless
+ * `required` is false (a VI checkout mandate, which need not carry line items).
+ */
+export function parseConstraints(v: unknown, kind: 'payment' | 'checkout', required = true): MandateResult<Constraint[]> {
   if (!Array.isArray(v)) return bad('constraints must be an array');
   const out: Constraint[] = [];
   for (const c of v) {
@@ -112,8 +116,8 @@ export function parseConstraints(v: unknown, kind: 'payment' | 'checkout'): Mand
     if (!r.ok) return r;
     out.push(r.value);
   }
-  const required = kind === 'payment' ? 'payment.reference' : 'checkout.line_items';
-  if (!out.some((c) => c.type === required)) return refuse('constraint-missing', `an open ${kind} mandate must carry ${required}`);
+  const must = kind === 'payment' ? 'payment.reference' : 'checkout.line_items';
+  if (required && !out.some((c) => c.type === must)) return refuse('constraint-missing', `an open ${kind} mandate must carry ${must}`);
   return { ok: true, value: out };
 }
 

@@ -2,7 +2,8 @@
  * AP2 v0.2 mandates (RFC 9901 SD-JWT credentials) as the authority of a day:
  * open mandates verified offline, closed mandates (KB-JWT) against them,
  * constraints evaluated against a history derived from the store, and the
- * ruler of a session under an open payment mandate. See PROTOCOL.md §16.
+ * ruler of a session under an open payment or checkout mandate or a VI
+ * credential. See PROTOCOL.md §16.
  *
  * @example
  * const r = await verifyOpenMandate(presentation, { issuerKey: userJwk, now: 1_893_456_000 });
@@ -21,13 +22,17 @@ export { OPEN_VCT, b64sha256, publicP256, verifyOpenMandate } from './open.js';
 export type { OpenMandate, OpenMandateOptions } from './open.js';
 export { CLOSED_VCT, verifyClosedMandate } from './closed.js';
 export type { ClosedMandate, ClosedOptions } from './closed.js';
+export { readCart, readCheckoutTurn, verifyCheckoutMandate } from './checkout.js';
+export type { VerifiedCheckout } from './checkout.js';
 export { AP2_SPEC_KEY, createAp2Ruler, readAp2Spec } from './ruler.js';
 export type { Ap2Spec, Ap2RulerOptions } from './ruler.js';
 export { findAp2Transaction, checkAp2Evidence } from './evidence.js';
 export type { Ap2Evidence, Ap2EvidenceCheck } from './evidence.js';
 export { VI_TYP, VI_VCT, verifyViCredential } from './vi.js';
 export type { ViCredential, ViOptions } from './vi.js';
-export { VI_L3_TYP, VI_SPEC_KEY, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
+export { VI_L3_TYP, VI_SPEC_KEY, readViPairTurn, readViSpec, readViTurn, verifyViPayment } from './vi-session.js';
+export { verifyViCheckout, viCheckoutConstraints } from './vi-checkout.js';
+export type { VerifiedViCheckout } from './vi-checkout.js';
 export type { ViSpec } from './vi-session.js';
 export { RECEIPT_TYPES, carriedReceipts, readParty, signerOf, verifyCheckoutJwt, verifyReceipt } from './receipts.js';
 export type { CarriedReceipt, Parties, Party, ReceiptType, VerifiedReceipt } from './receipts.js';

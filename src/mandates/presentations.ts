@@ -13,7 +13,7 @@
 import type { CanonicalObject, CanonicalValue } from '../protocol/index.js';
 import type { NonceClaim } from '../store/index.js';
 import type { RuleContext } from '../session/index.js';
-import type { MandateResult } from './codes.js';
+import type { Ap2Code, MandateResult } from './codes.js';
 import { carriedReceipts, verifyReceipt, type Parties } from './receipts.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -67,4 +67,47 @@ export function recordedPreviousReceipt(recorded: CanonicalObject): { reference:
   const p = isObject(a) ? a['previous_receipt'] : undefined;
   if (!isObject(p) || typeof p['reference'] !== 'string' || typeof p['session'] !== 'string' || typeof p['index'] !== 'number') return undefined;
   return { reference: p['reference'], session: p['session'], index: p['index'] };
+}
+
+/**
+ * The rule for an open **checkout** mandate (§16.11): its line items are one
+ * cart that AP2 does not split across checkouts, so use `n ≥ 1` is admitted
+ * only if use `n − 1` (its checkout hash `reference`) was rejected — a
+ * checkout receipt with status `Error`, in the answered frame or reserved by
+ * any session (`receipt-missing` without one, `checkout-fulfilled` when it is
+ * a `Success`). The status of a stored receipt is read from the ruling that
+ * lists it (`rulingOf`), and on replay for another session's from the
+ * recorded `previous_receipt.status`.
+ */
+export async function previousCheckoutRejected(
+  ctx: RuleContext,
+  key: string,
+  reference: string | undefined,
+  seen: FrameReceipts,
+  rulingOf: (session: string, index: number) => Promise<Record<string, unknown> | undefined>,
+): Promise<{ readonly ok: boolean; readonly code?: Ap2Code; readonly message?: string; readonly facts: Record<string, CanonicalValue> }> {
+  if (reference === undefined) return { ok: true, facts: {} };
+  // The receipt the ruling names, admitted or not: replay re-reads another session's from it.
+  const judge = (status: unknown, where: Record<string, CanonicalValue> | undefined) => {
+    const facts: Record<string, CanonicalValue> = where === undefined ? {} : { previous_receipt: { reference, ...where, ...(typeof status === 'string' ? { status } : {}) } };
+    if (status === 'Error') return { ok: true, facts };
+    if (status === 'Success') return { ok: false, code: 'checkout-fulfilled' as const, message: `the previous checkout (${reference}) has a Success receipt: an open checkout mandate's line items are one cart, not split across checkouts`, facts };
+    return { ok: false, code: 'receipt-missing' as const, message: `the previous checkout (${reference}) has no checkout receipt: AP2 forbids a subsequent presentation until one arrives`, facts };
+  };
+  const inFrame = checkoutStatus(seen.listed, reference);
+  if (inFrame !== undefined) return judge(inFrame, { in_frame: true });
+  const owner = await ctx.nonceOwner(key, `receipt:${reference}`);
+  if (!owner) return judge(undefined, undefined);
+  const recorded = ctx.recorded?.['ap2'];
+  const status = ctx.recorded !== undefined && owner.sessionId !== ctx.sessionId
+    ? (isObject(recorded) && isObject(recorded['previous_receipt']) ? recorded['previous_receipt']['status'] : undefined)
+    : checkoutStatus((await rulingOf(owner.sessionId, owner.index))?.['receipts'], reference);
+  return judge(status, { session: owner.sessionId, index: owner.index });
+}
+
+/** The status of the first verified checkout receipt for `reference` in a ruling's `receipts` list. */
+function checkoutStatus(listed: unknown, reference: string): unknown {
+  if (!Array.isArray(listed)) return undefined;
+  const r = listed.find((x) => isObject(x) && x['type'] === 'checkout' && x['reference'] === reference && typeof x['status'] === 'string');
+  return isObject(r) ? r['status'] : undefined;
 }

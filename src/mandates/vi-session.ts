@@ -1,9 +1,11 @@
 /**
  * A session whose authority is a Verifiable Intent v0.1 L2 autonomous
  * credential (PROTOCOL.md §16.10): the genesis spec carries `vi = {l1, l2,
- * issuer, audience}` byte for byte, and each authored turn is the agent's L3a
- * payment mandate with the merchant's checkout JWT. This module reads the spec
- * and the turn, and verifies the L3a against the credential (which
+ * issuer, audience, merchant?, provider?}` byte for byte, and each authored
+ * turn is the agent's L3a payment mandate with, when the spec pins the
+ * parties, its L3b checkout mandate (vi-checkout.ts), else the merchant's
+ * checkout JWT. This module reads the spec and the turn, and verifies the
+ * L3a against the credential (which
  * `verifyViCredential` checks at the frame's time); `createAp2Ruler` rules the
  * result with the same history and constraint code as an AP2 session.
  */
@@ -13,6 +15,7 @@ import { refuse, type MandateResult } from './codes.js';
 import type { ClosedMandate } from './closed.js';
 import type { Merchant, PaymentRequest } from './constraints.js';
 import { b64sha256, publicP256 } from './open.js';
+import { readParty, type Parties } from './receipts.js';
 import { disclosureDigest, splitCompact, verifySdJwt } from './sdjwt.js';
 import type { ViCredential } from './vi.js';
 
@@ -29,6 +32,14 @@ export interface ViSpec {
   readonly issuer: JWK;
   /** The `aud` every L3a names (the payment network). */
   readonly audience: string;
+  /**
+   * The merchant (signs checkout JWTs and checkout receipts; an L3b's `aud`
+   * is its `iss`) and the credential provider (payment and mandate
+   * receipts), when the spec pins them (§16.10): then each turn is an L3b +
+   * L3a pair and AP2's receipt rule applies. Absent in a spec of the
+   * payment side only.
+   */
+  readonly parties?: Parties;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -36,15 +47,32 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The spec's vi member, checked for shape (the chain is verified at each turn, against that frame's time). */
 export function readViSpec(spec: SessionSpec): MandateResult<ViSpec> {
   const a = spec[VI_SPEC_KEY];
-  const bad = refuse('ap2-spec', 'spec.vi must be {l1: "<jwt>~<d>~…~", l2: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>"}');
-  if (!isObject(a) || Object.keys(a).length !== 4 || typeof a.l1 !== 'string' || typeof a.l2 !== 'string' || typeof a.audience !== 'string' || a.audience === '') return bad;
+  const bad = refuse('ap2-spec', 'spec.vi must be {l1: "<jwt>~<d>~…~", l2: "<jwt>~<d>~…~", issuer: <EC P-256 JWK>, audience: "<string>"} or that with merchant and provider {iss, key}');
+  if (!isObject(a) || typeof a.l1 !== 'string' || typeof a.l2 !== 'string' || typeof a.audience !== 'string' || a.audience === '') return bad;
+  const n = Object.keys(a).length;
+  if (n !== 4 && !(n === 6 && a.merchant !== undefined && a.provider !== undefined)) return bad;
   for (const t of [a.l1, a.l2]) {
     const s = splitCompact(t);
     if (!s.ok || s.value.kb !== '') return bad;
   }
   const issuer = publicP256(a.issuer);
   if (!issuer) return bad;
-  return { ok: true, value: { l1: a.l1, l2: a.l2, issuer, audience: a.audience } };
+  const base = { l1: a.l1, l2: a.l2, issuer, audience: a.audience };
+  if (n === 4) return { ok: true, value: base };
+  const merchant = readParty(a.merchant), provider = readParty(a.provider);
+  if (!merchant || !provider) return bad;
+  return { ok: true, value: { ...base, parties: { merchant, provider } } };
+}
+
+/** The turn body of a spec with parties: canonical JSON {checkout, payment} (the L3b and the L3a, each `<jwt>~<final mandate disclosure>~`). */
+export function readViPairTurn(bytes: Uint8Array): { checkout: string; payment: string } | undefined {
+  const r = parseStrictJson(bytes);
+  if (!r.ok || !isObject(r.value)) return undefined;
+  const v = r.value;
+  if (Object.keys(v).length !== 2 || typeof v.checkout !== 'string' || typeof v.payment !== 'string') return undefined;
+  const canon = canonicalBytes(v as CanonicalObject);
+  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
+  return { checkout: v.checkout, payment: v.payment };
 }
 
 /** The turn body: canonical JSON {checkout_jwt, payment} (payment = `<l3a-jwt>~<final payment mandate disclosure>~`). */

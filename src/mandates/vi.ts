@@ -44,6 +44,9 @@ const VI_TO_AP2: Readonly<Record<string, { readonly type: string; readonly renam
   'payment.budget': { type: 'payment.budget' },
   'payment.agent_recurrence': { type: 'payment.agent_recurrence' },
   'payment.reference': { type: 'payment.reference' },
+  // The checkout mandate's (§11.2), evaluated against an L3b's cart (vi-checkout.ts).
+  'mandate.checkout.allowed_merchant': { type: 'checkout.allowed_merchants', rename: { allowed_merchants: 'allowed' } },
+  'mandate.checkout.line_items': { type: 'checkout.line_items' },
 };
 
 /** A verified VI L2 autonomous credential: the open payment mandate as Tally rules it, and what the chain shows. */
@@ -56,6 +59,8 @@ export interface ViCredential extends OpenMandate {
   readonly checkoutDisclosure: string;
   /** The open payment mandate's disclosure text (an L3a's `sd_hash` covers it). */
   readonly paymentDisclosure: string;
+  /** The open checkout mandate as disclosed (an L3b's cart is checked against its constraints). */
+  readonly checkoutMandate: Readonly<Record<string, unknown>>;
   readonly l1: VerifiedSdJwt;
 }
 
@@ -81,7 +86,7 @@ function lifetime(c: Readonly<Record<string, unknown>>, now: number, layer: stri
 }
 
 /** The mandate's constraints in AP2's vocabulary (members renamed; unknown types untouched). */
-function asAp2(constraints: unknown): unknown {
+export function asAp2(constraints: unknown): unknown {
   if (!Array.isArray(constraints)) return constraints;
   return constraints.map((c) => {
     if (!isObject(c) || typeof c.type !== 'string') return c;
@@ -150,7 +155,7 @@ export async function verifyViCredential(l1Text: string, l2Text: string, opts: V
     ok: true,
     value: {
       kind: 'payment', id: b64sha256(`${l1Text}${l2Text}`), iat: t2.value.iat, exp: t2.value.exp, agentKey: pc.jwk, constraints: constraints.value, sdjwt: l2.value,
-      userKey, agentKid: pc.kid, checkoutDisclosure, paymentDisclosure, l1: l1.value,
+      userKey, agentKid: pc.kid, checkoutDisclosure, paymentDisclosure, checkoutMandate: cm, l1: l1.value,
     },
   };
 }

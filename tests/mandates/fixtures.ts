@@ -85,3 +85,29 @@ export async function paymentTurn(w: World, open: string, o: { amount: number; c
   // Canonical JSON: members sorted, no spaces (the engine's canonical form for these three strings).
   return new TextEncoder().encode(JSON.stringify({ checkout_jwt: checkoutJwt, open_checkout: OPEN_CHECKOUT, payment }));
 }
+
+/** AP2 docs/ap2/checkout_mandate.md's example item (Apache-2.0). */
+export const SHOE = { id: 'supershoe_limited_edition_gold_sneaker_womens_9_0', title: 'SuperShoe Limited Edition Gold' };
+/** The audience of a closed checkout mandate: the merchant. */
+export const MERCHANT_AUDIENCE = MERCHANT_ISS;
+
+/** An open checkout mandate for one SHOE from MERCHANT (every constraint selectively disclosed and released). */
+export async function openCheckoutMandate(w: World, o: { iat: number; exp: number }): Promise<string> {
+  const constraints = [
+    { type: 'checkout.line_items', items: [{ id: 'line_1', acceptable_items: [SHOE], quantity: 1 }] },
+    { type: 'checkout.allowed_merchants', allowed: [MERCHANT] },
+  ];
+  const inst = await instance(w);
+  return inst.issue({ vct: 'mandate.checkout.open.1', iat: o.iat, exp: o.exp, cnf: { jwk: w.agent.publicKey }, constraints }, { constraints: { _sd: [0, 1] } } as never, { header: { typ: 'dc+sd-jwt' } });
+}
+
+/** A checkout session's turn body: canonical JSON {checkout} — the agent's closed checkout mandate over a merchant-signed cart. */
+export async function checkoutTurn(w: World, open: string, o: { nonce: string; iat: number; merchant?: { id: string; name: string; website?: string }; by?: KeyPair; item?: { id: string; title: string } }): Promise<{ body: Uint8Array; checkoutHash: string }> {
+  const cart = { id: `checkout-${o.nonce}`, merchant: o.merchant ?? MERCHANT, line_items: [{ id: 'li_1', item: o.item ?? SHOE, quantity: 1 }], currency: 'USD' };
+  const checkoutJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify(cart))).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK((o.by ?? w.merchant).privateKey, 'ES256'));
+  const inst = await instance(w);
+  const checkout = await inst.present(open, { constraints: { 0: true, 1: true } } as never, {
+    kb: { payload: { iat: o.iat, aud: MERCHANT_AUDIENCE, nonce: o.nonce, vct: 'mandate.checkout.1', checkout_jwt: checkoutJwt, checkout_hash: b64sha(checkoutJwt) } as never },
+  });
+  return { body: new TextEncoder().encode(JSON.stringify({ checkout })), checkoutHash: b64sha(checkoutJwt) };
+}

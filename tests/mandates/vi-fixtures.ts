@@ -20,7 +20,7 @@ export const PAYEE = { id: 'audioshop', name: 'AudioShop Inc.', website: 'https:
 export const b64sha = (s: string) => createHash('sha256').update(s, 'ascii').digest('base64url');
 
 /** The L2's payment mandate disclosure (an L3a's sd_hash covers the L2 base JWT and it). */
-const paymentDisclosure = cred.l2.split('~').slice(1, -1).find((d) => (JSON.parse(Buffer.from(d, 'base64url').toString()) as [string, { vct: string }])[1].vct === 'mandate.payment.open')!;
+export const paymentDisclosure = cred.l2.split('~').slice(1, -1).find((d) => (JSON.parse(Buffer.from(d, 'base64url').toString()) as [string, { vct: string }])[1].vct === 'mandate.payment.open')!;
 
 export interface L3Options { amount: number; nonce: string; iat: number; key?: string; kid?: string; over?: Record<string, unknown>; mandate?: Record<string, unknown>; sdHash?: string; txFor?: string }
 /** One purchase: canonical JSON {checkout_jwt, payment}, the L3a signed by the agent (or another key). */

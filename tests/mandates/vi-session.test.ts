@@ -17,7 +17,11 @@ import { createAp2Ruler } from '../../src/mandates/index.js';
 import { replay } from '../../src/receipt/index.js';
 import { openStore } from '../../src/store/index.js';
 import { inProcess } from '../cli/in-process.js';
-import { AUD, b64sha, cred, keys, purchase, T0 } from './vi-fixtures.js';
+import { SDJwtInstance } from '@sd-jwt/core';
+import { ES256, digest, generateSalt } from '@sd-jwt/crypto-nodejs';
+import { CompactSign, importJWK } from 'jose';
+import { AUD, b64sha, cred, keys, PAYEE, paymentDisclosure, purchase, T0 } from './vi-fixtures.js';
+import { keyPair } from './fixtures.js';
 
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
@@ -105,6 +109,74 @@ describe('a day under a Verifiable Intent L2 autonomous credential', () => {
     expect(bad.ok).toBe(false);
     const noAudience = await engine.open({ name: 'y', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public } } as never);
     expect(noAudience.ok).toBe(false);
+    // Parties come as a pair of {iss, key}: one alone, or a bare name, is refused.
+    const party = { iss: 'https://audioshop.example.com/checkout', key: keys['merchant']!.public };
+    const onlyMerchant = await engine.open({ name: 'z', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party } } as never);
+    expect(onlyMerchant.ok).toBe(false);
+    const bareName = await engine.open({ name: 'w', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party, provider: 'https://wallet.example' } } as never);
+    expect(bareName.ok).toBe(false);
+    const both = await engine.open({ name: 'v', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: party, provider: { ...party, iss: 'https://wallet.example' } } } as never);
+    expect(both.ok).toBe(true);
+    await store.close();
+  });
+});
+
+/**
+ * A spec.vi that pins the merchant and the credential provider (§16.10): each
+ * turn is the agent's L3b (to the merchant) and L3a (to the network) pair,
+ * the L3b's checkout JWT is the merchant's and its cart meets the L2
+ * checkout mandate's constraints, and AP2's receipts and its rule "no second
+ * presentation without a receipt for the previous one" apply, by the same
+ * code as an AP2 session's.
+ */
+describe('a VI day whose spec pins the merchant and the provider', () => {
+  const MERCHANT = { iss: 'https://audioshop.example.com/checkout', key: keys['merchant']! };
+  const checkoutDisclosure = cred.l2.split('~').slice(1, -1).find((d) => (JSON.parse(Buffer.from(d, 'base64url').toString()) as [string, { vct: string }])[1].vct === 'mandate.checkout.open')!;
+  const ITEM = { id: 'WH-1000XM5', title: 'Sony WH-1000XM5 Wireless Headphones' };
+
+  async function pair(o: { amount: number; nonce: string; iat: number; merchant?: typeof PAYEE; cartBy?: string; l3bBy?: string; txFor?: string }) {
+    const checkoutJwt = await new CompactSign(new TextEncoder().encode(JSON.stringify({ id: `checkout-${o.nonce}`, merchant: o.merchant ?? PAYEE, line_items: [{ id: 'li_1', item: ITEM, quantity: 1 }] })))
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK(keys[o.cartBy ?? 'merchant']!.private, 'ES256'));
+    const agentInst = async (k: string) => new SDJwtInstance<Record<string, unknown>>({ signer: await ES256.getSigner(keys[k]!.private), signAlg: 'ES256', hasher: (d, a) => digest(d, a ?? 'sha-256'), hashAlg: 'sha-256', saltGenerator: generateSalt });
+    const finalCheckout = { vct: 'mandate.checkout', checkout_jwt: checkoutJwt, checkout_hash: b64sha(checkoutJwt) };
+    const l3b = await (await agentInst(o.l3bBy ?? 'agent')).issue({ nonce: `b-${o.nonce}`, aud: MERCHANT.iss, iat: o.iat, exp: o.iat + 300, sd_hash: b64sha(`${cred.l2.split('~')[0]}~${checkoutDisclosure}~`), delegate_payload: [finalCheckout] }, { delegate_payload: { _sd: [0] } } as never, { header: { typ: 'kb-sd-jwt', kid: 'agent-key-1' } });
+    const finalPayment = { vct: 'mandate.payment', payment_instrument: { type: 'mastercard.srcDigitalCard', id: 'f199c3dd' }, payment_amount: { amount: o.amount, currency: 'USD' }, payee: PAYEE, transaction_id: b64sha(o.txFor ?? checkoutJwt) };
+    const l3a = await (await agentInst('agent')).issue({ nonce: o.nonce, aud: AUD, iat: o.iat, exp: o.iat + 300, sd_hash: b64sha(`${cred.l2.split('~')[0]}~${paymentDisclosure}~`), delegate_payload: [finalPayment] }, { delegate_payload: { _sd: [0] } } as never, { header: { typ: 'kb-sd-jwt', kid: 'agent-key-1' } });
+    return { body: new TextEncoder().encode(JSON.stringify({ checkout: l3b, payment: l3a })), reference: b64sha(l3a) };
+  }
+
+  it('rules L3b + L3a pairs under the receipt rule, refuses what the L3b does not authorise, and replays', async () => {
+    const { store, engine, bundleOf } = await setup();
+    const provider = await keyPair();
+    const PROVIDER_ISS = 'https://wallet.example/receipts';
+    const o = await engine.open({ name: 'desk', vi: { l1: cred.l1, l2: cred.l2, issuer: keys['issuer']!.public, audience: AUD, merchant: { iss: MERCHANT.iss, key: MERCHANT.key.public }, provider: { iss: PROVIDER_ISS, key: provider.publicKey } } } as never);
+    if (!o.ok) throw new Error(o.message);
+    let ordinal = -1;
+    const turn = async (body: Uint8Array, time: number, receiptFor?: string) => {
+      const data = receiptFor === undefined ? undefined : { ap2: { receipts: [{ type: 'payment', jwt: await new CompactSign(new TextEncoder().encode(JSON.stringify({ iss: PROVIDER_ISS, iat: time / 1000, reference: receiptFor, status: 'Success', payment_id: 'pay-1', psp_confirmation_id: 'psp-1', network_confirmation_id: 'net-1' }))).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).sign(await importJWK(provider.privateKey, 'ES256')) }] } };
+      const f = await engine.frame({ sessionId: o.sessionId, ordinal, time, ...(data ? { data } : {}) });
+      if (!f.ok) throw new Error(f.message);
+      ordinal++;
+      const t = await engine.turn({ sessionId: o.sessionId, ordinal: f.ordinal, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'authored', bytes: body } });
+      if (!t.ok) throw new Error(t.message);
+      return (t.ruling as { ap2: Record<string, unknown> }).ap2;
+    };
+    const s = T0 / 1000;
+    const p1 = await pair({ amount: 10_000, nonce: 'q1', iat: s });
+    expect(await turn(p1.body, T0)).toMatchObject({ admitted: true, use: 0, reference: p1.reference });
+    const p2 = await pair({ amount: 10_000, nonce: 'q2', iat: s });
+    expect(await turn(p2.body, T0 + 1000)).toMatchObject({ admitted: false, code: 'receipt-missing' });
+    expect(await turn(p2.body, T0 + 2000, p1.reference)).toMatchObject({ admitted: true, use: 1, previous_receipt: { reference: p1.reference, in_frame: true }, receipts: [{ type: 'payment', reference: p1.reference, status: 'Success' }] });
+    const soundstore = { id: 'soundstore', name: 'SoundStore', website: 'https://soundstore.example.com' };
+    expect(await turn((await pair({ amount: 100, nonce: 'q3', iat: s, merchant: soundstore })).body, T0 + 3000, p2.reference)).toMatchObject({ admitted: false, code: 'constraint-violated', violations: ['checkout.allowed_merchants'] });
+    expect(await turn((await pair({ amount: 100, nonce: 'q4', iat: s, l3bBy: 'other' })).body, T0 + 4000)).toMatchObject({ admitted: false, code: 'kb-signature' });
+    expect(await turn((await pair({ amount: 100, nonce: 'q5', iat: s, cartBy: 'other' })).body, T0 + 5000)).toMatchObject({ admitted: false, code: 'checkout-signature' });
+    expect(await turn((await pair({ amount: 100, nonce: 'q6', iat: s, txFor: 'another checkout' })).body, T0 + 6000)).toMatchObject({ admitted: false, code: 'closed-transaction-id' });
+    // The payment side alone is not a turn of this session.
+    expect(await turn(await purchase({ amount: 100, nonce: 'q7', iat: s }), T0 + 7000)).toMatchObject({ admitted: false, code: 'turn-malformed' });
+
+    const r = await replay([await bundleOf(o.sessionId)], { ruler: (st) => createAp2Ruler({ store: st }) });
+    expect(r.ok, JSON.stringify(r).slice(0, 1500)).toBe(true);
     await store.close();
   });
 });
