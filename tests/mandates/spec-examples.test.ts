@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { JsonWebKey } from 'node:crypto';
+import fc from 'fast-check';
 import { compactVerify, importJWK, type JWK } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { b64sha256, disclosureDigest, verifyOpenMandate, verifySdJwt } from '../../src/mandates/index.js';
@@ -102,5 +103,18 @@ describe('the specs\' own SD-JWT examples (docs/vectors/sd-jwt-examples.json)', 
     const ind = independentVerify(m.compact, key(of.issuer!) as JsonWebKey, of.holder ? (key(of.holder) as JsonWebKey) : undefined);
     if (m.rfcFails) expect(ind[m.rfcFails], `independent verifier on ${m.rfcFails}`).toBe(false);
     if (m.kb) expect(await kbAnswer(m.compact, key(of.holder!))).toBe(m.kb.expect);
+  });
+});
+
+const FUZZ_SEED = 0x9901;
+describe(`one character of RFC 9901's §5.1 SD-JWT replaced is refused, never accepted (seed ${FUZZ_SEED.toString(16)})`, () => {
+  it('anywhere in the JWT, a disclosure or a separator', async () => {
+    const e = V.examples.find((x) => x.name === 'rfc9901-5.1-issuance')!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_~.='.split('');
+    await fc.assert(fc.asyncProperty(fc.nat({ max: e.compact.length - 2 }), fc.constantFrom(...alphabet), async (i, c) => {
+      fc.pre(e.compact[i] !== c);
+      const mutated = e.compact.slice(0, i) + c + e.compact.slice(i + 1);
+      expect(await typedAnswer(mutated, key('rfc9901-issuer'), e.typed)).not.toBe('ok');
+    }), { seed: FUZZ_SEED, numRuns: 300 });
   });
 });
