@@ -19,6 +19,8 @@ import { cosignatureVectors } from './vectors/cosignatures.mjs';
 import { engineLogVectors } from './vectors/engine-log.mjs';
 import { ap2Vectors } from './vectors/ap2.mjs';
 import { x402Vectors } from './vectors/x402.mjs';
+import { sdJwtExampleVectors } from './vectors/sd-jwt-examples.mjs';
+import { evidenceVectors } from './vectors/evidence.mjs';
 import { canonicalJson, canonicalBytes, entryHash, inclusionProofFromLeafHashes, parseStrictJson, rfc6962Hasher, rootFromLeafHashes, toHex, CHAIN_ERROR_CODES, STRICT_JSON_CODES } from '../dist/protocol/index.js';
 
 const CORPUS_VERSION = 'tally/1-corpus/1';
@@ -374,4 +376,10 @@ write('ap2.json', await ap2Vectors());
 // ---------------------------------------------------------------- x402 payments (§17)
 const x402 = await x402Vectors();
 write('x402.json', x402);
+// ---------------------------------------------------------------- the specs' own SD-JWT examples (§16.12)
+write('sd-jwt-examples.json', sdJwtExampleVectors());
+
+// ---------------------------------------------------------------- evidence packs, AP2 and x402 (§16.9, §17.8)
+write('evidence.json', await evidenceVectors());
+
 console.log(`wrote ${canonical.accept.length + canonical.refuse.length} canonical, ${hashCases.length} entry, ${bundleVectors.length} bundle, ${intents.signed.length + intents.validations.length} intent, ${rulings.cases.length} ruling, ${mandates.cases.length} mandate, ${verdicts.verdicts.length + verdicts.panels.length} verdict, ${cosignatures.cases.length} cosignature, ${engineLog.leaves.accept.length + engineLog.leaves.refuse.length + engineLog.paths.accept.length + engineLog.paths.refuse.length + engineLog.log.tiles.length + engineLog.days.cases.length} engine-log vectors`);

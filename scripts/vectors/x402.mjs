@@ -208,3 +208,8 @@ export async function x402Vectors() {
     scenarios: refusals,
   };
 }
+
+/** The helpers of this section, for the x402 evidence day of evidence.mjs (the same keys, spec, offers and payloads). */
+export function x402Fixtures() {
+  return { ASSET, at, requirement, spec, sign, wake };
+}

@@ -106,9 +106,14 @@ export function splitCompact(compact: string): MandateResult<{ jwt: string; disc
 
 const HEADER_KEYS = new Set(['alg', 'typ', 'kid']);
 
-/** The header a profile requires: by default AP2's (`alg` ES256, optional `typ` "dc+sd-jwt" and `kid`); with `typ`, exactly that `typ` and a string `kid` (Verifiable Intent's layers). */
+/**
+ * The header a profile requires: by default AP2's (`alg` ES256, optional `typ` "dc+sd-jwt" and `kid`); with `typ`, exactly that `typ`
+ * and a string `kid` (Verifiable Intent's layers), or with `kid: 'optional'` a string `kid` or none (the RFC 9901 examples of
+ * docs/vectors/sd-jwt-examples.json, whose headers name no key).
+ */
 export interface SdJwtHeaderRule {
   readonly typ?: string;
+  readonly kid?: 'required' | 'optional';
 }
 
 /**
@@ -126,8 +131,9 @@ export async function verifySdJwt(compact: string, issuerKey: JWK, options: SdJw
   if (!header.ok) return refuse('sdjwt-header', header.message);
   const hv = header.value;
   if (options.typ !== undefined) {
-    if (!isObject(hv) || hv.alg !== 'ES256' || hv.typ !== options.typ || typeof hv.kid !== 'string' || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
-      return refuse('sdjwt-header', `the header must be exactly {alg:"ES256", typ:${JSON.stringify(options.typ)}, kid:<string>}`);
+    const kidOk = isObject(hv) && (typeof hv.kid === 'string' || (options.kid === 'optional' && hv.kid === undefined));
+    if (!isObject(hv) || hv.alg !== 'ES256' || hv.typ !== options.typ || !kidOk || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
+      return refuse('sdjwt-header', `the header must be exactly {alg:"ES256", typ:${JSON.stringify(options.typ)}, kid:<string>${options.kid === 'optional' ? ' (optional)' : ''}}`);
     }
   } else if (!isObject(hv) || hv.alg !== 'ES256' || (hv.typ !== undefined && hv.typ !== 'dc+sd-jwt') || Object.keys(hv).some((k) => !HEADER_KEYS.has(k))) {
     return refuse('sdjwt-header', 'the header must be {alg:"ES256"} with optional typ "dc+sd-jwt" and kid, nothing else');
