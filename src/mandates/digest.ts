@@ -13,6 +13,15 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
+ * Whether `text` is in the alphabet of a compact JWS / SD-JWT (base64url,
+ * `.` and `~`): what a turn member hashed by {@link b64sha256} must be, since
+ * `asciiBytes` would map two non-ASCII texts that differ to the same bytes.
+ */
+export function isCompactText(text: string): boolean {
+  return /^[A-Za-z0-9_.~-]+$/.test(text);
+}
+
+/**
  * The bytes of `text` as Node's `Buffer.from(text, 'ascii')` writes them: the
  * low byte of each UTF-16 code unit (ASCII text is its own bytes).
  */

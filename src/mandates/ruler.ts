@@ -23,7 +23,7 @@ import { verifyCheckoutMandate, readCheckoutTurn } from './checkout.js';
 import { evaluateCheckout, evaluatePayment, type MandateHistory, type Violation } from './constraints.js';
 import { readUses, recordedExternal, rulingAt } from './history.js';
 import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './open.js';
-import { hexSha256 as hex } from './digest.js';
+import { hexSha256 as hex, isCompactText } from './digest.js';
 import { VI_SPEC_KEY, readViPairTurn, readViSpec, readViTurn, verifyViPayment, type ViSpec } from './vi-session.js';
 import { AP2_SPEC_KEY } from './spec-keys.js';
 import { verifyViCheckout } from './vi-checkout.js';
@@ -74,6 +74,7 @@ export function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout
   if (!r.ok || !isObject(r.value)) return undefined;
   const v = r.value;
   if (Object.keys(v).length !== 3 || typeof v.checkout_jwt !== 'string' || typeof v.open_checkout !== 'string' || typeof v.payment !== 'string') return undefined;
+  if (![v.checkout_jwt, v.open_checkout, v.payment].every(isCompactText)) return undefined;
   const canon = canonicalBytes(v as CanonicalObject);
   if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
   return { checkoutJwt: v.checkout_jwt, openCheckout: v.open_checkout, payment: v.payment };

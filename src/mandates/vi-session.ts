@@ -15,6 +15,7 @@ import { refuse, type MandateResult } from './codes.js';
 import type { ClosedMandate } from './closed.js';
 import type { Merchant, PaymentRequest } from './constraints.js';
 import { b64sha256, publicP256 } from './open.js';
+import { isCompactText } from './digest.js';
 import { readParty, type Parties } from './receipts.js';
 import { disclosureDigest, splitCompact, verifySdJwt } from './sdjwt.js';
 import type { ViCredential } from './vi.js';
@@ -69,7 +70,7 @@ export function readViPairTurn(bytes: Uint8Array): { checkout: string; payment: 
   const r = parseStrictJson(bytes);
   if (!r.ok || !isObject(r.value)) return undefined;
   const v = r.value;
-  if (Object.keys(v).length !== 2 || typeof v.checkout !== 'string' || typeof v.payment !== 'string') return undefined;
+  if (Object.keys(v).length !== 2 || typeof v.checkout !== 'string' || typeof v.payment !== 'string' || !isCompactText(v.checkout) || !isCompactText(v.payment)) return undefined;
   const canon = canonicalBytes(v as CanonicalObject);
   if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
   return { checkout: v.checkout, payment: v.payment };
@@ -80,7 +81,7 @@ export function readViTurn(bytes: Uint8Array): { checkoutJwt: string; payment: s
   const r = parseStrictJson(bytes);
   if (!r.ok || !isObject(r.value)) return undefined;
   const v = r.value;
-  if (Object.keys(v).length !== 2 || typeof v.checkout_jwt !== 'string' || typeof v.payment !== 'string') return undefined;
+  if (Object.keys(v).length !== 2 || typeof v.checkout_jwt !== 'string' || typeof v.payment !== 'string' || !isCompactText(v.checkout_jwt) || !isCompactText(v.payment)) return undefined;
   const canon = canonicalBytes(v as CanonicalObject);
   if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
   return { checkoutJwt: v.checkout_jwt, payment: v.payment };

@@ -55,3 +55,21 @@ describe(`the mandates byte seam equals the Node conversions it replaced (seed $
     }), runs);
   });
 });
+
+describe('turn members hashed as ASCII are compact text (base64url, `.`, `~`) or the turn is malformed', () => {
+  it('refuses a non-ASCII member, which asciiBytes would map onto another text', async () => {
+    const { readTurn } = await import('../../src/mandates/ruler.js');
+    const { readCheckoutTurn, readViTurn, readViPairTurn } = await import('../../src/mandates/index.js');
+    const enc = (v: Record<string, string>) => new TextEncoder().encode(JSON.stringify(Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))));
+    // 'é' (U+00E9) and 'ǩ' (U+01E9) have the same low byte: as ASCII they hash alike.
+    expect(b64sha256('a.é')).toBe(b64sha256('a.ǩ'));
+    const ok = { checkout_jwt: 'e30.e30.c2ln', open_checkout: 'e30.e30.c2ln~', payment: 'e30.e30.c2ln~WyJhIl0~' };
+    expect(readTurn(enc(ok))).toEqual({ checkoutJwt: ok.checkout_jwt, openCheckout: ok.open_checkout, payment: ok.payment });
+    for (const k of Object.keys(ok) as (keyof typeof ok)[]) expect(readTurn(enc({ ...ok, [k]: `${ok[k]}é` })), k).toBeUndefined();
+    expect(readViTurn(enc({ checkout_jwt: ok.checkout_jwt, payment: ok.payment }))).toBeDefined();
+    expect(readViTurn(enc({ checkout_jwt: `${ok.checkout_jwt}ǩ`, payment: ok.payment }))).toBeUndefined();
+    expect(readCheckoutTurn(enc({ checkout: ok.payment }))).toBe(ok.payment);
+    expect(readCheckoutTurn(enc({ checkout: `${ok.payment} ` }))).toBeUndefined();
+    expect(readViPairTurn(enc({ checkout: ok.payment, payment: `${ok.payment}é` }))).toBeUndefined();
+  });
+});
