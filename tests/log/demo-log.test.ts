@@ -51,8 +51,9 @@ describe('tally demo writes the engine log and the day’s inclusion in it', asy
     expect(again.mode).toBe('reused');
     expect(again.checks.log).toMatchObject({ ok: true, index: report.checks.log.index });
     const r = await inProcess(['tiles', 'export', join(out, 'log2'), '--db', join(out, 'tally.db'), '--log-key', join(out, 'nokey.key'), '--log-origin', 'demo.tally.invalid/other']);
-    // A fresh log key under another origin signs its own log of the same leaves: the same tree.
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain('size 2');
+    // A fresh log key under another origin would be a second log of the same leaves: the store's log key is recorded, so it is refused.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('signed with another log key');
+    expect(r.stderr).toContain(readFileSync(join(out, 'log.vkey'), 'utf8').trim());
   });
 });
