@@ -15,12 +15,9 @@ import { readCart, type VerifiedCheckout } from './checkout.js';
 import { parseConstraints, type Constraint } from './constraints.js';
 import { b64sha256 } from './open.js';
 import { verifyCheckoutJwt, type Party } from './receipts.js';
-import { verifySdJwt } from './sdjwt.js';
 import { asAp2, type ViCredential } from './vi.js';
+import { verifyL3Envelope } from './vi-session.js';
 
-/** L3's `typ` (VI §2, §5.2) and longest lifetime (§5.3: at most one hour). */
-const L3_TYP = 'kb-sd-jwt';
-const L3_MAX_LIFETIME = 3_600;
 const JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -38,19 +35,9 @@ export function viCheckoutConstraints(cred: ViCredential): MandateResult<Constra
 export async function verifyViCheckout(l3b: string, cred: ViCredential, opts: { now: number; merchant: Party }): Promise<MandateResult<VerifiedViCheckout>> {
   const constraints = viCheckoutConstraints(cred);
   if (!constraints.ok) return constraints;
-  const sd = await verifySdJwt(l3b, cred.agentKey, { typ: L3_TYP });
-  if (!sd.ok) {
-    if (sd.code === 'sdjwt-signature') return refuse('kb-signature', "the L3b is not signed by the mandates' cnf key");
-    if (sd.code === 'sdjwt-header') return refuse('kb-header', sd.message);
-    return sd;
-  }
-  if (sd.value.header.kid !== cred.agentKid) return refuse('kb-header', `the L3b kid must be the mandates' cnf.kid ${JSON.stringify(cred.agentKid)}`);
+  const sd = await verifyL3Envelope(l3b, cred, opts.now, 'L3b');
+  if (!sd.ok) return sd;
   const c = sd.value.claims;
-  if (c.cnf !== undefined) return refuse('kb-claims', 'an L3 carries no cnf (terminal delegation)');
-  const { iat, exp } = c;
-  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (iat as number) > opts.now || opts.now >= (exp as number) || (iat as number) < cred.iat || (exp as number) - (iat as number) > L3_MAX_LIFETIME) {
-    return refuse('kb-claims', 'L3b iat and exp must be integers with L2 iat ≤ iat ≤ frame time < exp ≤ iat + 3600');
-  }
   if (c.aud !== opts.merchant.iss) return refuse('kb-claims', `L3b aud must be the merchant ${JSON.stringify(opts.merchant.iss)}`);
   if (typeof c.nonce !== 'string' || c.nonce === '' || c.nonce === cred.sdjwt.claims['nonce']) return refuse('kb-claims', "L3b must carry a nonce other than the L2's");
   if (c.sd_hash !== b64sha256(`${cred.sdjwt.jwt}~${cred.checkoutDisclosure}~`)) return refuse('kb-sd-hash', 'L3b sd_hash is not the SHA-256 of the L2 base JWT and its checkout mandate disclosure (VI §5.4)');

@@ -17,7 +17,7 @@ import type { Merchant, PaymentRequest } from './constraints.js';
 import { b64sha256, publicP256 } from './open.js';
 import { isCompactText } from './digest.js';
 import { readParty, type Parties } from './receipts.js';
-import { disclosureDigest, splitCompact, verifySdJwt } from './sdjwt.js';
+import { disclosureDigest, splitCompact, verifySdJwt, type VerifiedSdJwt } from './sdjwt.js';
 import type { ViCredential } from './vi.js';
 
 import { VI_SPEC_KEY } from './spec-keys.js';
@@ -25,6 +25,30 @@ export { VI_SPEC_KEY } from './spec-keys.js';
 /** L3's `typ` (VI §5.2) and its longest lifetime (§5.3: at most one hour). */
 export const VI_L3_TYP = 'kb-sd-jwt';
 const L3_MAX_LIFETIME = 3_600;
+
+/**
+ * What every L3 is, the L3a (to the network) and the L3b (to the merchant)
+ * alike, checked in this order (VI §5.2–§5.3, PROTOCOL.md §16.10): `typ`
+ * kb-sd-jwt and ES256 under the mandates' `cnf.jwk`, `kid` = their
+ * `cnf.kid`, no `cnf` (terminal delegation), and integer `iat`/`exp` with
+ * L2 iat ≤ iat ≤ `now` < exp ≤ iat + 3600. The one copy of those checks.
+ */
+export async function verifyL3Envelope(l3: string, cred: ViCredential, now: number, which: 'L3a' | 'L3b'): Promise<MandateResult<VerifiedSdJwt>> {
+  const sd = await verifySdJwt(l3, cred.agentKey, { typ: VI_L3_TYP });
+  if (!sd.ok) {
+    if (sd.code === 'sdjwt-signature') return refuse('kb-signature', `the ${which} is not signed by the mandates' cnf key`);
+    if (sd.code === 'sdjwt-header') return refuse('kb-header', sd.message);
+    return sd;
+  }
+  if (sd.value.header.kid !== cred.agentKid) return refuse('kb-header', `the ${which} kid must be the mandates' cnf.kid ${JSON.stringify(cred.agentKid)}`);
+  const c = sd.value.claims;
+  if (c.cnf !== undefined) return refuse('kb-claims', 'an L3 carries no cnf (terminal delegation)');
+  const { iat, exp } = c;
+  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (iat as number) > now || now >= (exp as number) || (iat as number) < cred.iat || (exp as number) - (iat as number) > L3_MAX_LIFETIME) {
+    return refuse('kb-claims', `${which} iat and exp must be integers with L2 iat ≤ iat ≤ frame time < exp ≤ iat + 3600`);
+  }
+  return sd;
+}
 
 export interface ViSpec {
   readonly l1: string;
@@ -100,19 +124,9 @@ function merchant(v: unknown): Merchant | undefined {
  * `transaction_id` = base64url(SHA-256(checkout_jwt)).
  */
 export async function verifyViPayment(l3: string, cred: ViCredential, opts: { now: number; aud: string; checkoutJwt: string }): Promise<MandateResult<ClosedMandate & { kind: 'payment' }>> {
-  const sd = await verifySdJwt(l3, cred.agentKey, { typ: VI_L3_TYP });
-  if (!sd.ok) {
-    if (sd.code === 'sdjwt-signature') return refuse('kb-signature', "the L3a is not signed by the mandates' cnf key");
-    if (sd.code === 'sdjwt-header') return refuse('kb-header', sd.message);
-    return sd;
-  }
-  if (sd.value.header.kid !== cred.agentKid) return refuse('kb-header', `the L3a kid must be the mandates' cnf.kid ${JSON.stringify(cred.agentKid)}`);
+  const sd = await verifyL3Envelope(l3, cred, opts.now, 'L3a');
+  if (!sd.ok) return sd;
   const c = sd.value.claims;
-  if (c.cnf !== undefined) return refuse('kb-claims', 'an L3 carries no cnf (terminal delegation)');
-  const { iat, exp } = c;
-  if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (iat as number) > opts.now || opts.now >= (exp as number) || (iat as number) < cred.iat || (exp as number) - (iat as number) > L3_MAX_LIFETIME) {
-    return refuse('kb-claims', 'L3a iat and exp must be integers with L2 iat ≤ iat ≤ frame time < exp ≤ iat + 3600');
-  }
   if (c.aud !== opts.aud) return refuse('kb-claims', `L3a aud must be ${JSON.stringify(opts.aud)}`);
   if (typeof c.nonce !== 'string' || c.nonce === '') return refuse('kb-claims', 'L3a must carry a nonce');
   if (c.sd_hash !== b64sha256(`${cred.sdjwt.jwt}~${cred.paymentDisclosure}~`)) return refuse('kb-sd-hash', "L3a sd_hash is not the SHA-256 of the L2 base JWT and its payment mandate disclosure (VI §5.4)");

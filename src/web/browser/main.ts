@@ -172,8 +172,8 @@ function spawn(name: string): Worker {
       showReplayReport(byId('replay'), m.report, m.ms);
       if (m.report.divergences.length > 0) timeline.render(rows, readFilters());
       // The open entry's detail gains what changed, and whether its judges' signatures were re-verified.
-      const o = timeline.openEntry;
-      if (o !== undefined) timeline.open(o);
+      // Not `open`: that moves the cursor and focus, and the grader may be arrowing through the rows.
+      timeline.refreshOpen();
 
       document.body.setAttribute('data-replayed', m.report.state);
     } else if (m.type === 'receipt') {

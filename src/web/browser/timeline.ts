@@ -244,6 +244,15 @@ export class Timeline {
     return true;
   }
 
+  /**
+   * Shows the open entry's detail again (the replay added what it found), and
+   * leaves the cursor, the scroll and the focus where the grader left them.
+   */
+  refreshOpen(): void {
+    const r = this.shown.find((x) => x.i === this.selected);
+    if (r) this.onOpen(r);
+  }
+
   /** The entry open in the detail, if any. */
   get openEntry(): number | undefined {
     return this.selected < 0 ? undefined : this.selected;
