@@ -50,6 +50,7 @@ test('agent-tally/receipt exports', () => {
     'engineKeyFromPrivateKey',
     'engineKeyPath',
     'entryLeafHash',
+    'externalFactText',
     'fieldChanges',
     'formatCheckpoint',
     'formatConsistencyProof',
