@@ -7,9 +7,8 @@
  * that JWT signs ({@link readCart}), which the open mandate's constraints are
  * evaluated against. The same cart reader serves VI's L3b (vi-checkout.ts).
  */
-import { canonicalBytes, parseStrictJson, type CanonicalObject } from '../protocol/index.js';
+import { readCompactTurn } from './turn-body.js';
 import { refuse, type MandateResult } from './codes.js';
-import { isCompactText } from './digest.js';
 import { verifyClosedMandate } from './closed.js';
 import type { CheckoutRequest, Merchant } from './constraints.js';
 import type { OpenMandate } from './open.js';
@@ -61,8 +60,5 @@ export async function verifyCheckoutMandate(presentation: string, open: OpenMand
 
 /** A checkout session's turn body: canonical JSON {checkout: "<jwt>~<d>~…~<kb-jwt>"}, or undefined. */
 export function readCheckoutTurn(bytes: Uint8Array): string | undefined {
-  const r = parseStrictJson(bytes);
-  if (!r.ok || !isObject(r.value) || Object.keys(r.value).length !== 1 || typeof r.value.checkout !== 'string' || !isCompactText(r.value.checkout)) return undefined;
-  const canon = canonicalBytes(r.value as CanonicalObject);
-  return canon.length === bytes.length && canon.every((b, i) => b === bytes[i]) ? r.value.checkout : undefined;
+  return readCompactTurn(bytes, ['checkout'])?.checkout;
 }

@@ -14,16 +14,17 @@
  * (the loser is ruled again on fresh state).
  */
 import type { JWK } from 'jose';
-import { canonicalBytes, parseStrictJson, type CanonicalObject, type CanonicalValue, type SessionSpec } from '../protocol/index.js';
+import type { CanonicalObject, CanonicalValue, SessionSpec } from '../protocol/index.js';
 import type { NonceClaim, TranscriptStore } from '../store/index.js';
 import type { RecordedReservation, RuleContext, RuleOutcome, TurnRuler } from '../session/index.js';
+import { readCompactTurn } from './turn-body.js';
 import { refuse, type Ap2Code, type MandateResult } from './codes.js';
 import { verifyClosedMandate, type ClosedMandate } from './closed.js';
 import { verifyCheckoutMandate, readCheckoutTurn } from './checkout.js';
 import { evaluateCheckout, evaluatePayment, type MandateHistory, type Violation } from './constraints.js';
 import { readUses, recordedExternal, rulingAt } from './history.js';
 import { b64sha256, publicP256, verifyOpenMandate, type OpenMandate } from './open.js';
-import { hexSha256 as hex, isCompactText } from './digest.js';
+import { hexSha256 as hex } from './digest.js';
 import { VI_SPEC_KEY, readViPairTurn, readViSpec, readViTurn, verifyViPayment, type ViSpec } from './vi-session.js';
 import { AP2_SPEC_KEY } from './spec-keys.js';
 import { verifyViCheckout } from './vi-checkout.js';
@@ -70,14 +71,8 @@ const refused = (code: Ap2Code, message: string, extra: Record<string, Canonical
 
 /** The turn body of a payment session: canonical JSON {checkout_jwt, open_checkout, payment}, or undefined. */
 export function readTurn(bytes: Uint8Array): { checkoutJwt: string; openCheckout: string; payment: string } | undefined {
-  const r = parseStrictJson(bytes);
-  if (!r.ok || !isObject(r.value)) return undefined;
-  const v = r.value;
-  if (Object.keys(v).length !== 3 || typeof v.checkout_jwt !== 'string' || typeof v.open_checkout !== 'string' || typeof v.payment !== 'string') return undefined;
-  if (![v.checkout_jwt, v.open_checkout, v.payment].every(isCompactText)) return undefined;
-  const canon = canonicalBytes(v as CanonicalObject);
-  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
-  return { checkoutJwt: v.checkout_jwt, openCheckout: v.open_checkout, payment: v.payment };
+  const v = readCompactTurn(bytes, ['checkout_jwt', 'open_checkout', 'payment']);
+  return v && { checkoutJwt: v.checkout_jwt, openCheckout: v.open_checkout, payment: v.payment };
 }
 
 /** A verified payment; `checkout` the violations of a VI L3b's cart against the L2 checkout mandate, when there is one. */

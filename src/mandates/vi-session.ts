@@ -10,12 +10,12 @@
  * result with the same history and constraint code as an AP2 session.
  */
 import type { JWK } from 'jose';
-import { canonicalBytes, parseStrictJson, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
+import type { SessionSpec } from '../protocol/index.js';
+import { readCompactTurn } from './turn-body.js';
 import { refuse, type MandateResult } from './codes.js';
 import type { ClosedMandate } from './closed.js';
 import type { Merchant, PaymentRequest } from './constraints.js';
 import { b64sha256, publicP256 } from './open.js';
-import { isCompactText } from './digest.js';
 import { readParty, type Parties } from './receipts.js';
 import { disclosureDigest, splitCompact, verifySdJwt, type VerifiedSdJwt } from './sdjwt.js';
 import type { ViCredential } from './vi.js';
@@ -91,24 +91,14 @@ export function readViSpec(spec: SessionSpec): MandateResult<ViSpec> {
 
 /** The turn body of a spec with parties: canonical JSON {checkout, payment} (the L3b and the L3a, each `<jwt>~<final mandate disclosure>~`). */
 export function readViPairTurn(bytes: Uint8Array): { checkout: string; payment: string } | undefined {
-  const r = parseStrictJson(bytes);
-  if (!r.ok || !isObject(r.value)) return undefined;
-  const v = r.value;
-  if (Object.keys(v).length !== 2 || typeof v.checkout !== 'string' || typeof v.payment !== 'string' || !isCompactText(v.checkout) || !isCompactText(v.payment)) return undefined;
-  const canon = canonicalBytes(v as CanonicalObject);
-  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
-  return { checkout: v.checkout, payment: v.payment };
+  const v = readCompactTurn(bytes, ['checkout', 'payment']);
+  return v && { checkout: v.checkout, payment: v.payment };
 }
 
 /** The turn body: canonical JSON {checkout_jwt, payment} (payment = `<l3a-jwt>~<final payment mandate disclosure>~`). */
 export function readViTurn(bytes: Uint8Array): { checkoutJwt: string; payment: string } | undefined {
-  const r = parseStrictJson(bytes);
-  if (!r.ok || !isObject(r.value)) return undefined;
-  const v = r.value;
-  if (Object.keys(v).length !== 2 || typeof v.checkout_jwt !== 'string' || typeof v.payment !== 'string' || !isCompactText(v.checkout_jwt) || !isCompactText(v.payment)) return undefined;
-  const canon = canonicalBytes(v as CanonicalObject);
-  if (canon.length !== bytes.length || canon.some((b, i) => b !== bytes[i])) return undefined;
-  return { checkoutJwt: v.checkout_jwt, payment: v.payment };
+  const v = readCompactTurn(bytes, ['checkout_jwt', 'payment']);
+  return v && { checkoutJwt: v.checkout_jwt, payment: v.payment };
 }
 
 function merchant(v: unknown): Merchant | undefined {

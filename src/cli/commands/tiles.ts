@@ -72,7 +72,7 @@ for a bundle, or the signing log refused), 2 usage, 3 I/O.`,
         `log key: ${key.verifierKey}`,
       ]);
     } catch (e) {
-      if (e instanceof TallyError && (e.code === 'TALLY_LOG_EMPTY' || e.code.startsWith('TALLY_SIGN_') || e.code === 'TALLY_LOG_ROLLED_BACK' || e.code === 'TALLY_LOG_KEY_MISMATCH' || e.code === 'TALLY_LOG_TILE_MISMATCH')) throw new CliError(`${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.invalid, e.code);
+      if (e instanceof TallyError && (e.code.startsWith('TALLY_LOG_') || e.code.startsWith('TALLY_SIGN_'))) throw new CliError(`${e.shortMessage}${e.details ? ` (${e.details})` : ''}`, EXIT.invalid, e.code);
       if (e instanceof TallyError || (e as NodeJS.ErrnoException).code !== undefined) throw new CliError(`cannot write the tiles: ${(e as Error).message}`, EXIT.io, (e as TallyError).code ?? 'TALLY_CLI_IO');
       throw e;
     } finally {
