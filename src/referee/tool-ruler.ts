@@ -17,7 +17,8 @@ import type { RuleContext, RuleOutcome } from '../session/types.js';
 import { TranscriptFolds, type EntrySource } from './transcript-folds.js';
 import { mandateOf, type ParseMandateOptions } from './mandate.js';
 import type { ToolCode } from './tool-codes.js';
-import { budgetFigure, checkArguments, overBudget, overGroupBudget, type SpentCall, type ToolRate, type ToolRule } from './tools.js';
+import { GroupLedger, overGroupBudget } from './group-budget.js';
+import { budgetFigure, checkArguments, overBudget, type SpentCall, type ToolRate, type ToolRule } from './tools.js';
 import { actionLine, type JudgeRequestInput } from './bytes.js';
 import { askJudges, reverifyJudges, type JudgedVerdict } from './ask-judges.js';
 import type { Judge } from './judge.js';
@@ -119,6 +120,8 @@ export interface ToolFold {
   spent: Map<string, Map<string, string>>;
   /** The day's admitted calls in order, for group budgets (§18.3 step 8). */
   calls: SpentCall[];
+  /** Running sums over `calls` for group budgets, extended as the day grows. */
+  ledger: GroupLedger;
   /** Request id (canonical JSON of it) → authored hash of its first call. */
   ids: Map<string, string>;
   /** Time of the last frame folded. */
@@ -157,7 +160,7 @@ export class ToolHistory {
   constructor(source: EntrySource, maxSessions = 1024) {
     this.folds = new TranscriptFolds<ToolFold>(
       source,
-      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), calls: [], ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), calls: [], ledger: new GroupLedger(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
       maxSessions,
     );
   }
@@ -309,7 +312,7 @@ export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, manda
   if (rule.rate !== undefined && inWindow(f.perTool.get(call.name) ?? [], rule.rate, now) >= rule.rate.max) return refused('tool_rate_limited', `at most ${rule.rate.max} calls of "${call.name.slice(0, 80)}" per ${rule.rate.windowMs} ms`, call.name);
   const over = overBudget(rule, call.arguments, f.spent.get(call.name));
   if (over !== undefined) return refused('tool_budget_exceeded', `the "${over.arg}" of "${call.name.slice(0, 80)}" may sum to at most ${over.cap} over the day; with this call it would be ${over.total}`, call.name);
-  const group = overGroupBudget(m.tools?.budgets ?? [], call.name, call.arguments, f.calls, now);
+  const group = overGroupBudget(m.tools?.budgets ?? [], call.name, call.arguments, f.calls, now, f.ledger);
   if (group !== undefined) return refused('tool_budget_exceeded', `the "${group.budget.arg}" of ${group.budget.tools.map((x) => `"${x.slice(0, 40)}"`).join(', ').slice(0, 100)} may sum to at most ${group.budget.max} ${group.budget.windowMs === undefined ? 'over the day' : `per ${group.budget.windowMs} ms`}; with this call it would be ${group.total}`, call.name);
   if (rule.judging === undefined) return { ruling: { tool: { stage: 'tool', admitted: true, name: call.name } } as unknown as CanonicalObject, nonces: [] };
   const verdict = await judgeCall(ctx, rule as ToolRule & { judging: Judging }, m.instance, call, route.server, judges);

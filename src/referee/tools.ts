@@ -325,22 +325,3 @@ export interface SpentCall {
   readonly name: string;
   readonly args: Readonly<Record<string, unknown>>;
 }
-
-/**
- * The first group budget this call (of tool `name`, at frame time `now`) would overspend: the
- * figures of the budget's argument over the admitted calls of its tools — those within its
- * window (`now − window < t ≤ now`), or the whole day — plus this call's, in exact decimals.
- */
-export function overGroupBudget(budgets: readonly GroupBudget[], name: string, args: Readonly<Record<string, unknown>>, calls: readonly SpentCall[], now: number): { readonly budget: GroupBudget; readonly total: string } | undefined {
-  for (const b of budgets) {
-    if (!b.tools.includes(name)) continue;
-    let total = budgetFigure(args[b.arg]) ?? '0';
-    for (let i = calls.length - 1; i >= 0; i--) {
-      const c = calls[i]!;
-      if (b.windowMs !== undefined && c.time <= now - b.windowMs) break;
-      if (b.tools.includes(c.name)) total = decAdd(total, budgetFigure(c.args[b.arg]) ?? '0');
-    }
-    if (decCmp(total, b.max) > 0) return { budget: b, total };
-  }
-  return undefined;
-}
