@@ -2,9 +2,12 @@
  * The verification worker: streams the bundle (`Blob.stream()`, one chunk at
  * a time) through the protocol's one verification loop — `verifyChunks`, or
  * `verifyChunksAgainstCheckpoint` when a signed checkpoint and key are given,
- * exactly the rules `tally verify [--key --checkpoint]` runs — and posts
- * progress and display rows. A live day is followed incrementally
- * (follow.ts). Memory: the verifier's O(log n) frontier and one chunk, plus
+ * exactly the rules `tally verify [--key --checkpoint]` runs — verdict
+ * only (nothing built per line), and posts progress, the lines listed
+ * unverified after a failure, and with the verdict the verified entries'
+ * hashes: a loaded day's display rows are built beside it by the rows worker
+ * (row-feed.ts). A live day is followed incrementally (follow.ts), its rows
+ * built here as it verifies. Memory: the verifier's O(log n) frontier and one chunk, plus
  * what the page needs afterwards (day.ts) — per entry one leaf hash (for
  * inclusion proofs) and its byte offset (to re-read its bytes for a receipt).
  */
