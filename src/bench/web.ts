@@ -1,7 +1,8 @@
 /**
  * The grader's desk benchmark: entries per second the audit page verifies a
  * 100,000-entry day at, in Chromium (its web worker, SHA-256 in
- * WebAssembly from hash-wasm, streaming the picked File), beside `verifyBundle` on this
+ * WebAssembly from hash-wasm, streaming the picked File: the verdict, and the
+ * page ready with every row), beside `verifyBundle` on this
  * thread over the same bytes in the same run; and replay in the page (its
  * worker re-derives every ruling of a demo day with `replay`, referee ruler,
  * secp256k1 and EIP-191 from @noble/viem) beside `replay` in Node over the
@@ -70,8 +71,12 @@ export async function benchWeb(): Promise<Figure[]> {
       if (!r.ok) throw new Error(`bench bundle failed: ${r.code}`);
       size = r.size;
     }
-    const web = await timesInPage(dir, html, file, { profile: 'profile-', done: 'body[data-ready=true]', check: ['#banner', 'data-state', 'unpinned'], ms: '#banner' });
+    // The verdict (the worker's time, as the banner says it) and the page ready: verdict, every row, timeline and charts drawn.
+    const runs = await timesInPage(dir, html, file, { profile: 'profile-', done: 'body[data-ready=true]', check: ['#banner', 'data-state', 'unpinned'], ms: [['#banner', 'data-ms'], ['body', 'data-page-ms']] });
+    const web = runs.map((r) => r[0]!);
+    const ready = runs.map((r) => r[1]!);
     const perSecond = Math.round((size / Math.min(...web)) * 1000);
+    const readyPerSecond = Math.round((size / Math.min(...ready)) * 1000);
     const baseline = Math.round((size / Math.min(...node)) * 1000);
     const replayed = await benchReplay(dir, html);
     return [
@@ -81,7 +86,15 @@ export async function benchWeb(): Promise<Figure[]> {
         baselineName: 'verifyBundle (node, this thread)',
         baselinePerSecond: baseline,
         ratio: perSecond / baseline,
-        note: `${Math.round(bundle.length / 1048576)} MB; page time includes building the timeline rows`,
+        note: `${Math.round(bundle.length / 1048576)} MB; the verdict (the rows are built beside it, in a second worker)`,
+      },
+      {
+        name: `the page ready in the browser (verdict, ${size} rows, timeline and charts)`,
+        perSecond: readyPerSecond,
+        baselineName: 'verifyBundle (node, this thread)',
+        baselinePerSecond: baseline,
+        ratio: readyPerSecond / baseline,
+        note: 'from the load click to every row shown',
       },
       replayed,
     ];
@@ -105,7 +118,7 @@ async function benchReplay(dir: string, html: string): Promise<Figure> {
     if (!r.ok) throw new Error('the bench demo day did not replay');
     entries = r.size;
   }
-  const web = await timesInPage(dir, html, file, { profile: 'profile-replay-', done: 'body[data-replayed]', check: ['body', 'data-replayed', 'replayed'], ms: '#replay' });
+  const web = (await timesInPage(dir, html, file, { profile: 'profile-replay-', done: 'body[data-replayed]', check: ['body', 'data-replayed', 'replayed'], ms: [['#replay', 'data-ms']] })).map((r) => r[0]!);
   return {
     name: `replay in the browser (Chromium worker, demo day of ${entries} entries)`,
     perSecond: Math.round((entries / Math.min(...web)) * 1000),
@@ -118,22 +131,22 @@ async function benchReplay(dir: string, html: string): Promise<Figure> {
 
 /**
  * Loads `file` into the built page twice, in a fresh Chromium profile, and
- * returns the page's own timings (`data-ms` of `ms`) once `done` appears;
+ * returns the page's own timings (attribute `a` of `sel` for each `[sel, a]` of `ms`) once `done` appears;
  * throws unless attribute `check[1]` of `check[0]` reads `check[2]`.
  */
 async function timesInPage(
   dir: string,
   html: string,
   file: string,
-  o: { readonly profile: string; readonly done: string; readonly check: readonly [string, string, string]; readonly ms: string },
-): Promise<number[]> {
+  o: { readonly profile: string; readonly done: string; readonly check: readonly [string, string, string]; readonly ms: readonly (readonly [string, string])[] },
+): Promise<number[][]> {
   const { chromium } = await import('playwright-core');
   const ctx = await chromium.launchPersistentContext(mkdtempSync(join(dir, o.profile)), {
     executablePath: CHROMIUM,
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  const times: number[] = [];
+  const times: number[][] = [];
   try {
     for (let i = 0; i < 2; i++) {
       const tab = await ctx.newPage();
@@ -143,7 +156,7 @@ async function timesInPage(
       await tab.waitForSelector(o.done, { timeout: 600_000 });
       const [sel, attr, want] = o.check;
       if ((await tab.getAttribute(sel, attr)) !== want) throw new Error(`the page did not finish the bench day (${sel} ${attr} is not ${want})`);
-      times.push(Number(await tab.getAttribute(o.ms, 'data-ms')));
+      times.push(await Promise.all(o.ms.map(async ([sel, a]) => Number(await tab.getAttribute(sel, a)))));
       await tab.close();
     }
   } finally {

@@ -338,6 +338,21 @@ export class ChainVerifier {
     };
   }
 
+  /** How many entries were accepted so far (the next entry's index). */
+  get size(): number {
+    return this.index;
+  }
+
+  /** True once the finalize seal was accepted. */
+  get isSealed(): boolean {
+    return this.sealed;
+  }
+
+  /** The last accepted entry's hash: the verifier's own array, rewritten by the next line (copy to keep). */
+  headView(): Uint8Array {
+    return this.headBytes;
+  }
+
   /** The Merkle frontier over every entry accepted so far (a copy). */
   frontierHashes(): Uint8Array[] {
     return this.frontier.hashes();

@@ -111,6 +111,12 @@ export interface VerifyChunksOptions {
    * promise is awaited before the next line.
    */
   readonly onEntry?: (entry: VerifiedEntry, line: Uint8Array, verifier: ChainVerifier) => void | Promise<void>;
+  /**
+   * Called for every accepted line when `onEntry` is absent: nothing is built
+   * for the line (the verdict-only path); `verifier.size` is its index + 1 and
+   * `verifier.headView()` its entry hash. `line` is a view into the chunk.
+   */
+  readonly onAccepted?: (line: Uint8Array, verifier: ChainVerifier) => void;
   /** Run the byte-level line checker before the reference (default true; see `ChainVerifierOptions`). */
   readonly byteScan?: boolean;
   /** The digest written into a given array (see `ChainVerifierOptions.digestInto`). */
@@ -145,9 +151,11 @@ export async function verifyChunks(
     const { lines, overflow } = splitter.push(chunk);
     if (onEntry === undefined) {
       // Only the verdict is wanted: nothing is built per line.
+      const onAccepted = options.onAccepted;
       for (const line of lines) {
         const bad = v.accept(line);
         if (bad) return bad;
+        onAccepted?.(line, v);
       }
     } else {
       for (const line of lines) {

@@ -95,3 +95,34 @@ describe('proving from a bundle file (the engine database not needed)', () => {
     expect(r).toMatchObject({ ok: false, code: 'missing-newline', index: 0 });
   });
 });
+
+describe('the checkpoint match on the verdict-only path', () => {
+  it('gives what the entry path gives, for a checkpoint of every size and root', async () => {
+    const { verifyChunksAgainstCheckpoint } = await import('../../src/receipt/proof/bundle-checkpoint.js');
+    const { openSessionCheckpoint } = await import('../../src/receipt/index.js');
+    const { sha256 } = await import('../../src/codec/index.js');
+    const opened = openSessionCheckpoint(sealed.signedCheckpoint, [key.verifierKey]);
+    if (!opened.ok) throw new Error('setup');
+    const roots = new Map<number, string>();
+    let prefixRoots = 0;
+    for (let size = 1; size <= lines.length + 1; size++) {
+      // The root at `size` from the reference tree, then a wrong one; and a size past the bundle.
+      const full = size <= lines.length ? await verifyBundle([encodeBundle(lines.slice(0, size))], { requireSealed: false }) : undefined;
+      if (full?.ok) roots.set(size, full.receiptRoot);
+      for (const root of [roots.get(size) ?? sealed.receipt.receiptRoot, '0'.repeat(64)]) {
+        const cp = { ...opened.checkpoint, size, root };
+        const plain = await verifyChunksAgainstCheckpoint(sha256, [bundle], cp);
+        let seen = 0;
+        const withEntries = await verifyChunksAgainstCheckpoint(sha256, [bundle], cp, { onEntry: () => void seen++ });
+        let accepted = 0;
+        const withAccepted = await verifyChunksAgainstCheckpoint(sha256, [bundle], cp, { onAccepted: () => void accepted++ });
+        expect(plain, `size ${size}`).toEqual(withEntries);
+        expect(withAccepted, `size ${size}`).toEqual(withEntries);
+        expect(accepted).toBe(seen);
+        if (plain.ok) prefixRoots++;
+      }
+    }
+    // Every size within the bundle matched with its own root, and no wrong root did.
+    expect(prefixRoots).toBe(lines.length);
+  });
+});

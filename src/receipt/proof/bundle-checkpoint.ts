@@ -4,7 +4,7 @@
  * --checkpoint`, the audit page's worker SHA-256 in the browser) and the
  * chain is checked by the protocol's one streaming loop, `verifyChunks`.
  */
-import { Frontier, rfc6962Hasher, toHex, type ChainError, type ChainPin, type ChainSummary, type Digest, type VerifiedEntry } from '../../protocol/index.js';
+import { Frontier, rfc6962Hasher, toHex, type ChainError, type ChainVerifier, type ChainPin, type ChainSummary, type Digest, type VerifiedEntry } from '../../protocol/index.js';
 import { verifyChunks } from '../../protocol/stream.js';
 import type { SessionCheckpoint } from '../session/checkpoint-note.js';
 
@@ -38,6 +38,8 @@ export interface CheckpointMatchOptions {
   readonly pin?: ChainPin;
   /** Called for every verified entry with its line bytes (a view: copy to keep). */
   readonly onEntry?: (entry: VerifiedEntry, line: Uint8Array) => void;
+  /** Called for every accepted line when `onEntry` is absent (nothing built per line: see `VerifyChunksOptions.onAccepted`). */
+  readonly onAccepted?: (line: Uint8Array, verifier: ChainVerifier) => void;
   /** Called after each chunk (progress; may yield). */
   readonly onChunk?: () => void | Promise<void>;
 }
@@ -57,14 +59,25 @@ export async function verifyChunksAgainstCheckpoint(
   if (cp.size < 1) return matchCheckpoint(cp, 0, undefined)!;
   const hasher = rfc6962Hasher(digest);
   const onEntry = options.onEntry;
+  const onAccepted = options.onAccepted;
   let rootAt: string | undefined;
   const r = await verifyChunks(digest, chunks, {
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     pin: { ...options.pin, sessionId: cp.sessionId },
-    onEntry: (e, line, v) => {
-      if (e.index + 1 === cp.size) rootAt = toHex(Frontier.fromHashes(hasher, cp.size, v.frontierHashes()).root());
-      onEntry?.(e, line);
-    },
+    // Without an onEntry nothing is built per line (the verdict-only path); the root at the checkpoint's size is taken either way.
+    ...(onEntry === undefined
+      ? {
+          onAccepted: (line: Uint8Array, v: ChainVerifier) => {
+            if (v.size === cp.size) rootAt = toHex(Frontier.fromHashes(hasher, cp.size, v.frontierHashes()).root());
+            onAccepted?.(line, v);
+          },
+        }
+      : {
+          onEntry: (e: VerifiedEntry, line: Uint8Array, v: ChainVerifier) => {
+            if (e.index + 1 === cp.size) rootAt = toHex(Frontier.fromHashes(hasher, cp.size, v.frontierHashes()).root());
+            onEntry(e, line);
+          },
+        }),
     ...(options.onChunk === undefined ? {} : { onChunk: options.onChunk }),
   });
   if (!r.ok) return { ...r, stage: 'chain' };

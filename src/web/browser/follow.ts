@@ -13,7 +13,7 @@ import { toHex, verifyChunks, type ChainError, type ChainSummary } from '../../p
 import { formatKeyId } from '../../receipt/note/layout.js';
 import { matchCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
 import { sha256 } from './crypto.js';
-import { collect, newDay, type Day } from './day.js';
+import { collect, newDay, treeOf, type Day } from './day.js';
 import { checkLogBindingInPage, type LogInputs } from './log-binding.js';
 import type { LogBindingView, Verdict } from './messages.js';
 import { openPin, type PinFailure } from './pin.js';
@@ -133,7 +133,7 @@ export class Follower {
       this.day.checkpoint = undefined;
       return;
     }
-    const mismatch = matchCheckpoint(cp, n, cp.size >= 1 && cp.size <= n ? toHex(this.day.tree.root(cp.size)) : undefined);
+    const mismatch = matchCheckpoint(cp, n, cp.size >= 1 && cp.size <= n ? toHex(treeOf(this.day).root(cp.size)) : undefined);
     if (mismatch) {
       this.pin = { state: 'failed-pin', stage: mismatch.stage, code: mismatch.code, message: mismatch.message };
       this.day.checkpoint = undefined;
@@ -157,7 +157,7 @@ export class Follower {
     if (r !== undefined && !r.ok) return { state: 'failed-entry', index: r.index, code: r.code, message: r.message };
     const n = this.day.offsets.length;
     const sessionId = this.day.sessionId ?? '';
-    const root = n > 0 ? toHex(this.day.tree.root(n)) : '';
+    const root = n > 0 ? toHex(treeOf(this.day).root(n)) : '';
     const sealed = this.day.sealed && r !== undefined;
     const p = this.pin;
     if (p !== undefined && 'state' in p) return p;

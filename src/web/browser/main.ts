@@ -3,7 +3,7 @@
  * view`, or fetched from the serving engine it came from), has the worker
  * verify it, and shows the verdict banner first, then charts and timeline.
  */
-import { fromBase64, isDigestHex, type ChainPin } from '../../protocol/index.js';
+import { fromBase64, type ChainPin } from '../../protocol/index.js';
 import { httpWords, showHttp, showRefused, showRunning, showVerdict, unverifiedNote } from './banner.js';
 import { drawCharts } from './charts.js';
 import type { ReplayState } from './evidence.js';
@@ -14,11 +14,18 @@ import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
 import { bindPackOpener } from './pack-view.js';
+import { describe, pinFromForm } from './pin-form.js';
+import { bindDrop } from './drop.js';
+import { RowFeed } from './row-feed.js';
 import { AUTO_REPLAY_ENTRIES, showReplayIdle, showReplayReport, showReplayRunning } from './replay-view.js';
 import { Timeline, options, readFilters, renderDetail } from './timeline.js';
 import VerifyWorker from './worker.ts?worker&inline';
 
 let worker: Worker | undefined;
+/** A loaded day's rows, built beside its verification (undefined for a live day: its worker posts rows as it verifies). */
+let feed: RowFeed | undefined;
+/** When the day shown was asked for (the page's own time to show it: verdict, rows, timeline). */
+let asked = 0;
 let rows: Row[] = [];
 let pinned = false;
 let loadedName = 'bundle';
@@ -111,8 +118,12 @@ function bytesText(n: number, total: number): string {
 }
 
 /** A fresh worker for a day named `name`, the page reset to receive it. */
-function spawn(name: string): Worker {
+function spawn(name: string, bundle?: Blob): Worker {
   worker?.terminate();
+  feed?.stop();
+  asked = performance.now();
+  // A loaded day: its rows are built on the other core while it verifies (row-feed.ts).
+  feed = bundle === undefined ? undefined : new RowFeed(bundle);
   rows = [];
   pinned = false;
   verdict = undefined;
@@ -126,6 +137,29 @@ function spawn(name: string): Worker {
   progress.setAttribute('data-updates', '0');
   const w = new VerifyWorker();
   worker = w;
+  /** The verdict and, for a loaded day, every row: shown together. */
+  const done = (m: Extract<FromWorker, { type: 'done' }>): void => {
+    pinned = m.verdict.state === 'pinned';
+    verdict = m.verdict;
+    if (m.live && live && (m.verdict.state.startsWith('failed') || ('sealed' in m.verdict && m.verdict.sealed))) stopLive(m.verdict.state.startsWith('failed') ? 'stopped: the day failed verification' : 'the day is sealed: following stopped');
+    showVerdict(banner, m.verdict, m.ms, servedKey);
+    byId<HTMLDetailsElement>('load').open = false;
+    refresh();
+    const replayable = m.verdict.state === 'pinned' || m.verdict.state === 'unpinned' ? !m.live || m.verdict.sealed : m.verdict.state === 'failed-pin' && m.verdict.day !== undefined;
+    let run: (() => void) | undefined;
+    if (replayable) {
+      const replayHost = byId('replay');
+      replayHost.hidden = false;
+      run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
+      showReplayIdle(replayHost, rows.length, run);
+    }
+    // After the replay panel took its place, so the deep-linked detail lands in view.
+    if (firstVerdict) openFromHash();
+    firstVerdict = false;
+    document.body.setAttribute('data-page-ms', (performance.now() - asked).toFixed(1));
+    document.body.setAttribute('data-ready', 'true');
+    if (run && rows.length <= AUTO_REPLAY_ENTRIES) run();
+  };
   w.onmessage = (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m.type === 'progress') {
@@ -135,26 +169,16 @@ function spawn(name: string): Worker {
       put(progressText, `${m.entries} entries, ${bytesText(m.bytes, m.total)}`);
     } else if (m.type === 'rows') {
       for (const r of m.rows) rows.push(r);
+    } else if (m.type === 'done' && feed !== undefined && m.verified !== undefined) {
+      // The rows of the verified entries, then the lines the worker listed unverified (already in `rows`).
+      const tail = rows;
+      feed.verified(m.verified.count, m.verified.leaves, (verifiedRows) => {
+        rows = verifiedRows.concat(tail);
+        feed = undefined;
+        done(m);
+      });
     } else if (m.type === 'done') {
-      pinned = m.verdict.state === 'pinned';
-      verdict = m.verdict;
-      if (m.live && live && (m.verdict.state.startsWith('failed') || ('sealed' in m.verdict && m.verdict.sealed))) stopLive(m.verdict.state.startsWith('failed') ? 'stopped: the day failed verification' : 'the day is sealed: following stopped');
-      showVerdict(banner, m.verdict, m.ms, servedKey);
-      byId<HTMLDetailsElement>('load').open = false;
-      refresh();
-      const replayable = m.verdict.state === 'pinned' || m.verdict.state === 'unpinned' ? !m.live || m.verdict.sealed : m.verdict.state === 'failed-pin' && m.verdict.day !== undefined;
-      let run: (() => void) | undefined;
-      if (replayable) {
-        const replayHost = byId('replay');
-        replayHost.hidden = false;
-        run = (): void => w.postMessage({ type: 'replay' } satisfies ToWorker);
-        showReplayIdle(replayHost, rows.length, run);
-      }
-      // After the replay panel took its place, so the deep-linked detail lands in view.
-      if (firstVerdict) openFromHash();
-      firstVerdict = false;
-      document.body.setAttribute('data-ready', 'true');
-      if (run && rows.length <= AUTO_REPLAY_ENTRIES) run();
+      done(m);
     } else if (m.type === 'entry') {
       const pre = document.getElementById('entry-text');
       if (pre && pre.getAttribute('data-i') === String(m.index)) put(pre, m.text);
@@ -208,7 +232,7 @@ function start(bundle: Blob, checkpoint: string | undefined, vkey: string | unde
   if (conflict !== undefined) return refuseLog(conflict);
   stopLive();
   servedKey = served;
-  const w = spawn(name);
+  const w = spawn(name, bundle);
   const msg: ToWorker = { type: 'verify', bundle, unsealed, ...(checkpoint === undefined ? {} : { checkpoint }), ...(vkey === undefined ? {} : { vkey }), ...(policy === undefined ? {} : { policy }), ...(pin === undefined ? {} : { pin }), ...log };
   w.postMessage(msg);
 }
@@ -254,34 +278,6 @@ function refusePin(why: string): void {
   verdict = undefined;
   refresh();
   showRefused(banner, why.startsWith('the pinned size') ? 'the pinned size' : why.startsWith('the pinned session') ? 'the pinned session id' : 'the pinned receipt root', why);
-}
-
-/** The values pinned by hand (as `tally verify --root --session --size`), or what is wrong with them. */
-function pinFromForm(): ChainPin | undefined | string {
-  const root = byId<HTMLInputElement>('pin-root').value.trim();
-  const session = byId<HTMLInputElement>('pin-session').value.trim();
-  const size = byId<HTMLInputElement>('pin-size').value.trim();
-  const pin: { receiptRoot?: string; sessionId?: string; size?: number } = {};
-  if (root !== '') {
-    if (!isDigestHex(root)) return `the pinned receipt root must be 64 lowercase hex characters (as tally verify --root): you typed ${describe(root)}`;
-    pin.receiptRoot = root;
-  }
-  if (session !== '') {
-    if (!isDigestHex(session)) return `the pinned session id must be 64 lowercase hex characters (as tally verify --session): you typed ${describe(session)}`;
-    pin.sessionId = session;
-  }
-  if (size !== '') {
-    if (!/^[1-9][0-9]{0,15}$/.test(size)) return `the pinned size must be a positive integer in decimal, no sign or leading zero: you typed ${JSON.stringify(size.slice(0, 40))}`;
-    pin.size = Number(size);
-  }
-  return Object.keys(pin).length === 0 ? undefined : pin;
-}
-
-/** What is wrong with a typed hex value, in words (refused, never repaired). */
-function describe(v: string): string {
-  const n = [...v].length;
-  const what = /[A-F]/.test(v) && /^[0-9a-fA-F]*$/.test(v) ? 'uppercase hex' : /^[0-9a-f]*$/.test(v) ? 'hex' : 'characters that are not hex';
-  return `${n} character${n === 1 ? '' : 's'} of ${what}${n === 64 ? '' : `, not 64`}`;
 }
 
 /** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */
@@ -390,32 +386,10 @@ const redraw = (): void => {
 window.addEventListener('resize', redraw);
 // The line colours follow the colour scheme (each 3:1 against its chart panel).
 matchMedia('(prefers-color-scheme: dark)').addEventListener('change', redraw);
-const drop = byId('drop');
-drop.addEventListener('dragover', (ev) => {
-  ev.preventDefault();
-  drop.classList.add('over');
-});
-drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-drop.addEventListener('drop', (ev) => {
-  ev.preventDefault();
-  drop.classList.remove('over');
-  const files = [...(ev.dataTransfer?.files ?? [])];
-  void (async () => {
-    const bundle = files.find((f) => f.name.endsWith('.jsonl')) ?? files[0];
-    if (!bundle) return;
-    // The engine log's files by the names tally export writes (log-proof.tlog-proof, log.vkey): never the day's note or engine key.
-    const logProof = files.find((f) => f !== bundle && /^log-proof.*\.tlog-proof$/.test(f.name));
-    const logKey = files.find((f) => f !== bundle && /^log.*\.vkey$/.test(f.name));
-    // The log identity and its successors, in the order dropped (oldest first, as tally verify --log-identity takes them).
-    const logIdentity = files.filter((f) => f !== bundle && /\.identity$/.test(f.name));
-    const note = files.find((f) => f !== bundle && f !== logProof && /\.(note|tlog-proof)$/.test(f.name));
-    const key = files.find((f) => f !== bundle && f !== logKey && /\.(vkey|key|keys)$/.test(f.name));
-    const policy = files.find((f) => f !== bundle && /(^|\.)policy$/.test(f.name));
-    const pin = pinFromForm();
-    if (typeof pin === 'string') return refusePin(pin);
-    const log: LogInputs = { ...(logProof ? { logProof: await logProof.text() } : {}), ...(logKey ? { logKey: await logKey.text() } : {}), ...(logIdentity.length > 0 ? { logIdentity: await Promise.all(logIdentity.map((f) => f.text())) } : {}) };
-    start(bundle, note ? await note.text() : undefined, key ? await key.text() : undefined, bundle.name, byId<HTMLInputElement>('in-unsealed').checked, policy ? await policy.text() : undefined, pin, false, log);
-  })();
+bindDrop(byId('drop'), async (d) => {
+  const pin = pinFromForm();
+  if (typeof pin === 'string') return refusePin(pin);
+  start(d.bundle, d.note, d.key, d.bundle.name, byId<HTMLInputElement>('in-unsealed').checked, d.policy, pin, false, d.log);
 });
 if (location.protocol === 'file:') {
   byId('server-box').hidden = true;

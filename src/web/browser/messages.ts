@@ -99,7 +99,8 @@ export type Verdict =
 export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
-  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean }
+  /** `verified`: a loaded day's verified entries, how many and their hashes (32 bytes each), for the rows the rows worker built. */
+  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean; readonly verified?: { readonly count: number; readonly leaves: Uint8Array } }
   | { readonly type: 'entry'; readonly index: number; readonly text: string }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
   | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }

@@ -11,7 +11,8 @@ export interface Row {
   readonly i: number;
   /** `unverified`: a line of a failed day from its first bad entry on (listed, never trusted; `hash` is empty). */
   readonly kind: Entry['kind'] | 'unverified';
-  readonly hash: string;
+  /** The entry hash (hex); a loaded day's rows get it from the verification worker. */
+  hash: string;
   readonly bytes: number;
   ordinal?: number;
   /** Frame time (ms); a turn carries the time of the frame it answers. */
@@ -198,6 +199,17 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
   }
   if (row.outcome === 'note' && row.code === undefined) row.code = 'note';
   return row;
+}
+
+/** The row of line `i` read as an entry (unverified here); a line that is not one gets a bare row (it never verified, so the page drops it). */
+export function rowOfLine(i: number, line: Uint8Array, frameTime: number | undefined): Row {
+  try {
+    const e = JSON.parse(utf8.decode(line)) as Entry;
+    if (typeof e === 'object' && e !== null && typeof e.kind === 'string') return rowOf(i, '', line.length, e, frameTime);
+  } catch {
+    // not JSON: not an entry
+  }
+  return { i, kind: 'unverified', hash: '', bytes: line.length };
 }
 
 function panelAnswer(a: Obj): PanelAnswerRow {

@@ -2,19 +2,22 @@
  * The verification worker: streams the bundle (`Blob.stream()`, one chunk at
  * a time) through the protocol's one verification loop — `verifyChunks`, or
  * `verifyChunksAgainstCheckpoint` when a signed checkpoint and key are given,
- * exactly the rules `tally verify [--key --checkpoint]` runs — and posts
- * progress and display rows. A live day is followed incrementally
- * (follow.ts). Memory: the verifier's O(log n) frontier and one chunk, plus
+ * exactly the rules `tally verify [--key --checkpoint]` runs — verdict
+ * only (nothing built per line), and posts progress, the lines listed
+ * unverified after a failure, and with the verdict the verified entries'
+ * hashes: a loaded day's display rows are built beside it by the rows worker
+ * (row-feed.ts). A live day is followed incrementally (follow.ts), its rows
+ * built here as it verifies. Memory: the verifier's O(log n) frontier and one chunk, plus
  * what the page needs afterwards (day.ts) — per entry one leaf hash (for
  * inclusion proofs) and its byte offset (to re-read its bytes for a receipt).
  */
-import { toHex, verifyChunks } from '../../protocol/index.js';
+import { toHex, verifyChunks, type ChainVerifier } from '../../protocol/index.js';
 import { formatKeyId } from '../../receipt/note/layout.js';
 import { verifyChunksAgainstCheckpoint } from '../../receipt/proof/bundle-checkpoint.js';
 import { formatTurnReceipt } from '../../receipt/proof/turn-receipt-text.js';
 import { sha256 } from './crypto.js';
 import { sha256Ready } from './sha256-wasm.js';
-import { bundleOf, collect, newDay, takeRows, type Day } from './day.js';
+import { bundleOf, collectLeaf, newDay, takeRows, treeOf, type Day } from './day.js';
 import { Follower } from './follow.js';
 import type { FromWorker, ReplayReport, ToWorker, Verdict } from './messages.js';
 import { checkLogBindingInPage } from './log-binding.js';
@@ -25,7 +28,7 @@ import { chooseReplayRuler } from '../../payments/replay-ruler.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
 
 interface WorkerScope {
-  postMessage(m: FromWorker): void;
+  postMessage(m: FromWorker, transfer?: Transferable[]): void;
   onmessage: ((ev: MessageEvent<ToWorker>) => void) | null;
 }
 const scope = self as unknown as WorkerScope;
@@ -56,9 +59,9 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   const total = msg.bundle.size;
   let bytes = 0;
   let lastPost = 0;
-  const onEntry = (e: Parameters<typeof collect>[1], line: Uint8Array): void => collect(day, e, line);
+  // Verdict-only verification: per accepted line its hash and offset, nothing built (the rows worker builds the rows).
+  const onAccepted = (line: Uint8Array, v: ChainVerifier): void => collectLeaf(day, line, v);
   const onChunk = async (): Promise<void> => {
-    if (day.rows.length >= 2000 || bytes === total) post({ type: 'rows', rows: takeRows(day) });
     const now = performance.now();
     if (now - lastPost > 50 || bytes === total) {
       lastPost = now;
@@ -73,12 +76,12 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
     const opened = await openPin(msg.checkpoint, msg.vkey, msg.logKey === undefined ? msg.policy : undefined);
     if ('state' in opened) {
       // The pin failed (a bad key, note or quorum): the day is still checked on its own, so it stays browsable as unpinned.
-      const r = await verifyChunks(sha256, chunks, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+      const r = await verifyChunks(sha256, chunks, { onAccepted, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
       verdict = r.ok ? { ...opened, day: { root: r.receiptRoot, size: r.size, sessionId: r.sessionId, sealed: r.sealed } } : { ...opened, chain: { index: r.index, code: r.code, message: r.message } };
     } else {
       const pin = opened.cp;
       day.checkpoint = pin;
-      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onEntry, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+      const r = await verifyChunksAgainstCheckpoint(sha256, chunks, pin, { onAccepted, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
       const log = r.ok ? await checkLogBindingInPage(msg, pin, r.coversAll && r.summary.sealed, msg.logKey === undefined ? undefined : msg.policy) : undefined;
       if (r.ok && log !== undefined && 'state' in log && log.state === 'failed-pin') {
         // The chain and the session checkpoint verified, the binding the grader required did not: browsable, unpinned.
@@ -90,11 +93,11 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
       } else {
         // The chain verified (only the checkpoint's root or size disagrees): the day stays browsable, unpinned.
         const n = day.offsets.length;
-        verdict = { state: 'failed-pin', stage: r.stage, code: r.code, message: r.message, ...(n > 0 ? { day: { root: toHex(day.tree.root(n)), size: n, sessionId: day.sessionId ?? '', sealed: day.sealed } } : {}) };
+        verdict = { state: 'failed-pin', stage: r.stage, code: r.code, message: r.message, ...(n > 0 ? { day: { root: toHex(treeOf(day).root(n)), size: n, sessionId: day.sessionId ?? '', sealed: day.sealed } } : {}) };
       }
     }
   } else {
-    const r = await verifyChunks(sha256, chunks, { onEntry: (e, line) => onEntry(e, line), onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
+    const r = await verifyChunks(sha256, chunks, { onAccepted, onChunk, requireSealed: day.requireSealed, ...(msg.pin === undefined ? {} : { pin: msg.pin }) });
     const why = `${msg.logKey !== undefined || msg.logIdentity !== undefined ? 'the log key needs the signed checkpoint and engine key (the binding is of the session checkpoint); ' : ''}${msg.checkpoint !== undefined ? 'a checkpoint was given without the engine verifier key' : msg.vkey !== undefined ? 'a key was given without a checkpoint' : 'no signed checkpoint and key were given'}${msg.policy !== undefined ? ' (the witness policy needs them: not pinned by quorum)' : ''}`;
     // Values typed by hand pin the day as `tally verify --root/--session/--size` does: valid, pinned to them.
     verdict = !r.ok
@@ -110,7 +113,9 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
   post({ type: 'progress', bytes, total, entries: day.offsets.length });
-  post({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate });
+  // The verified entries' hashes, for the rows the rows worker built (moved, not copied).
+  const leaves = day.leaves.slice(0, 32 * day.offsets.length);
+  scope.postMessage({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate, verified: { count: day.offsets.length, leaves } }, [leaves.buffer]);
 }
 
 /** Posts what a live day's last step changed: new rows, progress, the verdict now. */
@@ -151,8 +156,8 @@ async function receipt(index: number, download: boolean): Promise<void> {
   const start = offsets[index]!;
   const end = index + 1 < offsets.length ? offsets[index + 1]! - 1 : start + (await lineLength(bundle, start));
   const entryBytes = new Uint8Array(await bundle.slice(start, end).arrayBuffer());
-  const proof = day.tree.inclusionProof(index, cp.size);
-  if (toHex(day.tree.root(cp.size)) !== cp.root) return post({ type: 'receipt', index, download, problem: 'the tree does not match the checkpoint' });
+  const proof = treeOf(day).inclusionProof(index, cp.size);
+  if (toHex(treeOf(day).root(cp.size)) !== cp.root) return post({ type: 'receipt', index, download, problem: 'the tree does not match the checkpoint' });
   post({ type: 'receipt', index, download, proof: proof.map(toHex), size: cp.size, root: cp.root, text: formatTurnReceipt({ index, proof, signedCheckpoint: cp.signedCheckpoint, entryBytes }) });
 }
 

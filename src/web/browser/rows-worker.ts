@@ -1,0 +1,62 @@
+/**
+ * The rows worker: builds a loaded day's display rows (rows.ts) beside the
+ * verification worker, on the other core, from the same bytes. It reads the
+ * bundle's lines as JSON and checks NOTHING: a verified line is canonical
+ * JSON of its entry, so `JSON.parse` of it is the very entry the verifier
+ * accepted, and its row is the one the verifier's entry would give. The page
+ * keeps the rows of the entries the verification worker verified (their
+ * hashes come from it too) and drops the rest; lines past a failure are
+ * listed by the verification worker as unverified (tail.ts). So a row here
+ * can never make a line count as verified, and nothing here decides a verdict.
+ */
+import { LineSplitter } from '../../protocol/stream.js';
+import { rowOfLine, type Row } from './rows.js';
+
+/** What the page sends: the bundle whose rows to build. */
+export interface ToRowsWorker {
+  readonly bundle: Blob;
+}
+
+/** What the rows worker posts: the next rows in line order, then the end. */
+export type FromRowsWorker = { readonly type: 'rows'; readonly rows: Row[] } | { readonly type: 'end' };
+
+interface RowsScope {
+  postMessage(m: FromRowsWorker): void;
+  onmessage: ((ev: MessageEvent<ToRowsWorker>) => void) | null;
+}
+const scope = self as unknown as RowsScope;
+/** Rows per message: few messages, and the page's list fills as it goes. */
+const BATCH = 4096;
+
+/** The time a frame line carries, for the turns that answer it (`undefined`: not a frame). */
+function frameTimeOf(row: Row): number | undefined {
+  return row.kind === 'frame' && typeof row.time === 'number' ? row.time : undefined;
+}
+
+async function build(bundle: Blob): Promise<void> {
+  const reader = bundle.stream().getReader();
+  const splitter = new LineSplitter();
+  let i = 0;
+  let frameTime: number | undefined;
+  let batch: Row[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const { lines, overflow } = splitter.push(value);
+    for (const line of lines) {
+      const row = rowOfLine(i++, line, frameTime);
+      frameTime = frameTimeOf(row) ?? frameTime;
+      batch.push(row);
+    }
+    if (batch.length >= BATCH) {
+      scope.postMessage({ type: 'rows', rows: batch });
+      batch = [];
+    }
+    // A line longer than any entry: no entry from there on verifies.
+    if (overflow) break;
+  }
+  if (batch.length > 0) scope.postMessage({ type: 'rows', rows: batch });
+  scope.postMessage({ type: 'end' });
+}
+
+scope.onmessage = (ev) => void build(ev.data.bundle);
