@@ -11,7 +11,7 @@
 import { authoredHash, TallyError, toHex, type CanonicalObject, type SessionSpec } from '../protocol/index.js';
 import { sha256 } from '../codec/sha256.js';
 import type { Engine, Receipt } from '../session/index.js';
-import { readGatewayTurn, type ToolRuling } from '../referee/tool-ruler.js';
+import type { ToolRuling } from '../referee/tool-ruler.js';
 import { agentResponse, callBytes, resultFrameData, type CallOutcome } from './frames.js';
 import { agentTools, changedData, checkUpstreamNames, openData, routeCall, type NamedUpstream, type ServerState } from './servers.js';
 import type { Upstream } from './upstream.js';
@@ -52,6 +52,7 @@ export class GatewayError extends TallyError {
 }
 
 const LATEST = '2025-11-25';
+const decoder = new TextDecoder();
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -208,7 +209,7 @@ export class Gateway {
   private async readFrameData(ordinal: number): Promise<Record<string, unknown>> {
     const row = await this.engine.store.readSlot(this.sessionId, 'frame', ordinal);
     if (!row) throw new GatewayError('engine_refused', `frame ${ordinal} is not in the store`);
-    const e = JSON.parse(new TextDecoder().decode(row.bytes)) as { data?: unknown };
+    const e = JSON.parse(decoder.decode(row.bytes)) as { data?: unknown };
     return isObject(e.data) ? e.data : {};
   }
 
@@ -243,8 +244,8 @@ export class Gateway {
     if (ruling === undefined) outcome = { kind: 'refused', code: 'tool_call_malformed', message: 'the engine gave no tool ruling (is its ruler the referee?)' };
     else if (!ruling.admitted) outcome = { kind: 'refused', code: ruling.code, message: ruling.message };
     else {
-      const t = readGatewayTurn(bytes);
-      const route = t.kind === 'call' ? routeCall(this.servers, t.call.name) : undefined;
+      // Routed by the name the referee admitted (it read the name from these very bytes): no second parse.
+      const route = routeCall(this.servers, ruling.name);
       if (route === undefined) outcome = { kind: 'unavailable', detail: 'no upstream serves this tool name' };
       else {
         const params = message['params'] as Record<string, unknown>;
