@@ -50,9 +50,14 @@ export interface PatroniCluster {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Ports by pid in 21000–38999 (pg-cluster.ts takes 40000 and up). */
+let starts = 0;
+/**
+ * Ten ports by pid and by start in 21000–32699: below Linux's ephemeral range
+ * (32768 and up), so no test's outgoing connection holds one, and another for
+ * each cluster of the file (the last one's members may still be dying).
+ */
 function basePort(): number {
-  return 21_000 + ((process.pid * 13) % 1_800) * 10;
+  return 21_000 + ((process.pid * 13 + starts++ * 7) % 1_170) * 10;
 }
 
 async function httpStatus(url: string, init?: RequestInit, timeoutMs = 2000): Promise<number> {
@@ -155,7 +160,7 @@ postgresql:
       // node1 bootstraps and leads before node2 is started (node2 then copies it).
       const want = i === 1 ? '/primary' : opts.synchronous ? '/sync' : '/replica';
       for (let t = 0; (await node.status(want)) !== 200; t++) {
-        if (t > 600) throw new Error(`${name} did not become ${want}`);
+        if (t > 1_800) throw new Error(`${name} did not become ${want} in 3 minutes`);
         await sleep(100);
       }
     }
