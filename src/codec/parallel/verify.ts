@@ -1,13 +1,17 @@
 /**
- * `verifyBundleParallel`: the same verdict as `verifyBundle`, with the
- * per-line work (UTF-8, JSON, canonical bytes, structure, entry hash, frame
- * root, authored hash) spread over worker threads. The main thread splits
- * lines, batches them, and applies the workers' compact records strictly in
- * line order with the sequential checks and the Merkle frontier, so the first
- * error (index, code and message) is the one `verifyBundle` reports.
+ * `verifyBundleParallel`: the same verdict as `verifyBundle`, with the work
+ * spread over worker threads. By default (`split: 'segments'`, ./segments.ts)
+ * the main thread and the workers take whole segments of lines in turn. With
+ * `split: 'records'` the per-line work (UTF-8, JSON, canonical bytes,
+ * structure, entry hash, frame root, authored hash) runs on the workers, and
+ * the main thread splits lines, batches them, and applies the workers'
+ * compact records strictly in line order with the sequential checks and the
+ * Merkle frontier. Either way the first error (index, code and message) is
+ * the one `verifyBundle` reports.
  *
  * Memory stays bounded: at most `maxInFlight` batches (each at most
- * `batchBytes` of lines, or one longer line) are in flight at any time.
+ * `batchBytes` of lines, or one longer line), or one segment per worker and
+ * one filling, are in flight at any time.
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
