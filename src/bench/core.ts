@@ -6,14 +6,12 @@
  * verifying the bundle from disk.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeBundle, sha256, verifyBundle } from '../codec/index.js';
 import { createVerifyPool, verifyBundleParallel } from '../codec/parallel/index.js';
-import { analyzeBatch } from '../codec/parallel/analyze.js';
-import { Sequencer } from '../codec/parallel/sequencer.js';
 import { createEngine } from '../session/index.js';
 
 /** One measured figure and its baseline from the same run. */
@@ -65,61 +63,56 @@ function childVerify(path: string, mode: 'seq' | 'par', workers: number): Promis
 
 const mb = (kb: number): string => `${Math.round(kb / 1024)} MB`;
 
-/** CPU microseconds (this process, user + system) of `fn`, best of `rounds`: a loaded machine's waits are not counted. */
-function cpuMicros(fn: () => void, rounds = 3): number {
-  let best = Infinity;
-  for (let r = 0; r < rounds; r++) {
-    const t = process.cpuUsage();
-    fn();
-    const u = process.cpuUsage(t);
-    best = Math.min(best, u.user + u.system);
+/** CPU ticks (user + system, 1/100 s) of each thread of this process, by thread id: Linux's /proc, else empty. */
+function threadTicks(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const t of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(t), Number(f[11]) + Number(f[12]));
+    }
+  } catch {
+    out.clear();
   }
-  return best;
+  return out;
 }
 
 /**
- * What two cores allow verifyBundleParallel at best: the CPU per entry of the
- * workers' part (analyzeBatch, with the batch's interior tree nodes) and of
- * the main thread's part (finding the line ends, copying each batch out of
- * the bundle, and the in-order Sequencer merging the workers' subtree roots),
- * each measured on this thread, against SHA-256 of the same entries.
- * Entries/s <= 2 cores / (worker + main) even with no message cost.
+ * The CPU per entry of each thread during the parallel rounds (from
+ * {@link threadTicks} before and after): the main thread's, the `workers`
+ * busiest other threads' (the pool), and the rest (V8's helpers, libuv), and
+ * what two cores allow at best with that much work in all: entries/s <= 2
+ * cores / (total CPU per entry), even with no waiting.
  */
-function parallelBound(lines: readonly Uint8Array[]): { workerUs: number; mainUs: number; hashUs: number; bound: number } {
-  const bundle = encodeBundle(lines);
-  const cut = (): { bytes: Uint8Array; ends: Uint32Array; base: number }[] => {
-    const batches: { bytes: Uint8Array; ends: Uint32Array; base: number }[] = [];
-    let pos = 0;
-    let base = 0;
-    while (pos < bundle.length) {
-      const ends = new Uint32Array(512);
-      let n = 0;
-      const start = pos;
-      for (; n < 512; n++) {
-        const nl = bundle.indexOf(0x0a, pos);
-        if (nl < 0) break;
-        ends[n] = nl - start;
-        pos = nl + 1;
-      }
-      batches.push({ bytes: bundle.slice(start, pos), ends: ends.slice(0, n), base });
-      base += n;
-    }
-    return batches;
-  };
-  let batches = cut();
-  let results = batches.map((b, i) => analyzeBatch(i, b.bytes, b.ends, { separated: true, base: b.base }));
-  const worker = cpuMicros(() => (results = batches.map((b, i) => analyzeBatch(i, b.bytes, b.ends, { separated: true, base: b.base }))));
-  const main = cpuMicros(() => {
-    batches = cut();
-    const seq = new Sequencer();
-    results.forEach((r, i) => seq.apply(r, batches[i]!.ends.length));
-    if (!seq.finish().ok) throw new Error('bench bundle failed the sequencer');
-  });
-  const hash = cpuMicros(() => {
+function threadSplit(before: Map<number, number>, after: Map<number, number>, entries: number, workers: number, hashUs: number): string {
+  if (after.size === 0) return 'per-thread CPU not measured (no /proc)';
+  const us = (t: number): number => (t * 10_000) / entries;
+  const others: number[] = [];
+  let main = 0;
+  for (const [tid, ticks] of after) {
+    const d = ticks - (before.get(tid) ?? 0);
+    if (tid === process.pid) main = d;
+    else others.push(d);
+  }
+  others.sort((a, b) => b - a);
+  const pool = others.slice(0, workers);
+  const rest = others.slice(workers).reduce((a, b) => a + b, 0);
+  const total = main + pool.reduce((a, b) => a + b, 0) + rest;
+  const bound = Math.round((2 * 1e6) / us(total));
+  return `CPU per entry by thread: main ${us(main).toFixed(2)} µs, workers ${pool.map((w) => us(w).toFixed(2)).join(' + ')} µs, other threads ${us(rest).toFixed(2)} µs, in all ${us(total).toFixed(2)} µs against SHA-256 ${hashUs.toFixed(2)} µs, so 2 free cores allow at most ${bound.toLocaleString('en-US')}/s (ratio ${((bound * hashUs) / 1e6).toFixed(3)})`;
+}
+
+/** CPU microseconds per entry (this thread) of SHA-256 over each entry, best of 3. */
+function hashCpuUs(lines: readonly Uint8Array[]): number {
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const t = process.cpuUsage();
     for (const l of lines) sha256(l);
-  });
-  const n = lines.length;
-  return { workerUs: worker / n, mainUs: main / n, hashUs: hash / n, bound: Math.round((2 * 1e6 * n) / (worker + main)) };
+    const u = process.cpuUsage(t);
+    best = Math.min(best, u.user + u.system);
+  }
+  return best / lines.length;
 }
 const best = (xs: readonly number[]): number => Math.max(...xs);
 
@@ -161,14 +154,19 @@ export async function benchCore(turns = 50_000): Promise<Figure[]> {
     const seq: number[] = [];
     const par: number[] = [];
     const raw: number[] = [];
+    let parTicks = 0;
+    const ticks: [Map<number, number>, Map<number, number>][] = [];
     for (let round = 0; round < 3; round++) {
       let t0 = performance.now();
       const v = await verifyBundle(chunks);
       seq.push(rate(lines.length, performance.now() - t0));
       if (!v.ok) throw new Error(`bench bundle failed verification: ${v.code}`);
+      const before = threadTicks();
       t0 = performance.now();
       const p = await verifyBundleParallel(chunks, { pool });
       par.push(rate(lines.length, performance.now() - t0));
+      ticks.push([before, threadTicks()]);
+      parTicks++;
       if (!p.ok || p.receiptRoot !== v.receiptRoot) throw new Error('parallel verification disagrees with the sequential verifier');
       raw.push(rawHashRate(lines, 1));
     }
@@ -188,7 +186,13 @@ export async function benchCore(turns = 50_000): Promise<Figure[]> {
     }
     if (!seqChild.ok || !parChild.ok) throw new Error('bench bundle failed verification in the child process');
     const fileMb = Math.round(bundle.length / 1048576);
-    const b = parallelBound(lines);
+    // The three parallel rounds' thread CPU, summed.
+    const sum = (k: 0 | 1): Map<number, number> => {
+      const m = new Map<number, number>();
+      for (const t of ticks) for (const [tid, n] of t[k]) m.set(tid, (m.get(tid) ?? 0) + n);
+      return m;
+    };
+    const split = threadSplit(sum(0), sum(1), lines.length * parTicks, pool.size, hashCpuUs(lines));
     return [
       { name: 'append unsigned turn (memory store)', perSecond: appendRate, baselineName: 'SHA-256 of the same turn bytes', baselinePerSecond: hashTurns, ratio: appendRate / hashTurns, note: 'aim: >= 50,000/s' },
       {
@@ -205,7 +209,7 @@ export async function benchCore(turns = 50_000): Promise<Figure[]> {
         baselineName: 'SHA-256 of the same entry bytes',
         baselinePerSecond: hashAll,
         ratio: best(par) / hashAll,
-        note: `aim: ratio >= 0.45 (issue 33); best of 3; from the file: ${rate(parChild.size, parChild.ms).toLocaleString('en-US')}/s incl. worker start, peak RSS ${mb(parChild.maxRssKb)} (process at start ${mb(parChild.rssBeforeKb)}); CPU per entry: workers ${b.workerUs.toFixed(2)} µs, main thread ${b.mainUs.toFixed(2)} µs, SHA-256 ${b.hashUs.toFixed(2)} µs, so 2 free cores allow at most ${b.bound.toLocaleString('en-US')}/s (ratio ${((b.bound * b.hashUs) / 1e6).toFixed(3)})`,
+        note: `aim: ratio >= 0.45 (issue 33); best of 3; from the file: ${rate(parChild.size, parChild.ms).toLocaleString('en-US')}/s incl. worker start, peak RSS ${mb(parChild.maxRssKb)} (process at start ${mb(parChild.rssBeforeKb)}); ${split}`,
       },
     ];
   } finally {

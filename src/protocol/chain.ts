@@ -9,8 +9,9 @@
  */
 import type { Digest, DigestInto } from './bytes.js';
 import type { Entry } from './entries.js';
+import type { ChainError, ChainErrorCode, ChainSummary, FinishOptions, SegmentState, VerifiedEntry } from './chain-types.js';
 import { authoredHashOfBase64Into, entryHashInto, frameRootOfLineInto } from './bytes.js';
-import { fromHex, hexEqualsAt, toHex } from './hex.js';
+import { fromHex, hexDecodeAt, hexEqualsAt, toHex } from './hex.js';
 import { AUTHORED_MESSAGES, authoredProblem, frameRootHex, inspectLine } from './line.js';
 import { entryOfScan } from './scan-entry.js';
 import { newLineScan, scanLine, type LineScan } from './scan.js';
@@ -22,97 +23,9 @@ import { OPEN_ORDINAL } from './vocabulary.js';
 // The one-line checks live in line.ts; their importers keep finding them here.
 export { AUTHORED_MESSAGES, authoredProblem, canonicalEntryText, frameRootHex, inspectLine } from './line.js';
 export type { LineInspection } from './line.js';
+export { CHAIN_ERROR_CODES } from './chain-types.js';
+export type { ChainError, ChainErrorCode, ChainPin, ChainSummary, FinishOptions, SegmentState, VerifiedEntry } from './chain-types.js';
 
-/** Why a bundle failed verification. */
-export type ChainErrorCode =
-  | 'empty'
-  | 'too-large'
-  | 'not-utf8'
-  | 'not-json'
-  | 'not-canonical'
-  | 'bad-structure'
-  | 'not-genesis'
-  | 'wrong-session'
-  | 'broken-link'
-  | 'unexpected-entry'
-  | 'bad-ordinal'
-  | 'time-regressed'
-  | 'bad-frame-root'
-  | 'bad-authored-bytes'
-  | 'bad-authored-hash'
-  | 'bad-seal-size'
-  | 'bad-seal-root'
-  | 'after-seal'
-  | 'not-sealed'
-  | 'missing-newline'
-  | 'pin-mismatch';
-/** Runtime tuple of every {@link ChainErrorCode}. */
-export const CHAIN_ERROR_CODES = [
-  'empty',
-  'too-large',
-  'not-utf8',
-  'not-json',
-  'not-canonical',
-  'bad-structure',
-  'not-genesis',
-  'wrong-session',
-  'broken-link',
-  'unexpected-entry',
-  'bad-ordinal',
-  'time-regressed',
-  'bad-frame-root',
-  'bad-authored-bytes',
-  'bad-authored-hash',
-  'bad-seal-size',
-  'bad-seal-root',
-  'after-seal',
-  'not-sealed',
-  'missing-newline',
-  'pin-mismatch',
-] as const satisfies readonly ChainErrorCode[];
-
-/** A verification failure naming the 0-based entry (line) index. */
-export interface ChainError {
-  readonly ok: false;
-  readonly index: number;
-  readonly code: ChainErrorCode;
-  readonly message: string;
-}
-
-/** A verified chain. `receiptRoot` is the RFC 6962 root over all `size` entries. */
-export interface ChainSummary {
-  readonly ok: true;
-  readonly sessionId: string;
-  readonly size: number;
-  readonly head: string;
-  readonly receiptRoot: string;
-  readonly sealed: boolean;
-  readonly frames: number;
-  readonly turns: number;
-}
-
-/** A checked entry as the verifier saw it, for callers that want more than a verdict. */
-export interface VerifiedEntry {
-  readonly ok: true;
-  readonly index: number;
-  readonly hash: string;
-  readonly entry: Entry;
-}
-
-/** What a grader pins: any given member must match the bundle. */
-export interface ChainPin {
-  readonly sessionId?: string;
-  readonly size?: number;
-  readonly receiptRoot?: string;
-}
-
-/** Options of {@link ChainVerifier.finish}. */
-export interface FinishOptions {
-  /** Reject a bundle that stops before its seal (default true): this is how a truncated tail is caught. */
-  readonly requireSealed?: boolean;
-  /** Values pinned out of band (for example from a signed receipt); a mismatch is `pin-mismatch`. */
-  readonly pin?: ChainPin;
-}
 
 /** True when `line[at, at + codes.length)` is `codes`. */
 function codesEqualAt(line: Uint8Array, at: number, codes: Uint8Array): boolean {
@@ -133,7 +46,14 @@ export interface ChainVerifierOptions {
    * nodes of the tree are then hashed into arrays the frontier reuses.
    */
   readonly digestInto?: (data: Uint8Array, out: Uint8Array) => void;
+  /**
+   * Each accepted entry's hash goes here instead of into the tree (a segment
+   * proven apart from the tree: see {@link ChainVerifier.assume}). The array
+   * is the verifier's head: copy it.
+   */
+  readonly onLeaf?: (hash: Uint8Array) => void;
 }
+
 
 /** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
 export class ChainVerifier {
@@ -159,6 +79,9 @@ export class ChainVerifier {
   private frames = 0;
   private turns = 0;
   private failed: ChainError | undefined;
+  private readonly onLeaf: ((hash: Uint8Array) => void) | undefined;
+  /** The time of the first frame accepted since construction or {@link restartCounts}, or -1. */
+  private firstFrameTime = -1;
 
   constructor(digest: Digest, options: ChainVerifierOptions = {}) {
     this.digest = digest;
@@ -166,6 +89,92 @@ export class ChainVerifier {
     this.digestInto = into ?? ((data, out) => out.set(digest(data)));
     this.frontier = new Frontier(rfc6962Hasher(digest, into));
     this.scan = options.byteScan === false ? undefined : newLineScan();
+    this.onLeaf = options.onLeaf;
+  }
+
+  /**
+   * @internal Parallel segments: takes on the state that `line` (a frame or
+   * turn the scan proves) claims to follow, so the lines after it can be
+   * proven without those before it: its session, its parent as the head, the
+   * frame it answers (a turn) or the ordinal it opens (a frame), and no
+   * earlier frame time. False when that is not readable (then nothing is
+   * proven here). The join (`adopt`) checks what was assumed.
+   */
+  assume(line: Uint8Array): boolean {
+    const s = this.scan;
+    if (s === undefined || this.index !== 0 || !scanLine(line, s) || s.kind === 3) return false;
+    for (let i = 0; i < 64; i++) this.sessionHex[i] = line[s.session + i]!;
+    if (!hexDecodeAt(line, s.parent, this.headBytes)) return false;
+    if (s.kind === 2) {
+      if (!hexDecodeAt(line, s.root, this.pendingRoot)) return false;
+      this.pending = true;
+      this.pendingOrdinal = s.ordinal;
+    } else this.expectOrdinal = s.ordinal;
+    this.lastTime = -Infinity;
+    this.index = 1;
+    return true;
+  }
+
+  /** @internal The fast path alone: true when `line` is proven and accepted; false (nothing changed, no reference run) otherwise. Never a seal. */
+  prove(line: Uint8Array): boolean {
+    const s = this.scan;
+    return s !== undefined && this.failed === undefined && !this.sealed && this.index > 0 && scanLine(line, s) && s.kind !== 3 && this.acceptScanned(line, s);
+  }
+
+  /** @internal Zeroes the counts that {@link segmentState} reports (after an assumed first line). */
+  restartCounts(): void {
+    this.frames = 0;
+    this.turns = 0;
+    this.firstFrameTime = -1;
+  }
+
+  /** @internal The state a proven segment ends in. */
+  segmentState(): SegmentState {
+    return {
+      head: this.headBytes.slice(),
+      pending: this.pending,
+      pendingOrdinal: this.pendingOrdinal,
+      pendingRoot: this.pendingRoot.slice(),
+      expectOrdinal: this.expectOrdinal,
+      lastTime: this.lastTime,
+      frames: this.frames,
+      turns: this.turns,
+      firstFrameTime: this.firstFrameTime,
+    };
+  }
+
+  /**
+   * @internal Joins `count` lines proven elsewhere right after the last line
+   * this verifier accepted, which must be the first line of their segment
+   * (the one the other verifier assumed; accepted here by the full rules):
+   * after it both verifiers held the same state except the time of the last
+   * frame, so the segment's first frame is checked against it here. False (nothing changed) when the
+   * join does not hold: the caller then checks those lines itself. The
+   * lines' leaves join the tree as the roots of the aligned perfect subtrees
+   * of `heights` (32 bytes each in `roots`, as `Frontier.appendSubtree` takes them).
+   */
+  adopt(state: SegmentState, count: number, roots: Uint8Array, heights: readonly number[]): boolean {
+    if (this.failed || this.sealed || this.index === 0 || (state.firstFrameTime >= 0 && state.firstFrameTime < this.lastTime)) return false;
+    let width = 0;
+    for (const h of heights) width += 2 ** h;
+    if (width !== count || roots.length !== 32 * heights.length) return false;
+    heights.forEach((h, k) => this.frontier.appendSubtree(roots.subarray(32 * k, 32 * k + 32), h));
+    if (count === 0) return true;
+    this.headBytes.set(state.head);
+    this.pending = state.pending;
+    this.pendingOrdinal = state.pendingOrdinal;
+    this.pendingRoot.set(state.pendingRoot);
+    this.expectOrdinal = state.expectOrdinal;
+    if (state.firstFrameTime >= 0) this.lastTime = state.lastTime;
+    this.frames += state.frames;
+    this.turns += state.turns;
+    this.index += count;
+    return true;
+  }
+
+  /** Entries accepted so far. */
+  get accepted(): number {
+    return this.index;
   }
 
   /** Feeds the bytes of one line (without its newline). Returns the error once one is found. */
@@ -217,6 +226,7 @@ export class ChainVerifier {
       this.pending = true;
       this.pendingOrdinal = s.ordinal;
       this.lastTime = s.timeOrSize;
+      if (this.firstFrameTime < 0) this.firstFrameTime = s.timeOrSize;
       this.frames++;
       return true;
     }
@@ -241,7 +251,8 @@ export class ChainVerifier {
   /** Hashes an accepted line into the head, links it and appends it to the tree. */
   private apply(line: Uint8Array): void {
     entryHashInto(this.digestInto, line, this.headBytes);
-    this.frontier.append(this.headBytes);
+    if (this.onLeaf === undefined) this.frontier.append(this.headBytes);
+    else this.onLeaf(this.headBytes);
     this.index++;
   }
 

@@ -58,6 +58,18 @@ export function isDigestHex(s: unknown): s is string {
   return true;
 }
 
+/** Decodes the 64 lowercase hex digit codes `text[at, at + 64)` into `out[0, 32)`; false (out then meaningless) when one is not lowercase hex. */
+export function hexDecodeAt(text: Uint8Array, at: number, out: Uint8Array): boolean {
+  let bad = 0;
+  for (let i = 0; i < 32; i++) {
+    const hi = nibble(text[at + 2 * i]!);
+    const lo = nibble(text[at + 2 * i + 1]!);
+    bad |= hi | lo;
+    out[i] = (hi << 4) | lo;
+  }
+  return bad >= 0;
+}
+
 /**
  * True when `text[at, at + 64)` holds the ASCII codes of the lowercase hex of
  * the 32 bytes `digest` (a digest as written in a bundle line, compared where

@@ -73,7 +73,8 @@ describe(`byte-edit fuzz of every verifier entry point (seed ${SEED.toString(16)
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 2 }), async (edits) => {
         const bytes = edits.reduce(apply, bundle);
         const plain = await verifyBundle([bytes]);
-        expect(await par.verifyBundleParallel([bytes], { pool, batchLines: 3 })).toEqual(plain);
+        expect(await par.verifyBundleParallel([bytes], { pool, split: 'records', batchLines: 3 })).toEqual(plain);
+        expect(await par.verifyBundleParallel([bytes], { pool, segmentBytes: 300 })).toEqual(plain);
         if (!plain.ok) return;
         accepted++;
         const text = strictText.decode(bytes);

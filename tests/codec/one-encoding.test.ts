@@ -40,8 +40,9 @@ const cat = (...parts: Uint8Array[]): Uint8Array => {
 /** Both verifiers; they must agree exactly (summary, or index, code and message). */
 async function verifyBoth(bytes: Uint8Array) {
   const plain = await verifyBundle([bytes]);
-  const parallel = await par.verifyBundleParallel([bytes], { pool, batchLines: 2 });
+  const parallel = await par.verifyBundleParallel([bytes], { pool, split: 'records', batchLines: 2 });
   expect(parallel).toEqual(plain);
+  expect(await par.verifyBundleParallel([bytes], { pool, segmentBytes: 400 })).toEqual(plain);
   return plain;
 }
 

@@ -146,8 +146,10 @@ describe('worker subtree roots', () => {
         const chunks: Uint8Array[] = [];
         for (let o = 0; o < bytes.length; o += chunk) chunks.push(bytes.subarray(o, o + chunk));
         const want = await verifyBundle(chunks, { requireSealed: v !== 1 });
-        const got = await par.verifyBundleParallel(chunks, { pool, batchLines, requireSealed: v !== 1 });
+        const got = await par.verifyBundleParallel(chunks, { pool, split: 'records', batchLines, requireSealed: v !== 1 });
         expect(got).toEqual(want);
+        // The default split, in segments of about 1 to 180 lines.
+        expect(await par.verifyBundleParallel(chunks, { pool, segmentBytes: 1 + 128 * batchLines, requireSealed: v !== 1 })).toEqual(want);
         if (v === 0 || v === 1) expect(want.ok).toBe(true);
         else expect(want.ok).toBe(false);
       }),

@@ -186,10 +186,17 @@ async function legacyVerify(chunks: Uint8Array[], requireSealed: boolean): Promi
   return v.finish({ requireSealed });
 }
 
+/**
+ * Both ways of sharing the work: per-line records (`split: 'records'`, tiny
+ * batches), and segments (the default) of 100–1,000 bytes, so that a segment
+ * holds from one line to a few and every segment boundary meets every check.
+ */
 async function both(bytes: Uint8Array, chunk: number, batchLines: number, requireSealed: boolean) {
   const seq = await verifyBundle(chunked(bytes, chunk), { requireSealed });
   expect(seq).toEqual(await legacyVerify(chunked(bytes, chunk), requireSealed));
-  const p = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, batchLines, maxInFlight: 2, requireSealed });
+  const records = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, split: 'records', batchLines, maxInFlight: 2, requireSealed });
+  expect(records).toEqual(seq);
+  const p = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, segmentBytes: 100 * batchLines + (chunk % 500), requireSealed });
   return { seq, p };
 }
 

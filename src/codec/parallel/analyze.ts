@@ -74,7 +74,7 @@ export function analyzeBatch(id: number, bytes: Uint8Array, ends: Uint32Array, o
     reference(line, view, out, at, i, failures);
   }
   if (options.base === undefined) return { id, records, failures };
-  return { id, records, failures, roots: subtreeRoots(out, options.base, count) };
+  return { id, records, failures, roots: subtreeRoots(out, RECORD_BYTES, OFF.hash, options.base, count) };
 }
 
 /** The preimage of an interior node, `0x01 ‖ left ‖ right`, reused. */
@@ -82,15 +82,16 @@ const node = new Uint8Array(65);
 node[0] = NODE_PREFIX;
 
 /**
- * The roots of the aligned perfect subtrees tiling the batch's leaves (the
- * entry hashes in its records), back to back, for leaves `[base, base +
+ * The roots of the aligned perfect subtrees tiling `count` leaves (32 bytes
+ * each, at `offset + i·stride` in `src`: the entry hashes in a batch's
+ * records, or leaves back to back), back to back, for leaves `[base, base +
  * count)`: each level is hashed in place over a copy of its leaves.
  */
-function subtreeRoots(records: Uint8Array, base: number, count: number): ArrayBuffer {
+export function subtreeRoots(src: Uint8Array, stride: number, offset: number, base: number, count: number): ArrayBuffer {
   const heights = subtreeHeights(base, count);
   const roots = new Uint8Array(32 * heights.length);
   const level = new Uint8Array(32 * count);
-  for (let i = 0; i < count; i++) level.set(records.subarray(i * RECORD_BYTES + OFF.hash, i * RECORD_BYTES + OFF.hash + 32), 32 * i);
+  for (let i = 0; i < count; i++) level.set(src.subarray(i * stride + offset, i * stride + offset + 32), 32 * i);
   let first = 0;
   heights.forEach((h, k) => {
     // Leaves [first, first + 2^h) of the batch, folded level by level into level[32·first].

@@ -16,7 +16,7 @@
  * - 120 32B frameRoot as written (frame, turn) or root (finalize)
  * - 152 32B frame root recomputed from the frame's content (frame)
  */
-import type { LineInspection } from '../../protocol/chain.js';
+import type { LineInspection, SegmentState } from '../../protocol/chain.js';
 
 /** Bytes per line record. */
 export const RECORD_BYTES = 184;
@@ -88,4 +88,29 @@ export interface BatchResult {
   readonly failures: readonly LineFailure[];
   /** With a request's `base`: the 32-byte roots of `subtreeHeights(base, lines)`, back to back (meaningless past a failed line). */
   readonly roots?: ArrayBuffer;
+  /** The request's `bytes`, handed back (transferred) once read, for the sender to reuse. */
+  readonly bytes?: ArrayBuffer;
+}
+
+/** A segment of whole lines (each with its newline) for a worker to prove apart from the lines before it (./segments.ts). */
+export interface SegmentRequest {
+  readonly id: number;
+  readonly segment: true;
+  readonly bytes: ArrayBuffer;
+  /** The segment is `bytes[0, length)`. */
+  readonly length: number;
+  /** The bundle index of its first line (the tree's shape of the lines after it depends on it). */
+  readonly base: number;
+}
+
+/** What a worker proved of a segment: its first `proven` lines (ending at byte `provenEnd`), and the leaves and state of all but the first. */
+export interface SegmentResult {
+  readonly id: number;
+  readonly proven: number;
+  readonly provenEnd: number;
+  /** The roots of `subtreeHeights(base + 1, proven - 1)`, 32 bytes each: the tree of the proven lines after the first. */
+  readonly roots: ArrayBuffer;
+  readonly state: SegmentState;
+  /** The request's bytes, handed back. */
+  readonly bytes: ArrayBuffer;
 }

@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TallyError } from '../../protocol/errors.js';
-import type { BatchRequest, BatchResult } from './layout.js';
+import type { BatchRequest, BatchResult, SegmentRequest, SegmentResult } from './layout.js';
 
 /** Options of {@link createVerifyPool}. */
 export interface VerifyPoolOptions {
@@ -25,6 +25,8 @@ export interface VerifyPool {
   readonly size: number;
   /** Analyses one batch on the least busy worker (the pool numbers requests itself). @internal */
   run(req: Omit<BatchRequest, 'id'>): Promise<BatchResult>;
+  /** Proves one segment on the least busy worker (see ./segments.ts). @internal */
+  prove(req: Omit<SegmentRequest, 'id'>): Promise<SegmentResult>;
   /** Stops every worker; the pool cannot be used afterwards. */
   close(): Promise<void>;
 }
@@ -44,7 +46,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     throw new TallyError('TALLY_VERIFY_POOL_INVALID', 'workers must be an integer from 1 to 64.', { details: `got ${String(size)}` });
   }
   const slots: Slot[] = [];
-  const waiting = new Map<number, { resolve(r: BatchResult): void; reject(e: unknown): void; slot: Slot }>();
+  const waiting = new Map<number, { resolve(r: BatchResult | SegmentResult): void; reject(e: unknown): void; slot: Slot }>();
   let busy = 0;
   let nextId = 0;
   let closed = false;
@@ -61,7 +63,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       const worker = new Worker(WORKER_URL);
       worker.unref();
       const slot: Slot = { worker, inFlight: 0 };
-      worker.on('message', (r: BatchResult) => {
+      worker.on('message', (r: BatchResult | SegmentResult) => {
         const w = waiting.get(r.id);
         if (!w) return;
         waiting.delete(r.id);
@@ -77,22 +79,26 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     }
   };
 
+  /** Posts a request (its `bytes` transferred) to the least busy worker; resolves with the answer of the same id. */
+  const send = <R>(body: Omit<BatchRequest, 'id'> | Omit<SegmentRequest, 'id'>): Promise<R> => {
+    if (closed) return Promise.reject(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
+    if (broken !== undefined) return Promise.reject(broken);
+    if (slots.length === 0) start();
+    let slot = slots[0]!;
+    for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
+    if (busy++ === 0) for (const s of slots) s.worker.ref();
+    slot.inFlight++;
+    const req = { ...body, id: nextId++ };
+    return new Promise<R>((resolve, reject) => {
+      waiting.set(req.id, { resolve: resolve as (r: BatchResult | SegmentResult) => void, reject, slot });
+      slot.worker.postMessage(req, [req.bytes]);
+    });
+  };
+
   return {
     size,
-    run(batch: Omit<BatchRequest, 'id'>): Promise<BatchResult> {
-      if (closed) return Promise.reject(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
-      if (broken !== undefined) return Promise.reject(broken);
-      if (slots.length === 0) start();
-      let slot = slots[0]!;
-      for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
-      if (busy++ === 0) for (const s of slots) s.worker.ref();
-      slot.inFlight++;
-      const req: BatchRequest = { ...batch, id: nextId++ };
-      return new Promise<BatchResult>((resolve, reject) => {
-        waiting.set(req.id, { resolve, reject, slot });
-        slot.worker.postMessage(req, [req.bytes]);
-      });
-    },
+    run: (batch) => send<BatchResult>(batch),
+    prove: (segment) => send<SegmentResult>(segment),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

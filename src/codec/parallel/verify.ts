@@ -1,13 +1,17 @@
 /**
- * `verifyBundleParallel`: the same verdict as `verifyBundle`, with the
- * per-line work (UTF-8, JSON, canonical bytes, structure, entry hash, frame
- * root, authored hash) spread over worker threads. The main thread splits
- * lines, batches them, and applies the workers' compact records strictly in
- * line order with the sequential checks and the Merkle frontier, so the first
- * error (index, code and message) is the one `verifyBundle` reports.
+ * `verifyBundleParallel`: the same verdict as `verifyBundle`, with the work
+ * spread over worker threads. By default (`split: 'segments'`, ./segments.ts)
+ * the main thread and the workers take whole segments of lines in turn. With
+ * `split: 'records'` the per-line work (UTF-8, JSON, canonical bytes,
+ * structure, entry hash, frame root, authored hash) runs on the workers, and
+ * the main thread splits lines, batches them, and applies the workers'
+ * compact records strictly in line order with the sequential checks and the
+ * Merkle frontier. Either way the first error (index, code and message) is
+ * the one `verifyBundle` reports.
  *
  * Memory stays bounded: at most `maxInFlight` batches (each at most
- * `batchBytes` of lines, or one longer line) are in flight at any time.
+ * `batchBytes` of lines, or one longer line), or one segment per worker and
+ * one filling, are in flight at any time.
  */
 import { TallyError } from '../../protocol/errors.js';
 import type { ChainError, ChainPin, ChainSummary } from '../../protocol/chain.js';
@@ -15,6 +19,7 @@ import { MAX_CARRY, concatBytes, unterminatedProblem } from '../../protocol/stre
 import type { BatchResult } from './layout.js';
 import { createVerifyPool, type VerifyPool } from './pool.js';
 import { Sequencer } from './sequencer.js';
+import { verifyBySegments } from './segments.js';
 import { traceVerify } from '../../telemetry/index.js';
 
 /** Options of {@link verifyBundleParallel}. */
@@ -33,6 +38,15 @@ export interface ParallelVerifyOptions {
   readonly batchBytes?: number;
   /** Most batches in flight (default 4 per worker, at least 2). */
   readonly maxInFlight?: number;
+  /**
+   * How the work is shared (default `'segments'`): the main thread and the
+   * workers take whole segments of lines in turn (./segments.ts), or
+   * `'records'`: workers analyse every line into a record and the main thread
+   * applies the records in order (./analyze.ts, ./sequencer.ts).
+   */
+  readonly split?: 'segments' | 'records';
+  /** Bytes per segment with `split: 'segments'`, unless one line alone is longer (default 256 KiB). */
+  readonly segmentBytes?: number;
 }
 
 let shared: VerifyPool | undefined;
@@ -63,6 +77,16 @@ export function verifyBundleParallel(chunks: AsyncIterable<Uint8Array> | Iterabl
 
 async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: ParallelVerifyOptions): Promise<ChainSummary | ChainError> {
   const pool = options.pool ?? sharedVerifyPool();
+  if (options.split === undefined || options.split === 'segments') {
+    return verifyBySegments(chunks, {
+      pool,
+      segmentBytes: positive('segmentBytes', options.segmentBytes, 1 << 18),
+      onProgress: options.onProgress,
+      ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
+      ...(options.pin === undefined ? {} : { pin: options.pin }),
+    });
+  }
+  if (options.split !== 'records') throw new TallyError('TALLY_VERIFY_OPTIONS_INVALID', "split must be 'segments' or 'records'.", { details: `got ${String(options.split)}` });
   const batchLines = positive('batchLines', options.batchLines, 512);
   const batchBytes = positive('batchBytes', options.batchBytes, 1 << 20);
   const maxInFlight = Math.max(2, positive('maxInFlight', options.maxInFlight, 4 * pool.size));
@@ -71,7 +95,12 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
 
   // The batch being filled: lines with their newlines, as the bundle has them
   // (copied a run of lines at a time, not line by line), and where each ends.
-  let buf = new Uint8Array(batchBytes);
+  // Its buffer is transferred whole to the worker, which hands it back with
+  // the records: at most `maxInFlight + 1` buffers exist, refilled in turn
+  // (no copy of the batch and no fresh buffer per batch).
+  const spare: ArrayBuffer[] = [];
+  const nextBuffer = (): Uint8Array => new Uint8Array(spare.pop() ?? new ArrayBuffer(batchBytes));
+  let buf = nextBuffer();
   let used = 0;
   let ends = new Uint32Array(batchLines);
   let count = 0;
@@ -79,7 +108,7 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
 
   const dispatch = (): void => {
     if (count === 0) return;
-    const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + used);
+    const bytes = buf.buffer as ArrayBuffer;
     // The workers also hash the batch's interior tree nodes (its subtree roots from `base`).
     const result = pool.run({ bytes, ends: ends.slice(0, count), separated: true, base });
     result.catch(() => undefined); // observed when applied; never an unhandled rejection
@@ -87,11 +116,15 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
     base += count;
     used = 0;
     count = 0;
+    buf = nextBuffer();
   };
   // Applies the oldest batch; false once an error is known.
   const applyOldest = async (): Promise<boolean> => {
     const next = inFlight.shift()!;
-    const err = seq.apply(await next.result, next.lines);
+    const r = await next.result;
+    // Only buffers of the usual size are kept (one grown for a long line is let go).
+    if (r.bytes !== undefined && r.bytes.byteLength === batchBytes) spare.push(r.bytes);
+    const err = seq.apply(r, next.lines);
     if (err) return false;
     options.onProgress?.(seq.size);
     return true;
@@ -100,7 +133,10 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
   const room = async (need: number): Promise<boolean> => {
     if (used + need <= buf.length && count < batchLines) return true;
     dispatch();
-    if (need > buf.length) buf = new Uint8Array(need);
+    if (need > buf.length) {
+      spare.push(buf.buffer as ArrayBuffer);
+      buf = new Uint8Array(need);
+    }
     while (inFlight.length >= maxInFlight) if (!(await applyOldest())) return false;
     return true;
   };
