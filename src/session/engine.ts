@@ -241,7 +241,7 @@ export class Engine {
         authored: st.counts.authored + (standDown ? 0 : 1),
         standDowns: st.counts.standDowns + (standDown ? 1 : 0),
       },
-    }));
+    }), t.authored);
     if (committed !== true) return committed;
     return { ok: true, sessionId: st.sessionId, ordinal: pending.ordinal, index: s.index, entryHash: s.hash, duplicate: false, ...(ruling === undefined ? {} : { ruling }) };
   }
@@ -385,6 +385,7 @@ export class Engine {
     row: Row,
     nonces: readonly NonceClaim[],
     next: (frontier: Border) => SessionState,
+    authored?: Uint8Array,
   ): Promise<true | Rejection> {
     const s = row.s;
     const frontier = st.frontier.append(row.leaf);
@@ -398,6 +399,8 @@ export class Engine {
     }));
     if (outcome.ok) {
       this.cache.set(st.sessionId, next(frontier));
+      // The ruler may fold the entry from here (the value just encoded) instead of reading it back.
+      this.ruler?.appended?.(st.sessionId, st.spec, s.index, s.hash, row.entry, authored);
       return true;
     }
     if (outcome.reason === 'unknown-session') return reject('wrong-session', `no session ${st.sessionId}`);

@@ -18,6 +18,8 @@ export function reject(diagnostic: Rejection['diagnostic'], message: string): Re
 export interface Row {
   readonly s: StoredEntry;
   readonly leaf: Uint8Array;
+  /** The entry whose canonical bytes are `s.bytes`. */
+  readonly entry: Entry;
 }
 
 /** `bytes`, when given, MUST be the canonical bytes of `entry` (the caller already encoded it). */
@@ -26,7 +28,7 @@ export function stored(index: number, entry: Entry, bytes: Uint8Array = canonica
   const hash = toHex(leaf);
   const ordinal = entry.kind === 'frame' || entry.kind === 'turn' ? entry.ordinal : undefined;
   const s: StoredEntry = ordinal === undefined ? { index, hash, bytes, kind: entry.kind } : { index, hash, bytes, kind: entry.kind, ordinal };
-  return { s, leaf };
+  return { s, leaf, entry };
 }
 
 /** A stored row as an entry; a row that is not bytes, not its hash, or not an entry is {@link StoreCorruptionError}. */
