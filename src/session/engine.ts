@@ -31,7 +31,7 @@ import type { AppendOutcome, NonceClaim, TranscriptStore } from '../store/types.
 import { traceAppend, traceVerbs } from '../telemetry/index.js';
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
-import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
+import { computeClaimHash, frameEntryBytes, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
 import { Border, loadState, type SessionState } from './state.js';
 import { SessionCache } from './cache.js';
 import { decode, reject, slotOf, stored, turnMessage, type Row } from './rows.js';
@@ -142,7 +142,7 @@ export class Engine {
         frameRoot: f.frameRoot,
         ...(f.data === undefined ? {} : { data: f.data }),
       };
-      const row = stored(st.size, entry);
+      const row = stored(st.size, entry, frameEntryBytes(entry, f));
       const s = row.s;
       const committed = await this.commit(st, row, [], (frontier) => ({
         ...st,
