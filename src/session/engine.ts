@@ -34,7 +34,7 @@ import { KeyedMutex } from './mutex.js';
 import { computeClaimHash, frameEntryBytes, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
 import { Border, loadState, type SessionState } from './state.js';
 import { SessionCache } from './cache.js';
-import { decode, reject, slotOf, stored, turnMessage, type Row } from './rows.js';
+import { decode, reject, rulingRow, slotOf, stored, turnMessage, type Row } from './rows.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -224,7 +224,7 @@ export class Engine {
       }
     }
     // Without a ruling the entry is exactly the claim, whose bytes are already encoded.
-    const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : stored(st.size, { ...t.entry, ruling });
+    const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : rulingRow(st.size, { ...t.entry, ruling });
     const s = row.s;
     const standDown = t.entry.body.kind === 'stand-down';
     const committed = await this.commit(st, row, nonces, (frontier) => ({

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes, frameRoot, toHex, tryCanonicalJson, type CanonicalObject, type FrameEntry } from '../../src/protocol/index.js';
 import { sha256 } from '../../src/codec/sha256.js';
-import { frameEntryBytes, prepareFrame } from '../../src/session/prepare.js';
+import { frameEntryBytes, prepareFrame, prepareTurn } from '../../src/session/prepare.js';
+import { rulingRow, stored } from '../../src/session/rows.js';
 
 const HEX = 'a'.repeat(64);
 const PARENT = '0123456789abcdef'.repeat(4);
@@ -28,6 +29,24 @@ describe('frame bytes from the data encoded once', () => {
         expect(f.frameRoot).toBe(toHex(frameRoot(sha256, data === undefined ? { ordinal, time } : { ordinal, time, data: data as CanonicalObject })));
       }),
       { seed: 0xf4a3e, numRuns: 500 },
+    );
+  });
+
+  it('a ruled turn row is the general encoder’s row on random rulings and bytes (seed 0x7e4b1)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })), fc.uint8Array({ maxLength: 64 }), fc.integer({ min: -1, max: 1e6 }), (ruling, bytes, ordinal) => {
+        const p = prepareTurn({ sessionId: HEX, ordinal, parentHash: PARENT, frameRoot: PARENT, body: { kind: 'authored', bytes } });
+        if (!p.ok) throw new Error(p.message);
+        const entry = { ...p.turn.entry, ruling: ruling as CanonicalObject };
+        if (!tryCanonicalJson(ruling, { level: 2 }).ok) {
+          expect(() => rulingRow(3, entry)).toThrow();
+          return;
+        }
+        const r = rulingRow(3, entry);
+        expect(r.s.bytes).toEqual(canonicalBytes(entry as unknown as CanonicalObject));
+        expect(r).toEqual(stored(3, entry));
+      }),
+      { seed: 0x7e4b1, numRuns: 500 },
     );
   });
 });
