@@ -137,19 +137,25 @@ export function frameRoot(digest: Digest, content: FrameContent): Uint8Array {
   // (data < ordinal < time; safe integers as `${n}`, -0 as 0) when the members
   // are canonical; anything else takes the general encoder, which also names
   // the problem.
-  let text: string | undefined;
   if (Number.isSafeInteger(ordinal) && Number.isSafeInteger(time)) {
-    if (data === undefined) text = `{"ordinal":${ordinal},"time":${time}}`;
-    else {
-      const d = tryCanonicalJson(data, { level: 2 });
-      if (d.ok) text = `{"data":${d.text},"ordinal":${ordinal},"time":${time}}`;
-    }
+    if (data === undefined) return frameRootOfDataText(digest, ordinal, time, undefined);
+    const d = tryCanonicalJson(data, { level: 2 });
+    if (d.ok) return frameRootOfDataText(digest, ordinal, time, d.text);
   }
-  if (text === undefined) {
-    const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal, time };
-    if (data !== undefined) obj.data = data;
-    text = canonicalJson(obj);
-  }
+  const obj: { ordinal: number; time: number; data?: CanonicalValue } = { ordinal, time };
+  if (data !== undefined) obj.data = data;
+  return frameRootOfText(digest, canonicalJson(obj));
+}
+
+/**
+ * {@link frameRoot} of a frame whose `data` (at level 2) has the canonical text `dataText`
+ * (`undefined`: no data), already computed by the caller; `ordinal` and `time` safe integers.
+ */
+export function frameRootOfDataText(digest: Digest, ordinal: number, time: number, dataText: string | undefined): Uint8Array {
+  return frameRootOfText(digest, dataText === undefined ? `{"ordinal":${ordinal},"time":${time}}` : `{"data":${dataText},"ordinal":${ordinal},"time":${time}}`);
+}
+
+function frameRootOfText(digest: Digest, text: string): Uint8Array {
   // The same bytes as taggedHash(digest, tag, canonicalBytes(obj)), with the
   // canonical text UTF-8 encoded straight into the preimage buffer.
   const t = tagPrefix(DOMAIN_TAGS.frameRoot);

@@ -21,7 +21,7 @@ import { rfc6962Hasher } from './merkle/hasher.js';
 import { OPEN_ORDINAL } from './vocabulary.js';
 
 // The one-line checks live in line.ts; their importers keep finding them here.
-export { AUTHORED_MESSAGES, authoredProblem, canonicalEntryText, frameRootHex, inspectLine } from './line.js';
+export { AUTHORED_MESSAGES, authoredProblem, canonicalEntryText, canonicalFrameText, frameRootHex, inspectLine } from './line.js';
 export type { LineInspection } from './line.js';
 export { CHAIN_ERROR_CODES } from './chain-types.js';
 export type { ChainError, ChainErrorCode, ChainPin, ChainSummary, FinishOptions, SegmentState, VerifiedEntry } from './chain-types.js';

@@ -31,6 +31,7 @@ export {
   taggedHash,
   entryHash,
   frameRoot,
+  frameRootOfDataText,
   authoredHash,
   turnClaimHash,
 } from './bytes.js';

@@ -168,9 +168,8 @@ export function canonicalEntryText(e: Entry): string | undefined {
       return spec === undefined ? undefined : `{"kind":"genesis","protocol":"${e.protocol}","spec":${spec}}`;
     }
     case 'frame': {
-      const data = e.data === undefined ? '' : canon(e.data);
-      if (data === undefined) return undefined;
-      return `{${data === '' ? '' : `"data":${data},`}"frameRoot":"${e.frameRoot}","kind":"frame","ordinal":${e.ordinal},"parent":"${e.parent}","session":"${e.session}","time":${e.time}}`;
+      const data = e.data === undefined ? undefined : canon(e.data);
+      return e.data !== undefined && data === undefined ? undefined : canonicalFrameText(e, data);
     }
     case 'turn': {
       const ruling = e.ruling === undefined ? '' : canon(e.ruling);
@@ -185,6 +184,14 @@ export function canonicalEntryText(e: Entry): string | undefined {
       return `{${artifacts === '' ? '' : `"artifacts":${artifacts},`}"kind":"finalize","parent":"${e.parent}","root":"${e.root}","session":"${e.session}","size":${e.size}}`;
     }
   }
+}
+
+/**
+ * The canonical text of a frame entry whose `data` has the canonical text `dataText` (level 2;
+ * `undefined`: the frame has no data), under the precondition of {@link canonicalEntryText}.
+ */
+export function canonicalFrameText(e: FrameEntry, dataText: string | undefined): string {
+  return `{${dataText === undefined ? '' : `"data":${dataText},`}"frameRoot":"${e.frameRoot}","kind":"frame","ordinal":${e.ordinal},"parent":"${e.parent}","session":"${e.session}","time":${e.time}}`;
 }
 
 /** The frame root recomputed from a frame's content, as hex. */

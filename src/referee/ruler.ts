@@ -99,6 +99,8 @@ export interface RefereeRuler extends TurnRuler {
   ruleStandDown(context: Omit<RuleContext, 'authored'>): Promise<RuleOutcome | undefined>;
   /** The folds this ruler derives its state from. */
   readonly history: RefereeHistory;
+  /** The folds of gateway days (MCP tool calls). */
+  readonly tools: ToolHistory;
 }
 
 const MESSAGE_MAX = 200;
@@ -300,10 +302,15 @@ export function createRefereeRuler(options: RefereeRulerOptions): RefereeRuler {
 
   return {
     history,
+    tools,
     checkSpec: (spec) => checkRefereeSpec(spec, legacy),
     rule,
     recordedReservations(recorded: CanonicalObject): readonly RecordedReservation[] {
       return recordedRateFacts(recorded);
+    },
+    appended(sessionId, spec, index, hash, entry, authored) {
+      // A gateway day's fold takes the engine's new entries from its hand (ToolHistory.offer).
+      if (isGatewaySpec(spec)) tools.offer(sessionId, index, hash, entry, authored);
     },
     async ruleStandDown(ctx) {
       if (isGatewaySpec(ctx.spec)) return undefined;

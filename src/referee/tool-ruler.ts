@@ -51,6 +51,7 @@ export interface ToolCall {
 export const CLOSE_REASONS = ['agent-disconnected', 'signal', 'upstream-exited'] as const;
 
 const MCP_KEYS = ['upstream', 'run'];
+const turnDecoder = new TextDecoder();
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -85,7 +86,7 @@ export function readGatewayTurn(authored: Uint8Array): GatewayTurn {
   const p = parseStrictJson(authored);
   if (!p.ok) return { kind: 'refused', code: p.code === 'invalid-utf8' || p.code === 'syntax' || p.code === 'trailing-data' ? 'tool_call_malformed' : 'tool_call_not_canonical', message: `the request is not strict JSON (${p.code})` };
   const v = p.value;
-  const text = new TextDecoder().decode(authored);
+  const text = turnDecoder.decode(authored);
   const idOf = isObject(v) && (typeof v['id'] === 'string' || (typeof v['id'] === 'number' && Number.isSafeInteger(v['id']))) ? { id: v['id'] as string | number } : {};
   if (!isCanonicalParse(v, text) && !canonicalEquals(v, text)) return { kind: 'refused', code: 'tool_call_not_canonical', message: 'the request bytes are not canonical JSON (fractional numbers, null or unsorted keys)', ...idOf };
   if (isObject(v) && Object.keys(v).length === 1 && typeof v['close'] === 'string' && (CLOSE_REASONS as readonly string[]).includes(v['close'])) return { kind: 'close' };
@@ -156,11 +157,12 @@ function inconsistent(sessionId: string, index: number, what: string): TallyErro
 /** Per-session folds of gateway days, through the one fold mechanism (`TranscriptFolds`, as `RefereeHistory`). */
 export class ToolHistory {
   private readonly folds: TranscriptFolds<ToolFold>;
+  private lastRead: { readonly bytes: Uint8Array; readonly turn: GatewayTurn } | undefined;
 
   constructor(source: EntrySource, maxSessions = 1024) {
     this.folds = new TranscriptFolds<ToolFold>(
       source,
-      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), calls: [], ledger: new GroupLedger(), ids: new Map(), time: 0, servers: undefined }), step: foldEntry },
+      { inconsistent, start: () => ({ server: undefined, offered: undefined, admitted: [], perTool: new Map(), spent: new Map(), calls: [], ledger: new GroupLedger(), ids: new Map(), time: 0, servers: undefined }), step: (f, e) => foldEntry(f, e) },
       maxSessions,
     );
   }
@@ -168,9 +170,37 @@ export class ToolHistory {
   async fold(sessionId: string, size: number): Promise<ToolFold> {
     return (await this.folds.fold(sessionId, size))!.state;
   }
+
+  /**
+   * An entry the engine has just appended (see `TranscriptFolds.offer`); `authored`, for a turn,
+   * the bytes it carries: when the ruling just read these very bytes ({@link read}), that parse
+   * is folded instead of reading them a second time.
+   */
+  offer(sessionId: string, index: number, hash: string, entry: Entry, authored?: Uint8Array): void {
+    const last = this.lastRead;
+    this.lastRead = undefined;
+    if (entry.kind !== 'frame' && entry.kind !== 'turn') return;
+    // The very array the ruling read (the engine's private copy of the turn's bytes): the same parse.
+    const turn = authored !== undefined && last !== undefined && last.bytes === authored ? last.turn : undefined;
+    this.folds.offer(sessionId, index, hash, entry.parent, entry, (f, e) => foldEntry(f, e, turn));
+  }
+
+  /** `readGatewayTurn(authored)`, remembered for the {@link offer} of the turn that carries these bytes. */
+  read(authored: Uint8Array): GatewayTurn {
+    const turn = readGatewayTurn(authored);
+    this.lastRead = { bytes: authored, turn };
+    return turn;
+  }
 }
 
-function foldEntry(f: ToolFold, e: Entry): void {
+/** The turn a stored turn entry's authored bytes hold (`undefined`: not a call). */
+function turnOfEntry(e: Entry): GatewayTurn | undefined {
+  if (e.kind !== 'turn' || e.body.kind !== 'authored') return undefined;
+  const bytes = fromBase64(e.body.bytes);
+  return bytes === undefined ? undefined : readGatewayTurn(bytes);
+}
+
+function foldEntry(f: ToolFold, e: Entry, read?: GatewayTurn): void {
   if (e.kind === 'frame') {
     f.time = e.time;
     if (isObject(e.data)) {
@@ -184,10 +214,8 @@ function foldEntry(f: ToolFold, e: Entry): void {
     return;
   }
   if (e.kind !== 'turn' || e.body.kind !== 'authored') return;
-  const bytes = fromBase64(e.body.bytes);
-  if (bytes === undefined) return;
-  const t = readGatewayTurn(bytes);
-  if (t.kind !== 'call') return;
+  const t = read ?? turnOfEntry(e);
+  if (t === undefined || t.kind !== 'call') return;
   const key = JSON.stringify(t.call.id);
   if (!f.ids.has(key)) f.ids.set(key, e.body.hash);
   const r = e.ruling;
@@ -284,7 +312,7 @@ async function judgeCall(ctx: RuleContext, rule: ToolRule & { judging: Judging }
 
 /** Rules on one gateway turn (see the module comment); `undefined` for the closing turn. */
 export async function ruleToolTurn(ctx: RuleContext, history: ToolHistory, mandates: ParseMandateOptions, judges?: ToolJudges): Promise<RuleOutcome | undefined> {
-  const t = readGatewayTurn(ctx.authored);
+  const t = history.read(ctx.authored);
   if (t.kind === 'close') return undefined;
   if (t.kind === 'refused') return refused(t.code, t.message);
   const { call } = t;

@@ -57,6 +57,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 export class TranscriptFolds<S> {
   private readonly cache = new Map<string, Cached<S>>();
   private readonly lock = new KeyedMutex();
+  /** Sessions whose fold is running now (an offered entry never races one). */
+  private readonly running = new Set<string>();
 
   /**
    * @param source where the entries are read
@@ -76,6 +78,42 @@ export class TranscriptFolds<S> {
    */
   fold(sessionId: string, size: number): Promise<Folded<S> | undefined> {
     return this.lock.run(sessionId, async () => {
+      this.running.add(sessionId);
+      try {
+        return await this.foldNow(sessionId, size);
+      } finally {
+        this.running.delete(sessionId);
+      }
+    });
+  }
+
+  /**
+   * An entry the caller has just appended, in hand (its value, which the
+   * caller encoded into the stored bytes of `hash`): folded straight into the
+   * cached fold when it provably extends it — the fold stands at `index`
+   * exactly and its last entry is `parent`, the entry's own parent link —
+   * instead of being read back and decoded on the next {@link fold}. In any
+   * other case it is ignored and the next fold reads the store, as always.
+   * `step` (default: the ruler's) folds it; it must fold the same value the
+   * ruler's step would fold from the stored bytes.
+   */
+  offer(sessionId: string, index: number, hash: string, parent: string, entry: Entry, step: FoldSteps<S>['step'] = this.steps.step): void {
+    if (this.running.has(sessionId)) return;
+    const c = this.cache.get(sessionId);
+    if (c === undefined || c.size !== index || c.lastHash !== parent) return;
+    try {
+      step(c.state, entry, index, sessionId);
+    } catch {
+      // A step that refuses leaves a state half-folded: drop it, the next fold reads the store.
+      this.cache.delete(sessionId);
+      return;
+    }
+    c.size = index + 1;
+    c.lastHash = hash;
+  }
+
+  private async foldNow(sessionId: string, size: number): Promise<Folded<S> | undefined> {
+    {
       let c = this.cache.get(sessionId);
       if (c && c.size > size) c = undefined;
       if (c) {
@@ -106,7 +144,7 @@ export class TranscriptFolds<S> {
       this.cache.set(sessionId, c);
       if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
       return { state: c.state, size: c.size };
-    });
+    }
   }
 
   /** Forgets the cached fold of one session (or all). */

@@ -31,10 +31,10 @@ import type { AppendOutcome, NonceClaim, TranscriptStore } from '../store/types.
 import { traceAppend, traceVerbs } from '../telemetry/index.js';
 import { ContentionError, StoreCorruptionError } from './errors.js';
 import { KeyedMutex } from './mutex.js';
-import { computeClaimHash, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
+import { computeClaimHash, frameEntryBytes, malformed, prepareArtifacts, prepareFrame, prepareSpec, prepareTurn, type PreparedTurn } from './prepare.js';
 import { Border, loadState, type SessionState } from './state.js';
 import { SessionCache } from './cache.js';
-import { decode, reject, slotOf, stored, turnMessage, type Row } from './rows.js';
+import { decode, reject, rulingRow, slotOf, stored, turnMessage, type Row } from './rows.js';
 import type {
   DescribeResult,
   EventsResult,
@@ -142,7 +142,7 @@ export class Engine {
         frameRoot: f.frameRoot,
         ...(f.data === undefined ? {} : { data: f.data }),
       };
-      const row = stored(st.size, entry);
+      const row = stored(st.size, entry, frameEntryBytes(entry, f));
       const s = row.s;
       const committed = await this.commit(st, row, [], (frontier) => ({
         ...st,
@@ -224,7 +224,7 @@ export class Engine {
       }
     }
     // Without a ruling the entry is exactly the claim, whose bytes are already encoded.
-    const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : stored(st.size, { ...t.entry, ruling });
+    const row = ruling === undefined ? stored(st.size, t.entry, t.claimBytes) : rulingRow(st.size, { ...t.entry, ruling });
     const s = row.s;
     const standDown = t.entry.body.kind === 'stand-down';
     const committed = await this.commit(st, row, nonces, (frontier) => ({
@@ -241,7 +241,7 @@ export class Engine {
         authored: st.counts.authored + (standDown ? 0 : 1),
         standDowns: st.counts.standDowns + (standDown ? 1 : 0),
       },
-    }));
+    }), t.authored);
     if (committed !== true) return committed;
     return { ok: true, sessionId: st.sessionId, ordinal: pending.ordinal, index: s.index, entryHash: s.hash, duplicate: false, ...(ruling === undefined ? {} : { ruling }) };
   }
@@ -385,6 +385,7 @@ export class Engine {
     row: Row,
     nonces: readonly NonceClaim[],
     next: (frontier: Border) => SessionState,
+    authored?: Uint8Array,
   ): Promise<true | Rejection> {
     const s = row.s;
     const frontier = st.frontier.append(row.leaf);
@@ -398,6 +399,8 @@ export class Engine {
     }));
     if (outcome.ok) {
       this.cache.set(st.sessionId, next(frontier));
+      // The ruler may fold the entry from here (the value just encoded) instead of reading it back.
+      this.ruler?.appended?.(st.sessionId, st.spec, s.index, s.hash, row.entry, authored);
       return true;
     }
     if (outcome.reason === 'unknown-session') return reject('wrong-session', `no session ${st.sessionId}`);

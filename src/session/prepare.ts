@@ -12,7 +12,7 @@ import {
   canonicalJson,
   utf8,
   checkSpec,
-  frameRoot,
+  frameRootOfDataText,
   isDigestHex,
   isFrameTime,
   isMember,
@@ -26,8 +26,9 @@ import {
   type SessionSpec,
   type TurnClaim,
   type TurnEntry,
+  type FrameEntry,
 } from '../protocol/index.js';
-import { canonicalEntryText } from '../protocol/chain.js';
+import { canonicalEntryText, canonicalFrameText } from '../protocol/chain.js';
 import { sha256 } from '../codec/sha256.js';
 import type { Rejection } from './types.js';
 
@@ -56,6 +57,8 @@ export interface PreparedFrame {
   readonly ordinal: number;
   readonly time: number;
   readonly data?: CanonicalValue;
+  /** The canonical text of `data` (level 2), computed once here: the frame root and the entry's bytes reuse it. */
+  readonly dataText?: string;
   readonly parentHash?: string;
   readonly frameRoot: string;
 }
@@ -68,22 +71,34 @@ export function prepareFrame(input: unknown): { ok: true; frame: PreparedFrame }
   if (!isOrdinal(ordinal)) return malformed(`ordinal must be an integer from -1 to ${LIMITS.maxOrdinal}`);
   if (!isFrameTime(time)) return malformed('time must be a non-negative safe integer of epoch milliseconds');
   if (parentHash !== undefined && !isDigestHex(parentHash)) return malformed('parentHash must be 64 lowercase hex');
+  let dataText: string | undefined;
   if (data !== undefined) {
     const c = tryCanonicalJson(data, { level: 2 });
     if (!c.ok) return malformed(`frame data is not canonical JSON: ${c.problem.code} at ${c.problem.path || '/'}`);
     if (c.text.length > LIMITS.entryBytes / 2) return malformed(`frame data exceeds ${LIMITS.entryBytes / 2} bytes`);
+    dataText = c.text;
   }
-  const content = data === undefined ? { ordinal, time } : { ordinal, time, data: data as CanonicalValue };
-  const root = toHex(frameRoot(sha256, content));
+  // isOrdinal and isFrameTime hold: safe integers, as frameRootOfDataText needs.
+  const root = toHex(frameRootOfDataText(sha256, ordinal, time, dataText));
   const frame: PreparedFrame = {
     sessionId,
     ordinal,
     time,
     frameRoot: root,
-    ...(data === undefined ? {} : { data: data as CanonicalValue }),
+    ...(data === undefined ? {} : { data: data as CanonicalValue, dataText: dataText! }),
     ...(parentHash === undefined ? {} : { parentHash }),
   };
   return { ok: true, frame };
+}
+
+/**
+ * The canonical bytes of the frame entry a prepared frame makes: its session and parent are
+ * checked lowercase hex, its frame root computed hex, ordinal and time safe integers, and its
+ * data's canonical text is the one {@link prepareFrame} computed (the same bytes as
+ * canonicalBytes(entry), without encoding the data again).
+ */
+export function frameEntryBytes(entry: FrameEntry, f: PreparedFrame): Uint8Array {
+  return utf8(canonicalFrameText(entry, f.dataText));
 }
 
 /** A checked turn: its claim (for reconciliation), entry skeleton and bytes. */

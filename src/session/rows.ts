@@ -1,5 +1,6 @@
 /** The engine's rows: entries as stored rows and back, and the refusals of a turn. */
-import { canonicalBytes, entryHash, parseEntry, toHex, type CanonicalObject, type Entry } from '../protocol/index.js';
+import { canonicalBytes, entryHash, parseEntry, toHex, utf8 as utf8Bytes, type CanonicalObject, type Entry, type TurnEntry } from '../protocol/index.js';
+import { canonicalEntryText } from '../protocol/chain.js';
 import { sha256 } from '../codec/sha256.js';
 import type { StoredEntry } from '../store/types.js';
 import { StoreCorruptionError } from './errors.js';
@@ -18,6 +19,8 @@ export function reject(diagnostic: Rejection['diagnostic'], message: string): Re
 export interface Row {
   readonly s: StoredEntry;
   readonly leaf: Uint8Array;
+  /** The entry whose canonical bytes are `s.bytes`. */
+  readonly entry: Entry;
 }
 
 /** `bytes`, when given, MUST be the canonical bytes of `entry` (the caller already encoded it). */
@@ -26,7 +29,17 @@ export function stored(index: number, entry: Entry, bytes: Uint8Array = canonica
   const hash = toHex(leaf);
   const ordinal = entry.kind === 'frame' || entry.kind === 'turn' ? entry.ordinal : undefined;
   const s: StoredEntry = ordinal === undefined ? { index, hash, bytes, kind: entry.kind } : { index, hash, bytes, kind: entry.kind, ordinal };
-  return { s, leaf };
+  return { s, leaf, entry };
+}
+
+/**
+ * The row of a turn entry the engine built (its strings checked hex and base64, from a prepared
+ * turn) with a ruling: written from the entry's known key order, the ruling through the
+ * canonical encoder (the same bytes as canonicalBytes(entry); that one names a bad ruling).
+ */
+export function rulingRow(index: number, entry: TurnEntry): Row {
+  const text = canonicalEntryText(entry);
+  return text === undefined ? stored(index, entry) : stored(index, entry, utf8Bytes(text));
 }
 
 /** A stored row as an entry; a row that is not bytes, not its hash, or not an entry is {@link StoreCorruptionError}. */

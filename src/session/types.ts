@@ -201,4 +201,12 @@ export interface TurnRuler {
    * this ruler's recorded ruling names as facts from the store.
    */
   recordedReservations?(recorded: CanonicalObject, sessionId: string): readonly RecordedReservation[];
+  /**
+   * The engine has just appended `entry` (its stored bytes are exactly the canonical encoding of
+   * this value, of hash `hash`, at `index`); `authored`, for an authored turn, is the very byte
+   * array it ruled on. A ruler may fold it from here instead of reading it back; it must change
+   * nothing the ruler would derive from the store (the engine calls it after the commit, under
+   * the session's lock, and ignores what it does).
+   */
+  appended?(sessionId: string, spec: SessionSpec, index: number, hash: string, entry: Entry, authored?: Uint8Array): void;
 }
