@@ -172,11 +172,6 @@ export class ChainVerifier {
     return true;
   }
 
-  /** Entries accepted so far. */
-  get accepted(): number {
-    return this.index;
-  }
-
   /** Feeds the bytes of one line (without its newline). Returns the error once one is found. */
   push(line: Uint8Array): ChainError | VerifiedEntry {
     if (this.failed) return this.failed;

@@ -111,7 +111,7 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
     if (q.result === undefined) {
       const bad = here(q.bytes, 0);
       recycle(q.bytes.buffer as ArrayBuffer);
-      options.onProgress?.(v.accepted);
+      options.onProgress?.(v.size);
       return bad;
     }
     const r = await q.result;
@@ -122,11 +122,11 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
     if (!bad) {
       // The worker's lines after the first, if the join holds; else all of them here.
       const count = r.proven - 1;
-      const from = count >= 0 && v.accepted === q.base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(q.base + 1, count)) ? r.provenEnd : first + 1;
+      const from = count >= 0 && v.size === q.base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(q.base + 1, count)) ? r.provenEnd : first + 1;
       bad = here(bytes, from);
     }
     recycle(r.bytes);
-    options.onProgress?.(v.accepted);
+    options.onProgress?.(v.size);
     return bad;
   };
   /** Queues a full segment; settles the oldest once every worker has one queued behind it. */
