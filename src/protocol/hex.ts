@@ -58,14 +58,17 @@ export function isDigestHex(s: unknown): s is string {
   return true;
 }
 
-/** Decodes the 64 lowercase hex digit codes `text[at, at + 64)` into `out[0, 32)`; false (out then meaningless) when one is not lowercase hex. */
-export function hexDecodeAt(text: Uint8Array, at: number, out: Uint8Array): boolean {
+/**
+ * Decodes the 64 lowercase hex digit codes `text[at, at + 64)` into `out[to, to + 32)`;
+ * false (those 32 bytes then meaningless) when one is not lowercase hex.
+ */
+export function hexDecodeAt(text: Uint8Array, at: number, out: Uint8Array, to = 0): boolean {
   let bad = 0;
   for (let i = 0; i < 32; i++) {
     const hi = nibble(text[at + 2 * i]!);
     const lo = nibble(text[at + 2 * i + 1]!);
     bad |= hi | lo;
-    out[i] = (hi << 4) | lo;
+    out[to + i] = (hi << 4) | lo;
   }
   return bad >= 0;
 }

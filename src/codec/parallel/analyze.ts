@@ -13,7 +13,7 @@
  */
 import { authoredHashOfBase64Into, frameRoot, frameRootOfLineInto, entryHashInto } from '../../protocol/bytes.js';
 import { authoredProblem, inspectLine } from '../../protocol/chain.js';
-import { hexEqualsAt } from '../../protocol/hex.js';
+import { hexDecodeAt, hexEqualsAt } from '../../protocol/hex.js';
 import { newLineScan, scanLine, type LineScan } from '../../protocol/scan.js';
 import { NODE_PREFIX } from '../../protocol/merkle/hasher.js';
 import { sha256, sha256At, sha256Into } from '../sha256.js';
@@ -27,18 +27,6 @@ for (let c = 0; c < 6; c++) NIBBLE[97 + c] = 10 + c;
 /** Writes 64 lowercase hex characters as 32 bytes at `at` (digests the entry parser already checked). */
 function hexInto(out: Uint8Array, at: number, hex: string): void {
   for (let i = 0; i < 32; i++) out[at + i] = (NIBBLE[hex.charCodeAt(2 * i)]! << 4) | NIBBLE[hex.charCodeAt(2 * i + 1)]!;
-}
-
-/** Decodes the 64 hex digit codes `line[from, from + 64)` into `out[at, at + 32)`; false if one is not lowercase hex. */
-function hexCodesInto(out: Uint8Array, at: number, line: Uint8Array, from: number): boolean {
-  let bad = 0;
-  for (let i = 0; i < 32; i++) {
-    const hi = NIBBLE[line[from + 2 * i]!]!;
-    const lo = NIBBLE[line[from + 2 * i + 1]!]!;
-    bad |= hi | lo;
-    out[at + i] = (hi << 4) | lo;
-  }
-  return bad < 16;
 }
 
 /** Options of {@link analyzeBatch}. */
@@ -118,7 +106,7 @@ const hash = new Uint8Array(32);
  * hex or the authored body needs the reference to name its problem.
  */
 function scanned(line: Uint8Array, s: LineScan, view: DataView, out: Uint8Array, at: number): boolean {
-  if (!hexCodesInto(out, at + OFF.session, line, s.session) || !hexCodesInto(out, at + OFF.parent, line, s.parent) || !hexCodesInto(out, at + OFF.claimedRoot, line, s.root)) return false;
+  if (!hexDecodeAt(line, s.session, out, at + OFF.session) || !hexDecodeAt(line, s.parent, out, at + OFF.parent) || !hexDecodeAt(line, s.root, out, at + OFF.claimedRoot)) return false;
   if (s.kind === 2 && s.body === 1) {
     if (!authoredHashOfBase64Into(sha256Into, authored, line, s.bytesStart, s.bytesEnd) || !hexEqualsAt(line, s.hashAt, authored)) return false;
     view.setUint8(at + OFF.isAuthored, 1);
