@@ -113,38 +113,36 @@ export class TranscriptFolds<S> {
   }
 
   private async foldNow(sessionId: string, size: number): Promise<Folded<S> | undefined> {
-    {
-      let c = this.cache.get(sessionId);
-      if (c && c.size > size) c = undefined;
-      if (c) {
-        // Content-addressed: continue only if the last entry folded is still the one in this store.
-        const [last] = await this.source.readRange(sessionId, c.size - 1, c.size);
-        if (!last || last.hash !== c.lastHash) c = undefined;
-      }
-      if (!c) {
-        const [g] = await this.source.readRange(sessionId, 0, 1);
-        if (!g) throw this.steps.inconsistent(sessionId, 0, 'no genesis');
-        const e = this.decode(sessionId, g);
-        if (e.kind !== 'genesis') throw this.steps.inconsistent(sessionId, 0, 'the first entry is not a genesis');
-        const state = this.steps.start(e, sessionId);
-        if (state === undefined) return undefined;
-        c = { state, size: 1, lastHash: g.hash };
-      }
-      while (c.size < size) {
-        const rows = await this.source.readRange(sessionId, c.size, Math.min(size, c.size + BATCH));
-        if (rows.length === 0) throw this.steps.inconsistent(sessionId, c.size, `the store holds fewer than ${size} entries`);
-        for (const row of rows) {
-          if (row.index !== c.size) throw this.steps.inconsistent(sessionId, row.index, `expected entry ${c.size}`);
-          this.steps.step(c.state, this.decode(sessionId, row), row.index, sessionId);
-          c.size = row.index + 1;
-          c.lastHash = row.hash;
-        }
-      }
-      this.cache.delete(sessionId);
-      this.cache.set(sessionId, c);
-      if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
-      return { state: c.state, size: c.size };
+    let c = this.cache.get(sessionId);
+    if (c && c.size > size) c = undefined;
+    if (c) {
+      // Content-addressed: continue only if the last entry folded is still the one in this store.
+      const [last] = await this.source.readRange(sessionId, c.size - 1, c.size);
+      if (!last || last.hash !== c.lastHash) c = undefined;
     }
+    if (!c) {
+      const [g] = await this.source.readRange(sessionId, 0, 1);
+      if (!g) throw this.steps.inconsistent(sessionId, 0, 'no genesis');
+      const e = this.decode(sessionId, g);
+      if (e.kind !== 'genesis') throw this.steps.inconsistent(sessionId, 0, 'the first entry is not a genesis');
+      const state = this.steps.start(e, sessionId);
+      if (state === undefined) return undefined;
+      c = { state, size: 1, lastHash: g.hash };
+    }
+    while (c.size < size) {
+      const rows = await this.source.readRange(sessionId, c.size, Math.min(size, c.size + BATCH));
+      if (rows.length === 0) throw this.steps.inconsistent(sessionId, c.size, `the store holds fewer than ${size} entries`);
+      for (const row of rows) {
+        if (row.index !== c.size) throw this.steps.inconsistent(sessionId, row.index, `expected entry ${c.size}`);
+        this.steps.step(c.state, this.decode(sessionId, row), row.index, sessionId);
+        c.size = row.index + 1;
+        c.lastHash = row.hash;
+      }
+    }
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, c);
+    if (this.cache.size > this.maxSessions) this.cache.delete(this.cache.keys().next().value!);
+    return { state: c.state, size: c.size };
   }
 
   /** Forgets the cached fold of one session (or all). */
