@@ -20,11 +20,14 @@ import { requireFreshDist } from '../perf/helpers/dist.js';
 requireFreshDist(['protocol', 'codec']);
 const par = await import('../../dist/codec/parallel/index.js');
 let pool: Awaited<ReturnType<typeof par.createVerifyPool>>;
+/** The same on worker threads (the only pool `split: 'records'` takes). */
+let threads: Awaited<ReturnType<typeof par.createVerifyPool>>;
 beforeAll(() => {
   pool = par.createVerifyPool({ workers: 2 });
+  threads = par.createVerifyPool({ workers: 2, mode: 'threads' });
 });
 afterAll(async () => {
-  await pool.close();
+  await Promise.all([pool.close(), threads.close()]);
 });
 
 const SEED = 0xb17e5;
@@ -73,8 +76,8 @@ describe(`byte-edit fuzz of every verifier entry point (seed ${SEED.toString(16)
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 2 }), async (edits) => {
         const bytes = edits.reduce(apply, bundle);
         const plain = await verifyBundle([bytes]);
-        expect(await par.verifyBundleParallel([bytes], { pool, split: 'records', batchLines: 3 })).toEqual(plain);
-        expect(await par.verifyBundleParallel([bytes], { pool, segmentBytes: 300 })).toEqual(plain);
+        expect(await par.verifyBundleParallel([bytes], { pool: threads, split: 'records', batchLines: 3 })).toEqual(plain);
+        for (const p of [pool, threads]) expect(await par.verifyBundleParallel([bytes], { pool: p, segmentBytes: 300 })).toEqual(plain);
         if (!plain.ok) return;
         accepted++;
         const text = strictText.decode(bytes);

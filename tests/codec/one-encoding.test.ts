@@ -20,11 +20,14 @@ import { requireFreshDist } from '../perf/helpers/dist.js';
 requireFreshDist(['protocol', 'codec']);
 const par = await import('../../dist/codec/parallel/index.js');
 let pool: Awaited<ReturnType<typeof par.createVerifyPool>>;
+/** The same on worker threads (the only pool `split: 'records'` takes). */
+let threads: Awaited<ReturnType<typeof par.createVerifyPool>>;
 beforeAll(() => {
   pool = par.createVerifyPool({ workers: 2 });
+  threads = par.createVerifyPool({ workers: 2, mode: 'threads' });
 });
 afterAll(async () => {
-  await pool.close();
+  await Promise.all([pool.close(), threads.close()]);
 });
 
 const enc = new TextEncoder();
@@ -40,9 +43,9 @@ const cat = (...parts: Uint8Array[]): Uint8Array => {
 /** Both verifiers; they must agree exactly (summary, or index, code and message). */
 async function verifyBoth(bytes: Uint8Array) {
   const plain = await verifyBundle([bytes]);
-  const parallel = await par.verifyBundleParallel([bytes], { pool, split: 'records', batchLines: 2 });
+  const parallel = await par.verifyBundleParallel([bytes], { pool: threads, split: 'records', batchLines: 2 });
   expect(parallel).toEqual(plain);
-  expect(await par.verifyBundleParallel([bytes], { pool, segmentBytes: 400 })).toEqual(plain);
+  for (const p of [pool, threads]) expect(await par.verifyBundleParallel([bytes], { pool: p, segmentBytes: 400 })).toEqual(plain);
   return plain;
 }
 

@@ -23,11 +23,14 @@ type Pool = Awaited<ReturnType<typeof par.createVerifyPool>>;
 const enc = new TextEncoder();
 const td = new TextDecoder();
 let pool: Pool;
+/** The same on worker threads (the only pool `split: 'records'` takes). */
+let threads: Pool;
 beforeAll(() => {
   pool = par.createVerifyPool({ workers: 2 });
+  threads = par.createVerifyPool({ workers: 2, mode: 'threads' });
 });
 afterAll(async () => {
-  await pool.close();
+  await Promise.all([pool.close(), threads.close()]);
 });
 
 /** A sealed day of `wakes` frames 10 ms apart, each answered (authored turns, and a stand-down every third). */
@@ -89,7 +92,7 @@ describe('verifyBundleParallel by segments', () => {
           const bytes = encodeBundle(forge(lines, frames[f]!, edit));
           const ref = await verifyBundle(chunked(bytes, chunk));
           seen.add(ref.ok ? 'ok' : ref.code);
-          expect(await par.verifyBundleParallel(chunked(bytes, chunk), { pool, segmentBytes })).toEqual(ref);
+          for (const p of [pool, threads]) expect(await par.verifyBundleParallel(chunked(bytes, chunk), { pool: p, segmentBytes })).toEqual(ref);
         },
       ),
       { seed: 0x5e61, numRuns: 300 },
@@ -102,7 +105,7 @@ describe('verifyBundleParallel by segments', () => {
     const ref = await verifyBundle([bytes]);
     expect(ref.ok).toBe(true);
     for (const segmentBytes of [1, 120, 333, 700, 1024, 4096, 1 << 20]) {
-      expect(await par.verifyBundleParallel(chunked(bytes, 777), { pool, segmentBytes })).toEqual(ref);
+      for (const p of [pool, threads]) expect(await par.verifyBundleParallel(chunked(bytes, 777), { pool: p, segmentBytes })).toEqual(ref);
     }
   });
 });

@@ -19,11 +19,14 @@ type Pool = Awaited<ReturnType<typeof par.createVerifyPool>>;
 
 const enc = new TextEncoder();
 let pool: Pool;
+/** The same on worker threads (the only pool `split: 'records'` takes). */
+let threads: Pool;
 beforeAll(() => {
   pool = par.createVerifyPool({ workers: 2 });
+  threads = par.createVerifyPool({ workers: 2, mode: 'threads' });
 });
 afterAll(async () => {
-  await pool.close();
+  await Promise.all([pool.close(), threads.close()]);
 });
 
 interface DayPlan {
@@ -194,9 +197,10 @@ async function legacyVerify(chunks: Uint8Array[], requireSealed: boolean): Promi
 async function both(bytes: Uint8Array, chunk: number, batchLines: number, requireSealed: boolean) {
   const seq = await verifyBundle(chunked(bytes, chunk), { requireSealed });
   expect(seq).toEqual(await legacyVerify(chunked(bytes, chunk), requireSealed));
-  const records = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, split: 'records', batchLines, maxInFlight: 2, requireSealed });
+  const records = await par.verifyBundleParallel(chunked(bytes, chunk), { pool: threads, split: 'records', batchLines, maxInFlight: 2, requireSealed });
   expect(records).toEqual(seq);
   const p = await par.verifyBundleParallel(chunked(bytes, chunk), { pool, segmentBytes: 100 * batchLines + (chunk % 500), requireSealed });
+  expect(await par.verifyBundleParallel(chunked(bytes, chunk), { pool: threads, segmentBytes: 100 * batchLines + (chunk % 500), requireSealed })).toEqual(p);
   return { seq, p };
 }
 
@@ -239,11 +243,11 @@ describe('verifyBundleParallel', () => {
     const ref = await verifyBundle([bytes]);
     if (!ref.ok) throw new Error(ref.code);
     for (const pin of [{ sessionId: ref.sessionId, size: ref.size, receiptRoot: ref.receiptRoot }, { size: ref.size + 1 }, { receiptRoot: '0'.repeat(64) }, { sessionId: '1'.repeat(64) }]) {
-      expect(await par.verifyBundleParallel([bytes], { pool, pin })).toEqual(await verifyBundle([bytes], { pin }));
+      for (const p of [pool, threads]) expect(await par.verifyBundleParallel([bytes], { pool: p, pin })).toEqual(await verifyBundle([bytes], { pin }));
     }
     const unsealed = encodeBundle(lines.slice(0, -1));
     expect(await par.verifyBundleParallel([unsealed], { pool })).toEqual(await verifyBundle([unsealed]));
-    expect(await par.verifyBundleParallel([unsealed], { pool, requireSealed: false })).toEqual(await verifyBundle([unsealed], { requireSealed: false }));
+    for (const p of [pool, threads]) expect(await par.verifyBundleParallel([unsealed], { pool: p, requireSealed: false })).toEqual(await verifyBundle([unsealed], { requireSealed: false }));
     expect(await par.verifyBundleParallel([], { pool })).toEqual(await verifyBundle([]));
     // A line over the entry limit, and a partial line longer than any entry (cut short: unterminated).
     const huge = new Uint8Array(1_200_000).fill(0x61);
@@ -272,5 +276,42 @@ describe('verifyBundleParallel', () => {
     const bad = join(dir, 'bad.jsonl');
     writeFileSync(bad, encodeBundle(MUTATIONS['sealRoot']!(lines, 3) as Uint8Array[]));
     for (const f of [good, bad]) expect(await verifyBundleFile(f, { parallel: { pool } })).toEqual(await verifyBundleFile(f));
+  });
+});
+
+describe('the pool of child processes', () => {
+  it('refuses what it cannot do with typed errors: records, a bad mode, a closed pool', async () => {
+    const lines = await build({ name: 'modes', wakes: [{ dt: 1, body: { kind: 'authored', text: 'x' } }], seal: true });
+    await expect(par.verifyBundleParallel([encodeBundle(lines)], { pool, split: 'records' })).rejects.toMatchObject({ code: 'TALLY_VERIFY_OPTIONS_INVALID' });
+    expect(() => par.createVerifyPool({ mode: 'fibers' as 'threads' })).toThrow(expect.objectContaining({ code: 'TALLY_VERIFY_POOL_INVALID' }));
+    const spent = par.createVerifyPool({ workers: 1 });
+    await spent.close();
+    await expect(par.verifyBundleParallel([encodeBundle(lines)], { pool: spent, segmentBytes: 64 })).rejects.toMatchObject({ code: 'TALLY_VERIFY_POOL_CLOSED' });
+  });
+
+  it('fails the verification with TALLY_VERIFY_WORKER_FAILED when a child dies, and never leaves a child behind', async () => {
+    const wakes = Array.from({ length: 400 }, (_, i) => ({ dt: 1, body: { kind: 'authored' as const, text: `t${i}` } }));
+    const bytes = encodeBundle(await build({ name: 'killed', wakes, seal: true }));
+    const own = par.createVerifyPool({ workers: 2 });
+    try {
+      const ok = await par.verifyBundleParallel([bytes], { pool: own, segmentBytes: 2048 });
+      expect(ok.ok).toBe(true);
+      const pids = own.pids();
+      expect(pids).toHaveLength(2);
+      process.kill(pids[0]!, 'SIGKILL');
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(par.verifyBundleParallel([bytes], { pool: own, segmentBytes: 2048 })).rejects.toMatchObject({ code: 'TALLY_VERIFY_WORKER_FAILED' });
+    } finally {
+      await own.close();
+    }
+    const alive = own.pids().filter((pid) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(alive).toEqual([]);
   });
 });

@@ -92,7 +92,17 @@ export interface BatchResult {
   readonly bytes?: ArrayBuffer;
 }
 
-/** A segment of whole lines (each with its newline) for a worker to prove apart from the lines before it (./segments.ts). */
+/** A segment of whole lines (each with its newline), in pieces, for a pool to prove apart from the lines before it (./segments.ts). */
+export interface SegmentJob {
+  /** The segment's bytes, in order (views the caller keeps until the answer). */
+  readonly pieces: readonly Uint8Array[];
+  /** Their total length. */
+  readonly length: number;
+  /** The bundle index of its first line (the tree's shape of the lines after it depends on it). */
+  readonly base: number;
+}
+
+/** A segment as a worker thread is sent it (./worker.ts). */
 export interface SegmentRequest {
   readonly id: number;
   readonly segment: true;
@@ -111,6 +121,6 @@ export interface SegmentResult {
   /** The roots of `subtreeHeights(base + 1, proven - 1)`, 32 bytes each: the tree of the proven lines after the first. */
   readonly roots: ArrayBuffer;
   readonly state: SegmentState;
-  /** The request's bytes, handed back. */
-  readonly bytes: ArrayBuffer;
+  /** A worker thread's request bytes, handed back for reuse. */
+  readonly bytes?: ArrayBuffer;
 }

@@ -1,17 +1,30 @@
 /**
- * A small pool of verification worker threads. Workers are started lazily,
- * kept while the pool lives, and do not keep the process alive while idle
- * (they are `unref`ed whenever no batch is in flight).
+ * A small pool of verification workers: child processes (the default, for
+ * the segments split: ./process-pool.ts) or worker threads (either split).
+ * Workers are started lazily, kept while the pool lives, and do not keep the
+ * process alive while idle.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TallyError } from '../../protocol/errors.js';
-import type { BatchRequest, BatchResult, SegmentRequest, SegmentResult } from './layout.js';
+import type { BatchRequest, BatchResult, SegmentJob, SegmentRequest, SegmentResult } from './layout.js';
+import { createProcessPool } from './process-pool.js';
 
 /** Options of {@link createVerifyPool}. */
 export interface VerifyPoolOptions {
-  /** Worker threads (default: the machine's available parallelism, at most 8). */
+  /**
+   * Workers (default: with `mode: 'processes'`, one fewer than the machine's
+   * available parallelism, since the main thread verifies segments too, at
+   * least 1 and at most 8; with `'threads'`, the available parallelism, at most 8).
+   */
   readonly workers?: number;
+  /**
+   * `'processes'` (default): child processes, segments only (the default
+   * split), each hashing at full speed. `'threads'`: worker threads, either
+   * split; node:crypto's SHA-256 costs about twice as much per call while two
+   * threads of one process hash (docs/PERFORMANCE.md, issue 33).
+   */
+  readonly mode?: 'processes' | 'threads';
 }
 
 interface Slot {
@@ -21,14 +34,18 @@ interface Slot {
 
 /** A pool of verification workers; see {@link createVerifyPool}. */
 export interface VerifyPool {
-  /** Number of worker threads. */
+  /** Number of workers. */
   readonly size: number;
+  /** What the workers are. */
+  readonly mode: 'processes' | 'threads';
   /** Analyses one batch on the least busy worker (the pool numbers requests itself). @internal */
   run(req: Omit<BatchRequest, 'id'>): Promise<BatchResult>;
   /** Proves one segment on the least busy worker (see ./segments.ts). @internal */
-  prove(req: Omit<SegmentRequest, 'id'>): Promise<SegmentResult>;
+  prove(job: SegmentJob): Promise<SegmentResult>;
   /** Stops every worker; the pool cannot be used afterwards. */
   close(): Promise<void>;
+  /** The workers' process ids (`'processes'`, once started), for their memory. @internal */
+  pids(): number[];
 }
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
@@ -41,9 +58,25 @@ const WORKER_URL = new URL('./worker.js', import.meta.url);
  * try { await verifyBundleParallel(chunks, { pool }); } finally { await pool.close(); }
  */
 export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
-  const size = options.workers ?? Math.min(8, Math.max(1, availableParallelism()));
+  const mode = options.mode ?? 'processes';
+  if (mode !== 'processes' && mode !== 'threads') {
+    throw new TallyError('TALLY_VERIFY_POOL_INVALID', "mode must be 'processes' or 'threads'.", { details: `got ${String(mode)}` });
+  }
+  const cores = availableParallelism();
+  const size = options.workers ?? Math.min(8, Math.max(1, mode === 'processes' ? cores - 1 : cores));
   if (!Number.isSafeInteger(size) || size < 1 || size > 64) {
     throw new TallyError('TALLY_VERIFY_POOL_INVALID', 'workers must be an integer from 1 to 64.', { details: `got ${String(size)}` });
+  }
+  if (mode === 'processes') {
+    const p = createProcessPool(size);
+    return {
+      size,
+      mode,
+      run: () => Promise.reject(new TallyError('TALLY_VERIFY_OPTIONS_INVALID', "split: 'records' needs a pool of threads (createVerifyPool({ mode: 'threads' })).")),
+      prove: (segment) => p.prove(segment),
+      close: () => p.close(),
+      pids: () => p.pids(),
+    };
   }
   const slots: Slot[] = [];
   const waiting = new Map<number, { resolve(r: BatchResult | SegmentResult): void; reject(e: unknown): void; slot: Slot }>();
@@ -51,6 +84,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
   let nextId = 0;
   let closed = false;
   let broken: unknown;
+  const spare: ArrayBuffer[] = [];
 
   const fail = (err: unknown): void => {
     broken ??= err;
@@ -97,8 +131,23 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
 
   return {
     size,
+    mode,
+    pids: () => [],
     run: (batch) => send<BatchResult>(batch),
-    prove: (segment) => send<SegmentResult>(segment),
+    prove: async (job) => {
+      // One buffer of the segment's bytes, transferred to the worker and handed back with the answer, then reused.
+      const i = spare.findIndex((b) => b.byteLength >= job.length);
+      const buffer = i < 0 ? new ArrayBuffer(Math.max(job.length, 1 << 18)) : spare.splice(i, 1)[0]!;
+      const bytes = new Uint8Array(buffer);
+      let o = 0;
+      for (const p of job.pieces) {
+        bytes.set(p, o);
+        o += p.length;
+      }
+      const r = await send<SegmentResult>({ segment: true, bytes: buffer, length: job.length, base: job.base });
+      if (r.bytes !== undefined && spare.length < 2 * size + 2) spare.push(r.bytes);
+      return r;
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

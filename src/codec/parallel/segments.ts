@@ -26,14 +26,16 @@ import { subtreeHeights, type SegmentResult } from './layout.js';
 import type { VerifyPool } from './pool.js';
 
 const NEWLINE = 0x0a;
+/** Segments queued beyond one per worker (measured best on 2 cores: 2; 0 left a worker idle while this thread verified its own). */
+const AHEAD = 2;
 
 /**
- * The worker's part: proves the lines of `bytes[0, length)` (each ending in a
- * newline) from the first on, stopping at the first line the fast path does
- * not prove (a seal among them).
+ * The worker's part (a thread's or a child process's): proves the lines of
+ * `bytes` (each ending in a newline) from the first on, stopping at the first
+ * line the fast path does not prove (a seal among them). `base` is the bundle
+ * index of the first line.
  */
-export function proveSegment(id: number, buffer: ArrayBuffer, length: number, base: number): SegmentResult {
-  const bytes = new Uint8Array(buffer, 0, length);
+export function proveSegment(bytes: Uint8Array, base: number): Omit<SegmentResult, 'id' | 'bytes'> {
   let leaves = new Uint8Array(32 * 1024);
   let n = 0;
   const v = new ChainVerifier(sha256, {
@@ -66,7 +68,7 @@ export function proveSegment(id: number, buffer: ArrayBuffer, length: number, ba
     }
   }
   const roots = subtreeRoots(leaves, 32, 0, base + 1, Math.max(0, proven - 1));
-  return { id, proven, provenEnd: pos, roots, state: v.segmentState(), bytes: buffer };
+  return { proven, provenEnd: pos, roots, state: v.segmentState() };
 }
 
 /** Options of {@link verifyBySegments}. */
@@ -77,8 +79,8 @@ export interface SegmentOptions extends FinishOptions {
   readonly onProgress?: ((entries: number) => void) | undefined;
 }
 
-/** A segment in line order: the main thread's own bytes, or a worker's answer to come for `length` bytes. */
-type Queued = { readonly bytes: Uint8Array; readonly result?: undefined } | { readonly length: number; readonly base: number; readonly result: Promise<SegmentResult> };
+/** A segment in line order (whole lines, in pieces that are views of the input): the main thread's own, or a worker's answer to come. */
+type Queued = { readonly pieces: readonly Uint8Array[]; readonly result?: undefined } | { readonly pieces: readonly Uint8Array[]; readonly base: number; readonly result: Promise<SegmentResult> };
 
 /** Verifies `chunks` by segments (see the module comment). */
 export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: SegmentOptions): Promise<ChainSummary | ChainError> {
@@ -86,91 +88,88 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
   const v = new ChainVerifier(sha256, { digestInto: sha256Into });
   const turn = pool.size + 1; // segment k goes to the main thread when k % turn === 0
   const queue: Queued[] = [];
-  const spare: ArrayBuffer[] = [];
   let made = 0;
   /** Lines in the segments made so far: the bundle index of the next segment's first line. */
   let before = 0;
 
-  /** Checks the lines of `bytes[from, end)` here; the first error, if any. */
-  const here = (bytes: Uint8Array, from: number): ChainError | undefined => {
-    let pos = from;
-    for (;;) {
-      const nl = bytes.indexOf(NEWLINE, pos);
-      if (nl < 0) return undefined;
-      const bad = v.accept(bytes.subarray(pos, nl));
-      if (bad) return bad;
-      pos = nl + 1;
+  /** Checks here the lines of `pieces` from byte `from` of the segment on; the first error, if any. */
+  const here = (pieces: readonly Uint8Array[], from: number): ChainError | undefined => {
+    let skip = from;
+    for (const bytes of pieces) {
+      if (skip >= bytes.length) {
+        skip -= bytes.length;
+        continue;
+      }
+      let pos = skip;
+      skip = 0;
+      for (;;) {
+        const nl = bytes.indexOf(NEWLINE, pos);
+        if (nl < 0) break;
+        const bad = v.accept(bytes.subarray(pos, nl));
+        if (bad) return bad;
+        pos = nl + 1;
+      }
     }
-  };
-  const recycle = (b: ArrayBuffer): void => {
-    if (b.byteLength === segmentBytes) spare.push(b);
+    return undefined;
   };
   /** Verifies or joins the oldest segment. */
   const settle = async (): Promise<ChainError | undefined> => {
     const q = queue.shift()!;
     if (q.result === undefined) {
-      const bad = here(q.bytes, 0);
-      recycle(q.bytes.buffer as ArrayBuffer);
+      const bad = here(q.pieces, 0);
       options.onProgress?.(v.size);
       return bad;
     }
     const r = await q.result;
-    const bytes = new Uint8Array(r.bytes, 0, q.length);
-    let bad: ChainError | undefined;
-    const first = bytes.indexOf(NEWLINE);
-    bad = v.accept(bytes.subarray(0, first));
+    const head = q.pieces[0]!;
+    const first = head.indexOf(NEWLINE);
+    let bad = v.accept(head.subarray(0, first));
     if (!bad) {
       // The worker's lines after the first, if the join holds; else all of them here.
       const count = r.proven - 1;
       const from = count >= 0 && v.size === q.base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(q.base + 1, count)) ? r.provenEnd : first + 1;
-      bad = here(bytes, from);
+      bad = here(q.pieces, from);
     }
-    recycle(r.bytes);
     options.onProgress?.(v.size);
     return bad;
   };
-  /** Queues a full segment; settles the oldest once every worker has one queued behind it. */
-  const push = async (bytes: Uint8Array, lines: number): Promise<ChainError | undefined> => {
+
+  let pieces: Uint8Array[] = [];
+  let used = 0;
+  let lines = 0;
+  /**
+   * Queues the segment filled so far; settles the oldest once more than
+   * `pool.size + AHEAD` are queued, so that a worker has its next segment
+   * queued while it proves one (it is not idle while this thread verifies or
+   * joins).
+   */
+  const flush = async (): Promise<ChainError | undefined> => {
+    if (used === 0) return undefined;
     const k = made++;
     const base = before;
     before += lines;
-    if (k % turn === 0) queue.push({ bytes });
+    if (k % turn === 0) queue.push({ pieces });
     else {
-      const length = bytes.length; // read before the buffer is transferred (detached)
-      const result = pool.prove({ segment: true, bytes: bytes.buffer as ArrayBuffer, length, base });
+      const result = pool.prove({ pieces, length: used, base });
       result.catch(() => undefined); // observed when settled
-      queue.push({ length, base, result });
+      queue.push({ pieces, base, result });
     }
-    while (queue.length > pool.size) {
+    pieces = [];
+    used = 0;
+    lines = 0;
+    while (queue.length > pool.size + AHEAD) {
       const bad = await settle();
       if (bad) return bad;
     }
     return undefined;
   };
-
-  let buf = new Uint8Array(spare.pop() ?? new ArrayBuffer(segmentBytes));
-  let used = 0;
-  let lines = 0;
-  const flush = async (): Promise<ChainError | undefined> => {
-    if (used === 0) return undefined;
-    const full = buf.subarray(0, used);
-    const n = lines;
-    buf = new Uint8Array(spare.pop() ?? new ArrayBuffer(segmentBytes));
-    used = 0;
-    lines = 0;
-    return push(full, n);
-  };
-  /** Appends `piece` (whole lines) to the segment being filled, flushing first when it does not fit. */
+  /** Adds `piece` (whole lines, a view kept until its segment is settled) to the segment being filled, flushing first when it does not fit. */
   const add = async (piece: Uint8Array): Promise<ChainError | undefined> => {
-    if (used + piece.length > buf.length) {
+    if (used > 0 && used + piece.length > segmentBytes) {
       const bad = await flush();
       if (bad) return bad;
-      if (piece.length > buf.length) {
-        spare.push(buf.buffer as ArrayBuffer);
-        buf = new Uint8Array(piece.length);
-      }
     }
-    buf.set(piece, used);
+    pieces.push(piece);
     used += piece.length;
     for (let nl = piece.indexOf(NEWLINE); nl >= 0; nl = piece.indexOf(NEWLINE, nl + 1)) lines++;
     return undefined;
@@ -204,7 +203,7 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
     const last = chunk.lastIndexOf(NEWLINE);
     while (pos <= last) {
       let end = last + 1;
-      const room = buf.length - used;
+      const room = segmentBytes - used;
       if (end - pos > room) {
         // The last line that fits, or one line (the segment is then sent first).
         const cut = room > 0 ? chunk.lastIndexOf(NEWLINE, pos + room - 1) : -1;

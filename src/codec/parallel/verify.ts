@@ -87,6 +87,7 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
     });
   }
   if (options.split !== 'records') throw new TallyError('TALLY_VERIFY_OPTIONS_INVALID', "split must be 'segments' or 'records'.", { details: `got ${String(options.split)}` });
+  if (pool.mode !== 'threads') throw new TallyError('TALLY_VERIFY_OPTIONS_INVALID', "split: 'records' needs a pool of threads (createVerifyPool({ mode: 'threads' })).");
   const batchLines = positive('batchLines', options.batchLines, 512);
   const batchBytes = positive('batchBytes', options.batchBytes, 1 << 20);
   const maxInFlight = Math.max(2, positive('maxInFlight', options.maxInFlight, 4 * pool.size));

@@ -12,7 +12,7 @@ const port = parentPort;
 if (port) {
   port.on('message', (req: BatchRequest | SegmentRequest) => {
     if ('segment' in req) {
-      const r = proveSegment(req.id, req.bytes, req.length, req.base);
+      const r = { ...proveSegment(new Uint8Array(req.bytes, 0, req.length), req.base), id: req.id, bytes: req.bytes };
       port.postMessage(r, [r.roots, r.bytes]);
       return;
     }
