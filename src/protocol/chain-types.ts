@@ -96,7 +96,7 @@ export interface FinishOptions {
 }
 
 /**
- * Where a segment of lines, proven by a verifier that {@link ChainVerifier.assume}d
+ * Where a segment of lines, proven by a verifier that {@link SegmentVerifier.assume}d
  * its first line, left the chain state (src/codec/parallel/segments.ts).
  * Counts and `firstFrameTime` cover the lines after the first.
  */

@@ -9,12 +9,13 @@
  */
 import type { Digest, DigestInto } from './bytes.js';
 import type { Entry } from './entries.js';
-import type { ChainError, ChainErrorCode, ChainSummary, FinishOptions, SegmentState, VerifiedEntry } from './chain-types.js';
+import type { ChainError, ChainErrorCode, ChainSummary, FinishOptions, VerifiedEntry } from './chain-types.js';
 import { authoredHashOfBase64Into, entryHashInto, frameRootOfLineInto } from './bytes.js';
-import { fromHex, hexDecodeAt, hexEqualsAt, toHex } from './hex.js';
+import { fromHex, hexEqualsAt, toHex } from './hex.js';
 import { AUTHORED_MESSAGES, authoredProblem, frameRootHex, inspectLine } from './line.js';
 import { entryOfScan } from './scan-entry.js';
-import { newLineScan, scanLine, type LineScan } from './scan.js';
+import { newLineScan, scanEntryAt, scanLine, type LineScan } from './scan.js';
+import { codesEqualAt, wordsAt, wordsEqualAt, wordsOfCodes } from './words.js';
 import { isoTime } from './time.js';
 import { Frontier } from './merkle/frontier.js';
 import { rfc6962Hasher } from './merkle/hasher.js';
@@ -26,12 +27,6 @@ export type { LineInspection } from './line.js';
 export { CHAIN_ERROR_CODES } from './chain-types.js';
 export type { ChainError, ChainErrorCode, ChainPin, ChainSummary, FinishOptions, SegmentState, VerifiedEntry } from './chain-types.js';
 
-
-/** True when `line[at, at + codes.length)` is `codes`. */
-function codesEqualAt(line: Uint8Array, at: number, codes: Uint8Array): boolean {
-  for (let i = 0; i < codes.length; i++) if (line[at + i] !== codes[i]) return false;
-  return true;
-}
 
 /** Options of the {@link ChainVerifier} constructor. */
 export interface ChainVerifierOptions {
@@ -48,40 +43,50 @@ export interface ChainVerifierOptions {
   readonly digestInto?: (data: Uint8Array, out: Uint8Array) => void;
   /**
    * Each accepted entry's hash goes here instead of into the tree (a segment
-   * proven apart from the tree: see {@link ChainVerifier.assume}). The array
+   * proven apart from the tree: see {@link SegmentVerifier.assume}). The array
    * is the verifier's head: copy it.
    */
   readonly onLeaf?: (hash: Uint8Array) => void;
 }
 
 
+const NEWLINE = 0x0a;
+
 /** Streaming verifier; see the module comment. Construct with the SHA-256 digest. */
 export class ChainVerifier {
-  private readonly digest: Digest;
-  private readonly digestInto: DigestInto;
-  private readonly frontier: Frontier;
-  private readonly scan: LineScan | undefined;
-  private index = 0;
-  private sessionId = '';
+  protected readonly digest: Digest;
+  protected readonly digestInto: DigestInto;
+  protected readonly frontier: Frontier;
+  protected readonly scan: LineScan | undefined;
+  protected index = 0;
+  protected sessionId = '';
   /** The session id's 64 hex digits as ASCII codes (compared where each line writes it). */
-  private sessionHex = new Uint8Array(64);
+  protected sessionHex = new Uint8Array(64);
+  /** The same codes as words (words.ts), and the pending frame's root as its line wrote it, when `rootWords` says so. */
+  protected readonly sessionWords = new Uint32Array(16);
+  protected readonly pendingRootWords = new Uint32Array(16);
+  /** True only while `pendingRootWords` holds the text of `pendingRoot` (set by the fast frame path, cleared wherever else the root is set). */
+  protected rootWords = false;
+  /** A view over the bytes `acceptAt` last read (a chunk: one per chunk, not per line). */
+  protected view: DataView | undefined;
+  protected viewOf: Uint8Array | undefined;
   /** The last accepted entry's hash (written in place: the verifier owns it). */
-  private readonly headBytes = new Uint8Array(32);
-  private expectOrdinal = OPEN_ORDINAL;
+  protected readonly headBytes = new Uint8Array(32);
+  protected expectOrdinal = OPEN_ORDINAL;
   /** The unanswered frame's ordinal and recomputed root, while `pending` (the root is written in place). */
-  private pending = false;
-  private pendingOrdinal = 0;
-  private readonly pendingRoot = new Uint8Array(32);
+  protected pending = false;
+  protected pendingOrdinal = 0;
+  protected readonly pendingRoot = new Uint8Array(32);
   /** An authored hash, recomputed in place. */
-  private readonly authored = new Uint8Array(32);
-  private lastTime = 0;
-  private sealed = false;
-  private frames = 0;
-  private turns = 0;
-  private failed: ChainError | undefined;
-  private readonly onLeaf: ((hash: Uint8Array) => void) | undefined;
+  protected readonly authored = new Uint8Array(32);
+  protected lastTime = 0;
+  protected sealed = false;
+  protected frames = 0;
+  protected turns = 0;
+  protected failed: ChainError | undefined;
+  protected readonly onLeaf: ((hash: Uint8Array) => void) | undefined;
   /** The time of the first frame accepted since construction or {@link restartCounts}, or -1. */
-  private firstFrameTime = -1;
+  protected firstFrameTime = -1;
 
   constructor(digest: Digest, options: ChainVerifierOptions = {}) {
     this.digest = digest;
@@ -90,86 +95,6 @@ export class ChainVerifier {
     this.frontier = new Frontier(rfc6962Hasher(digest, into));
     this.scan = options.byteScan === false ? undefined : newLineScan();
     this.onLeaf = options.onLeaf;
-  }
-
-  /**
-   * @internal Parallel segments: takes on the state that `line` (a frame or
-   * turn the scan proves) claims to follow, so the lines after it can be
-   * proven without those before it: its session, its parent as the head, the
-   * frame it answers (a turn) or the ordinal it opens (a frame), and no
-   * earlier frame time. False when that is not readable (then nothing is
-   * proven here). The join (`adopt`) checks what was assumed.
-   */
-  assume(line: Uint8Array): boolean {
-    const s = this.scan;
-    if (s === undefined || this.index !== 0 || !scanLine(line, s) || s.kind === 3) return false;
-    for (let i = 0; i < 64; i++) this.sessionHex[i] = line[s.session + i]!;
-    if (!hexDecodeAt(line, s.parent, this.headBytes)) return false;
-    if (s.kind === 2) {
-      if (!hexDecodeAt(line, s.root, this.pendingRoot)) return false;
-      this.pending = true;
-      this.pendingOrdinal = s.ordinal;
-    } else this.expectOrdinal = s.ordinal;
-    this.lastTime = -Infinity;
-    this.index = 1;
-    return true;
-  }
-
-  /** @internal The fast path alone: true when `line` is proven and accepted; false (nothing changed, no reference run) otherwise. Never a seal. */
-  prove(line: Uint8Array): boolean {
-    const s = this.scan;
-    return s !== undefined && this.failed === undefined && !this.sealed && this.index > 0 && scanLine(line, s) && s.kind !== 3 && this.acceptScanned(line, s);
-  }
-
-  /** @internal Zeroes the counts that {@link segmentState} reports (after an assumed first line). */
-  restartCounts(): void {
-    this.frames = 0;
-    this.turns = 0;
-    this.firstFrameTime = -1;
-  }
-
-  /** @internal The state a proven segment ends in. */
-  segmentState(): SegmentState {
-    return {
-      head: this.headBytes.slice(),
-      pending: this.pending,
-      pendingOrdinal: this.pendingOrdinal,
-      pendingRoot: this.pendingRoot.slice(),
-      expectOrdinal: this.expectOrdinal,
-      lastTime: this.lastTime,
-      frames: this.frames,
-      turns: this.turns,
-      firstFrameTime: this.firstFrameTime,
-    };
-  }
-
-  /**
-   * @internal Joins `count` lines proven elsewhere right after the last line
-   * this verifier accepted, which must be the first line of their segment
-   * (the one the other verifier assumed; accepted here by the full rules):
-   * after it both verifiers held the same state except the time of the last
-   * frame, so the segment's first frame is checked against it here. False (nothing changed) when the
-   * join does not hold: the caller then checks those lines itself. The
-   * lines' leaves join the tree as the roots of the aligned perfect subtrees
-   * of `heights` (32 bytes each in `roots`, as `Frontier.appendSubtree` takes them).
-   */
-  adopt(state: SegmentState, count: number, roots: Uint8Array, heights: readonly number[]): boolean {
-    if (this.failed || this.sealed || this.index === 0 || (state.firstFrameTime >= 0 && state.firstFrameTime < this.lastTime)) return false;
-    let width = 0;
-    for (const h of heights) width += 2 ** h;
-    if (width !== count || roots.length !== 32 * heights.length) return false;
-    heights.forEach((h, k) => this.frontier.appendSubtree(roots.subarray(32 * k, 32 * k + 32), h));
-    if (count === 0) return true;
-    this.headBytes.set(state.head);
-    this.pending = state.pending;
-    this.pendingOrdinal = state.pendingOrdinal;
-    this.pendingRoot.set(state.pendingRoot);
-    this.expectOrdinal = state.expectOrdinal;
-    if (state.firstFrameTime >= 0) this.lastTime = state.lastTime;
-    this.frames += state.frames;
-    this.turns += state.turns;
-    this.index += count;
-    return true;
   }
 
   /** Feeds the bytes of one line (without its newline). Returns the error once one is found. */
@@ -198,7 +123,31 @@ export class ChainVerifier {
     return r;
   }
 
-  private fail(code: ChainErrorCode, message: string): ChainError {
+  /**
+   * The fast path for the line that starts at `bytes[start]`, its end not yet
+   * found (a chunk of a bundle): the index of the newline that ends it when
+   * the line is proven and accepted (the state then advanced, as by
+   * {@link accept}), else -1 with NOTHING changed and nothing decided: the
+   * caller then finds the line's end and calls {@link accept} on it, which
+   * runs the reference. So no line is ever searched for twice when it is
+   * proven, and every verdict stays the reference's.
+   */
+  acceptAt(bytes: Uint8Array, start: number): number {
+    const s = this.scan;
+    if (s === undefined || this.failed !== undefined || this.sealed || this.index === 0) return -1;
+    const end = scanEntryAt(bytes, start, s);
+    return end >= 0 && bytes[end] === NEWLINE && this.acceptScanned(bytes, s, start, end, this.viewOver(bytes)) ? end : -1;
+  }
+
+  protected viewOver(bytes: Uint8Array): DataView {
+    if (bytes !== this.viewOf) {
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.viewOf = bytes;
+    }
+    return this.view!;
+  }
+
+  protected fail(code: ChainErrorCode, message: string): ChainError {
     return { ok: false, index: this.index, code, message };
   }
 
@@ -209,15 +158,17 @@ export class ChainVerifier {
    * and false WITHOUT changing any state otherwise: the caller then runs the
    * reference on the same line, which finds and names the first failure.
    */
-  private acceptScanned(line: Uint8Array, s: LineScan): boolean {
-    if (!codesEqualAt(line, s.session, this.sessionHex) || !hexEqualsAt(line, s.parent, this.headBytes)) return false;
+  protected acceptScanned(line: Uint8Array, s: LineScan, start = 0, end = line.length, view?: DataView): boolean {
+    if (!(view === undefined ? codesEqualAt(line, s.session, this.sessionHex) : wordsEqualAt(view, s.session, this.sessionWords)) || !hexEqualsAt(line, s.parent, this.headBytes)) return false;
     if (s.kind === 1) {
       if (this.pending || s.ordinal !== this.expectOrdinal || s.timeOrSize < this.lastTime) return false;
       // Written before it is checked: `pendingRoot` means nothing while no frame is pending.
       const root = this.pendingRoot;
       frameRootOfLineInto(this.digestInto, root, line, s.memberStart, s.memberEnd, s.ordStart, s.ordEnd, s.timeStart, s.timeEnd);
       if (!hexEqualsAt(line, s.root, root)) return false;
-      this.apply(line);
+      this.rootWords = view !== undefined;
+      if (view !== undefined) wordsAt(view, s.root, this.pendingRootWords);
+      this.apply(line, start, end);
       this.pending = true;
       this.pendingOrdinal = s.ordinal;
       this.lastTime = s.timeOrSize;
@@ -226,26 +177,27 @@ export class ChainVerifier {
       return true;
     }
     if (s.kind === 2) {
-      if (!this.pending || s.ordinal !== this.pendingOrdinal || !hexEqualsAt(line, s.root, this.pendingRoot)) return false;
+      if (!this.pending || s.ordinal !== this.pendingOrdinal) return false;
+      if (!(this.rootWords && view !== undefined ? wordsEqualAt(view, s.root, this.pendingRootWords) : hexEqualsAt(line, s.root, this.pendingRoot))) return false;
       if (s.body === 1) {
         const a = this.authored;
         if (!authoredHashOfBase64Into(this.digestInto, a, line, s.bytesStart, s.bytesEnd) || !hexEqualsAt(line, s.hashAt, a)) return false;
       }
-      this.apply(line);
+      this.apply(line, start, end);
       this.expectOrdinal = this.pendingOrdinal + 1;
       this.pending = false;
       this.turns++;
       return true;
     }
     if (this.pending || s.timeOrSize !== this.index || !hexEqualsAt(line, s.root, this.frontier.root())) return false;
-    this.apply(line);
+    this.apply(line, start, end);
     this.sealed = true;
     return true;
   }
 
   /** Hashes an accepted line into the head, links it and appends it to the tree. */
-  private apply(line: Uint8Array): void {
-    entryHashInto(this.digestInto, line, this.headBytes);
+  private apply(bytes: Uint8Array, start = 0, end = bytes.length): void {
+    entryHashInto(this.digestInto, start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end), this.headBytes);
     if (this.onLeaf === undefined) this.frontier.append(this.headBytes);
     else this.onLeaf(this.headBytes);
     this.index++;
@@ -264,6 +216,7 @@ export class ChainVerifier {
       if (e.kind !== 'genesis') return this.fail('not-genesis', 'the first entry must be the genesis');
       this.sessionId = hash;
       for (let i = 0; i < 64; i++) this.sessionHex[i] = hash.charCodeAt(i);
+      wordsOfCodes(this.sessionHex, 0, this.sessionWords);
     } else {
       if (e.kind === 'genesis') return this.fail('unexpected-entry', 'genesis may only be the first entry');
       if (e.session !== this.sessionId) return this.fail('wrong-session', `entry names session ${e.session}, expected ${this.sessionId}`);
@@ -291,6 +244,7 @@ export class ChainVerifier {
         this.pending = true;
         this.pendingOrdinal = e.ordinal;
         this.pendingRoot.set(fromHex(root));
+        this.rootWords = false;
         this.lastTime = e.time;
         this.frames++;
         return undefined;

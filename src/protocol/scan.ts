@@ -24,7 +24,7 @@
 import { LIMITS } from './limits.js';
 import { scanInteger, scanObject, scanValue } from './scan-value.js';
 
-/** Where a proven line's fields are: offsets into the line (-1 when absent). */
+/** Where a proven line's fields are: offsets into the scanned bytes (-1 when absent). */
 export interface LineScan {
   /** 1 frame, 2 turn, 3 finalize (the parallel record's kind codes). */
   kind: number;
@@ -125,8 +125,9 @@ function ordinal(b: Uint8Array, at: number, s: LineScan): number {
 
 /**
  * Proves `line` is the canonical encoding of a frame, turn or seal the entry
- * parser accepts (see the module comment), filling `s`; `false` when it is
- * not proven (the reference decides). Pure; reads each byte about once.
+ * parser accepts (see the module comment), filling `s` (offsets into `line`);
+ * `false` when it is not proven (the reference decides). Pure; reads each
+ * byte about once. {@link scanEntryAt} with the whole of `line` as the entry.
  *
  * Contract: two things are left to the caller, which checks them anyway, so
  * that no byte is read twice. (1) Each digest's 64 characters (at `session`,
@@ -138,33 +139,52 @@ function ordinal(b: Uint8Array, at: number, s: LineScan): number {
  * proven only when `scanLine` is true AND both hold.
  */
 export function scanLine(line: Uint8Array, s: LineScan): boolean {
-  if (line.length > LIMITS.entryBytes || line[0] !== 0x7b) return false;
-  s.memberStart = -1;
-  s.memberEnd = -1;
-  switch (line[2]) {
-    case 0x64: // {"data":…
-    case 0x66: // {"frameRoot":…
-      return frame(line, s);
-    case 0x62: // {"body":…
-      return turn(line, s);
-    case 0x61: // {"artifacts":…
-    case 0x6b: // {"kind":"finalize",…
-      return seal(line, s);
-    default:
-      return false;
-  }
+  return line.length <= LIMITS.entryBytes && scanEntryAt(line, 0, s) === line.length;
 }
 
-function frame(b: Uint8Array, s: LineScan): boolean {
+/**
+ * The same proof for an entry that starts at `b[start]` and whose end is not
+ * known yet (a bundle's bytes, lines and newlines): the index just past the
+ * entry's closing brace, with `s` filled (offsets into `b`), or -1 when not
+ * proven. The entry is a line of the bundle exactly when `b` has a newline at
+ * the returned index: under the same contract, no byte of a proven entry is a
+ * newline (literals, digits and canonical strings have none; the digests and
+ * the base64 text the caller checks admit none), so that newline is the first
+ * after `start`. Bytes past the entry are never taken for part of it.
+ */
+export function scanEntryAt(b: Uint8Array, start: number, s: LineScan): number {
+  if (b[start] !== 0x7b) return -1;
+  s.memberStart = -1;
+  s.memberEnd = -1;
+  let end: number;
+  switch (b[start + 2]) {
+    case 0x64: // {"data":…
+    case 0x66: // {"frameRoot":…
+      end = frame(b, start, s);
+      break;
+    case 0x62: // {"body":…
+      end = turn(b, start, s);
+      break;
+    case 0x61: // {"artifacts":…
+    case 0x6b: // {"kind":"finalize",…
+      end = seal(b, start, s);
+      break;
+    default:
+      return -1;
+  }
+  return end < 0 || end - start > LIMITS.entryBytes ? -1 : end;
+}
+
+function frame(b: Uint8Array, o: number, s: LineScan): number {
   let i: number;
-  if (b[2] === 0x64) {
-    i = lit(b, 0, L.data);
+  if (b[o + 2] === 0x64) {
+    i = lit(b, o, L.data);
     const end = scanValue(b, i, 2);
-    if (end < 0) return false;
+    if (end < 0) return -1;
     s.memberStart = i;
     s.memberEnd = end;
     i = lit(b, end, L.frameRoot);
-  } else i = lit(b, 0, L.frameRootFirst);
+  } else i = lit(b, o, L.frameRootFirst);
   s.root = i;
   i = lit(b, hex64(b, i), L.kindFrame);
   i = ordinal(b, i, s);
@@ -173,18 +193,18 @@ function frame(b: Uint8Array, s: LineScan): boolean {
   i = lit(b, hex64(b, i), L.session);
   s.session = i;
   i = lit(b, hex64(b, i), L.time);
-  if (i < 0 || b[i] === 0x2d) return false;
+  if (i < 0 || b[i] === 0x2d) return -1;
   const end = scanInteger(b, i);
-  if (end < 0 || end + 1 !== b.length || b[end] !== 0x7d) return false;
+  if (end < 0 || b[end] !== 0x7d) return -1;
   s.timeStart = i;
   s.timeEnd = end;
   s.timeOrSize = digits(b, i, end);
   s.kind = 1;
-  return true;
+  return end + 1;
 }
 
-function turn(b: Uint8Array, s: LineScan): boolean {
-  let i = lit(b, 0, L.bodyAuthored);
+function turn(b: Uint8Array, o: number, s: LineScan): number {
+  let i = lit(b, o, L.bodyAuthored);
   if (i >= 0) {
     s.body = 1;
     s.bytesStart = i;
@@ -194,11 +214,11 @@ function turn(b: Uint8Array, s: LineScan): boolean {
     s.hashAt = i;
     i = lit(b, hex64(b, i), L.authoredEnd);
   } else {
-    i = lit(b, 0, L.bodyStandDown);
-    if (i < 0) return false;
+    i = lit(b, o, L.bodyStandDown);
+    if (i < 0) return -1;
     let end = -1;
     for (const f of FAILURE_CLASSES) if ((end = lit(b, i, f)) >= 0) break;
-    if (end < 0) return false;
+    if (end < 0) return -1;
     s.body = 2;
     s.bytesStart = i;
     s.bytesEnd = end;
@@ -211,44 +231,44 @@ function turn(b: Uint8Array, s: LineScan): boolean {
   i = lit(b, i, L.parent);
   s.parent = i;
   i = hex64(b, i);
-  if (i < 0) return false;
+  if (i < 0) return -1;
   const r = lit(b, i, L.ruling);
   if (r >= 0) {
     const end = scanObject(b, r, 2);
-    if (end < 0) return false;
+    if (end < 0) return -1;
     s.memberStart = r;
     s.memberEnd = end;
     i = lit(b, end, L.rulingSession);
   } else i = lit(b, i, L.session);
   s.session = i;
   i = lit(b, hex64(b, i), L.turnEnd);
-  if (i !== b.length) return false;
+  if (i < 0) return -1;
   s.kind = 2;
-  return true;
+  return i;
 }
 
-function seal(b: Uint8Array, s: LineScan): boolean {
+function seal(b: Uint8Array, o: number, s: LineScan): number {
   let i: number;
-  if (b[2] === 0x61) {
-    i = lit(b, 0, L.artifacts);
+  if (b[o + 2] === 0x61) {
+    i = lit(b, o, L.artifacts);
     const end = scanObject(b, i, 2);
-    if (end < 0) return false;
+    if (end < 0) return -1;
     s.memberStart = i;
     s.memberEnd = end;
     i = lit(b, end, L.kindFinalize);
-  } else i = lit(b, 0, L.kindFinalizeFirst);
+  } else i = lit(b, o, L.kindFinalizeFirst);
   s.parent = i;
   i = lit(b, hex64(b, i), L.root);
   s.root = i;
   i = lit(b, hex64(b, i), L.session);
   s.session = i;
   i = lit(b, hex64(b, i), L.size);
-  if (i < 0 || b[i] === 0x2d || b[i] === 0x30) return false;
+  if (i < 0 || b[i] === 0x2d || b[i] === 0x30) return -1;
   const end = scanInteger(b, i);
-  if (end < 0 || end + 1 !== b.length || b[end] !== 0x7d) return false;
+  if (end < 0 || b[end] !== 0x7d) return -1;
   s.timeStart = i;
   s.timeEnd = end;
   s.timeOrSize = digits(b, i, end);
   s.kind = 3;
-  return true;
+  return end + 1;
 }

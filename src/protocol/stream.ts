@@ -142,37 +142,94 @@ export async function verifyChunks(
     ...(options.digestInto === undefined ? {} : { digestInto: options.digestInto }),
   });
   const onEntry = options.onEntry;
-  const splitter = new LineSplitter();
   const unterminated = (piece: Uint8Array): ChainError => {
     const p = unterminatedProblem(piece);
     return v.reject(p.code, p.message);
   };
-  for await (const chunk of chunks) {
-    const { lines, overflow } = splitter.push(chunk);
-    if (onEntry === undefined) {
-      // Only the verdict is wanted: nothing is built per line.
-      const onAccepted = options.onAccepted;
-      for (const line of lines) {
-        const bad = v.accept(line);
-        if (bad) return bad;
-        onAccepted?.(line, v);
-      }
-    } else {
+  let rest: Uint8Array | undefined;
+  if (onEntry === undefined) {
+    // Only the verdict is wanted: nothing is built per line.
+    const r = await verdictOnly(v, chunks, options.onAccepted, options.onChunk);
+    if (r !== undefined && !(r instanceof Uint8Array)) return r;
+    rest = r;
+  } else {
+    const splitter = new LineSplitter();
+    for await (const chunk of chunks) {
+      const { lines, overflow } = splitter.push(chunk);
       for (const line of lines) {
         const r = v.push(line);
         if (!r.ok) return r;
         const p = onEntry(r, line, v);
         if (p !== undefined) await p;
       }
+      if (overflow) return unterminated(overflow);
+      const p = options.onChunk?.();
+      if (p !== undefined) await p;
     }
-    if (overflow) return unterminated(overflow);
-    const p = options.onChunk?.();
-    if (p !== undefined) await p;
+    rest = splitter.end();
   }
-  const rest = splitter.end();
   if (rest) return unterminated(rest);
   return v.finish({
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),
   });
+}
+
+/**
+ * The verdict-only loop over chunks: the lines {@link LineSplitter} would
+ * give, in order, each to `v` — a line inside a chunk first by the fast path
+ * on the chunk itself (`acceptAt`, which finds the line's end as it proves
+ * it: no search, no view), and otherwise found by its newline and given to
+ * `accept` (the reference). Returns the first error, or what is left
+ * unterminated (a piece over {@link MAX_CARRY} as soon as it is: the
+ * splitter's `overflow`), or undefined.
+ */
+async function verdictOnly(
+  v: ChainVerifier,
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  onAccepted: VerifyChunksOptions['onAccepted'],
+  onChunk: VerifyChunksOptions['onChunk'],
+): Promise<ChainError | Uint8Array | undefined> {
+  let carry: Uint8Array[] = [];
+  let carryLen = 0;
+  for await (const input of chunks) {
+    const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
+    let pos = 0;
+    if (carryLen > 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl >= 0) {
+        carry.push(chunk.subarray(0, nl));
+        const line = concatBytes(carry, carryLen + nl);
+        carry = [];
+        carryLen = 0;
+        const bad = v.accept(line);
+        if (bad) return bad;
+        onAccepted?.(line, v);
+        pos = nl + 1;
+      } else pos = -1;
+    }
+    if (pos >= 0) {
+      for (;;) {
+        let end = v.acceptAt(chunk, pos);
+        if (end < 0) {
+          end = chunk.indexOf(NEWLINE, pos);
+          if (end < 0) break;
+          const line = chunk.subarray(pos, end);
+          const bad = v.accept(line);
+          if (bad) return bad;
+          onAccepted?.(line, v);
+        } else if (onAccepted !== undefined) onAccepted(chunk.subarray(pos, end), v);
+        pos = end + 1;
+      }
+    }
+    const from = pos < 0 ? 0 : pos;
+    if (from < chunk.length) {
+      carry.push(chunk.slice(from));
+      carryLen += chunk.length - from;
+      if (carryLen > MAX_CARRY) return concatBytes(carry, carryLen);
+    }
+    const p = onChunk?.();
+    if (p !== undefined) await p;
+  }
+  return carryLen > 0 ? concatBytes(carry, carryLen) : undefined;
 }

@@ -78,8 +78,9 @@ node[0] = NODE_PREFIX;
 export function subtreeRoots(src: Uint8Array, stride: number, offset: number, base: number, count: number): ArrayBuffer {
   const heights = subtreeHeights(base, count);
   const roots = new Uint8Array(32 * heights.length);
-  const level = new Uint8Array(32 * count);
-  for (let i = 0; i < count; i++) level.set(src.subarray(i * stride + offset, i * stride + offset + 32), 32 * i);
+  // Leaves back to back are copied at once; records leaf by leaf.
+  const level = stride === 32 && offset === 0 ? src.slice(0, 32 * count) : new Uint8Array(32 * count);
+  if (stride !== 32 || offset !== 0) for (let i = 0; i < count; i++) level.set(src.subarray(i * stride + offset, i * stride + offset + 32), 32 * i);
   let first = 0;
   heights.forEach((h, k) => {
     // Leaves [first, first + 2^h) of the batch, folded level by level into level[32·first].

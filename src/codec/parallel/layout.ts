@@ -94,26 +94,22 @@ export interface BatchResult {
 
 /** A segment of whole lines (each with its newline), in pieces, for a pool to prove apart from the lines before it (./segments.ts). */
 export interface SegmentJob {
-  /** The segment's bytes, in order (views the caller keeps until the answer). */
+  /** The segment's bytes, in order (views the caller keeps, unchanged, until the answer). */
   readonly pieces: readonly Uint8Array[];
   /** Their total length. */
   readonly length: number;
-  /** The bundle index of its first line (the tree's shape of the lines after it depends on it). */
-  readonly base: number;
 }
 
-/** A segment as a worker thread is sent it (./worker.ts). */
-export interface SegmentRequest {
-  readonly id: number;
-  readonly segment: true;
-  readonly bytes: ArrayBuffer;
-  /** The segment is `bytes[0, length)`. */
-  readonly length: number;
-  /** The bundle index of its first line (the tree's shape of the lines after it depends on it). */
-  readonly base: number;
+/** A segment handed to a pool: proven as soon as a worker takes it; its tree part once `finish` gives its place. */
+export interface SegmentTicket {
+  /** The answer, given the bundle index of the segment's first line (call once). */
+  finish(base: number): Promise<SegmentResult>;
 }
 
-/** What a worker proved of a segment: its first `proven` lines (ending at byte `provenEnd`), and the leaves and state of all but the first. */
+/** Messages to a worker thread (./worker.ts): a segment to prove, then the index of its first line. */
+export type SegmentMessage = { readonly segment: true; readonly id: number; readonly bytes: ArrayBuffer; readonly length: number } | { readonly finish: true; readonly id: number; readonly base: number };
+
+/** What a worker proved of a segment: its first `proven` lines (ending at byte `provenEnd`), and the tree part and state of all but the first. */
 export interface SegmentResult {
   readonly id: number;
   readonly proven: number;
@@ -121,6 +117,6 @@ export interface SegmentResult {
   /** The roots of `subtreeHeights(base + 1, proven - 1)`, 32 bytes each: the tree of the proven lines after the first. */
   readonly roots: ArrayBuffer;
   readonly state: SegmentState;
-  /** A worker thread's request bytes, handed back for reuse. */
+  /** A worker thread's segment bytes, handed back for reuse. */
   readonly bytes?: ArrayBuffer;
 }

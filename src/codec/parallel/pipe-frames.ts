@@ -6,9 +6,10 @@
  * every frame starts with its own length, so a reader assembles frames from
  * pipe chunks of any size ({@link FrameReader}).
  *
- * Request ({@link REQUEST_BYTES}): u32 frame length (after this field) · u32
- * id · f64 base (the bundle index of the segment's first line) · f64 offset
- * in the shared file · u32 segment length · u32 zero.
+ * Requests ({@link REQUEST_BYTES} each): u32 frame length (after this
+ * field) · u32 id · u32 type · u32 zero, then for type {@link PROVE} f64 offset
+ * in the shared file · f64 segment length, for type {@link FINISH} f64 base
+ * (the bundle index of the segment's first line) · f64 zero.
  *
  * Answer: u32 frame length · u32 id · u32 proven · u32 provenEnd · u32 roots
  * length · the state ({@link STATE_BYTES}: head, pending root, pending flag
@@ -26,25 +27,31 @@ export const STATE_BYTES = 32 + 32 + 8 + 6 * 8;
 /** The largest frame either side accepts (far above any answer: roots are O(log n)). */
 export const MAX_FRAME = 1 << 24;
 
-/** A request frame: prove the `length` bytes at `offset` of the shared file. */
-export function requestFrame(id: number, base: number, offset: number, length: number): Uint8Array {
+/** Request types. */
+export const PROVE = 1;
+export const FINISH = 2;
+
+/** A request: prove the `length` bytes at `offset` of the shared file (PROVE), or answer segment `id` as starting at entry `a` (FINISH). */
+export function requestFrame(id: number, type: typeof PROVE | typeof FINISH, a: number, b: number): Uint8Array {
   const out = new Uint8Array(REQUEST_BYTES);
   const view = new DataView(out.buffer);
   view.setUint32(0, REQUEST_BYTES - 4, true);
   view.setUint32(4, id, true);
-  view.setFloat64(8, base, true);
-  view.setFloat64(16, offset, true);
-  view.setUint32(24, length, true);
+  view.setUint32(8, type, true);
+  view.setFloat64(16, a, true);
+  view.setFloat64(24, b, true);
   return out;
 }
 
 /** A decoded request; undefined when the frame is not one. */
-export function readRequest(frame: Uint8Array): { readonly id: number; readonly base: number; readonly offset: number; readonly length: number } | undefined {
+export function readRequest(frame: Uint8Array): { readonly id: number; readonly type: typeof PROVE | typeof FINISH; readonly a: number; readonly b: number } | undefined {
   if (frame.length !== REQUEST_BYTES) return undefined;
   const view = new DataView(frame.buffer, frame.byteOffset, frame.length);
-  const r = { id: view.getUint32(4, true), base: view.getFloat64(8, true), offset: view.getFloat64(16, true), length: view.getUint32(24, true) };
-  if (!Number.isSafeInteger(r.base) || r.base < 0 || !Number.isSafeInteger(r.offset) || r.offset < 0) return undefined;
-  return r;
+  const type = view.getUint32(8, true);
+  const a = view.getFloat64(16, true);
+  const b = view.getFloat64(24, true);
+  if ((type !== PROVE && type !== FINISH) || !Number.isSafeInteger(a) || a < 0 || !Number.isSafeInteger(b) || b < 0) return undefined;
+  return { id: view.getUint32(4, true), type, a, b };
 }
 
 /** One answer frame. */

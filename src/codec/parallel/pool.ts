@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { TallyError } from '../../protocol/errors.js';
-import type { BatchRequest, BatchResult, SegmentJob, SegmentRequest, SegmentResult } from './layout.js';
+import type { BatchRequest, BatchResult, SegmentJob, SegmentMessage, SegmentResult, SegmentTicket } from './layout.js';
 import { createProcessPool } from './process-pool.js';
 
 /** Options of {@link createVerifyPool}. */
@@ -40,8 +40,8 @@ export interface VerifyPool {
   readonly mode: 'processes' | 'threads';
   /** Analyses one batch on the least busy worker (the pool numbers requests itself). @internal */
   run(req: Omit<BatchRequest, 'id'>): Promise<BatchResult>;
-  /** Proves one segment on the least busy worker (see ./segments.ts). @internal */
-  prove(job: SegmentJob): Promise<SegmentResult>;
+  /** Hands one segment to the least busy worker, which proves it at once; its answer comes once `finish` gives its place (see ./segments.ts). @internal */
+  submit(job: SegmentJob): SegmentTicket;
   /** Stops every worker; the pool cannot be used afterwards. */
   close(): Promise<void>;
   /** The workers' process ids (`'processes'`, once started), for their memory. @internal */
@@ -73,7 +73,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       size,
       mode,
       run: () => Promise.reject(new TallyError('TALLY_VERIFY_OPTIONS_INVALID', "split: 'records' needs a pool of threads (createVerifyPool({ mode: 'threads' })).")),
-      prove: (segment) => p.prove(segment),
+      submit: (job) => p.submit(job),
       close: () => p.close(),
       pids: () => p.pids(),
     };
@@ -113,28 +113,35 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     }
   };
 
-  /** Posts a request (its `bytes` transferred) to the least busy worker; resolves with the answer of the same id. */
-  const send = <R>(body: Omit<BatchRequest, 'id'> | Omit<SegmentRequest, 'id'>): Promise<R> => {
-    if (closed) return Promise.reject(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
-    if (broken !== undefined) return Promise.reject(broken);
+  /** Posts a request built for its id (its `bytes` transferred) to the least busy worker; the answer of the same id resolves it. */
+  const send = <R>(build: (id: number) => BatchRequest | SegmentMessage, transfer: ArrayBuffer[]): { readonly answer: Promise<R>; readonly slot: Slot; readonly id: number } => {
+    if (closed) throw new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.');
+    if (broken !== undefined) throw broken;
     if (slots.length === 0) start();
     let slot = slots[0]!;
     for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
     if (busy++ === 0) for (const s of slots) s.worker.ref();
     slot.inFlight++;
-    const req = { ...body, id: nextId++ };
-    return new Promise<R>((resolve, reject) => {
-      waiting.set(req.id, { resolve: resolve as (r: BatchResult | SegmentResult) => void, reject, slot });
-      slot.worker.postMessage(req, [req.bytes]);
+    const id = nextId++;
+    const answer = new Promise<R>((resolve, reject) => {
+      waiting.set(id, { resolve: resolve as (r: BatchResult | SegmentResult) => void, reject, slot });
+      slot.worker.postMessage(build(id), transfer);
     });
+    return { answer, slot, id };
   };
 
   return {
     size,
     mode,
     pids: () => [],
-    run: (batch) => send<BatchResult>(batch),
-    prove: async (job) => {
+    run: (batch) => {
+      try {
+        return send<BatchResult>((id) => ({ ...batch, id }), [batch.bytes]).answer;
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    submit: (job) => {
       // One buffer of the segment's bytes, transferred to the worker and handed back with the answer, then reused.
       const i = spare.findIndex((b) => b.byteLength >= job.length);
       const buffer = i < 0 ? new ArrayBuffer(Math.max(job.length, 1 << 18)) : spare.splice(i, 1)[0]!;
@@ -144,9 +151,22 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
         bytes.set(p, o);
         o += p.length;
       }
-      const r = await send<SegmentResult>({ segment: true, bytes: buffer, length: job.length, base: job.base });
-      if (r.bytes !== undefined && spare.length < 2 * size + 2) spare.push(r.bytes);
-      return r;
+      let sent: { readonly answer: Promise<SegmentResult>; readonly slot: Slot; readonly id: number };
+      try {
+        sent = send<SegmentResult>((id) => ({ segment: true, id, bytes: buffer, length: job.length }), [buffer]);
+      } catch (e) {
+        return { finish: () => Promise.reject(e) };
+      }
+      sent.answer.catch(() => undefined); // observed through finish
+      return {
+        finish: (base) => {
+          if (waiting.has(sent.id)) sent.slot.worker.postMessage({ finish: true, id: sent.id, base } satisfies SegmentMessage);
+          return sent.answer.then((r) => {
+            if (r.bytes !== undefined && spare.length < 2 * size + 2) spare.push(r.bytes);
+            return r;
+          });
+        },
+      };
     },
     async close(): Promise<void> {
       if (closed) return;

@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TallyError } from '../../protocol/errors.js';
-import type { SegmentJob, SegmentResult } from './layout.js';
-import { FrameReader, readAnswer, requestFrame } from './pipe-frames.js';
+import type { SegmentJob, SegmentResult, SegmentTicket } from './layout.js';
+import { FINISH, FrameReader, PROVE, readAnswer, requestFrame } from './pipe-frames.js';
 
 const CHILD_PATH = fileURLToPath(new URL('./child.js', import.meta.url));
 
@@ -51,7 +51,7 @@ interface Slot {
 /** The process pool's side of {@link VerifyPool}: segments only. @internal */
 export interface ProcessPool {
   readonly size: number;
-  prove(job: SegmentJob): Promise<SegmentResult>;
+  submit(job: SegmentJob): SegmentTicket;
   /** The children's process ids (started ones), for their peak memory. @internal */
   pids(): number[];
   close(): Promise<void>;
@@ -79,6 +79,7 @@ export function createProcessPool(size: number): ProcessPool {
     return r;
   };
 
+  const refused = (err: unknown): SegmentTicket => ({ finish: () => Promise.reject(err) });
   const fail = (err: unknown): void => {
     broken ??= err;
     for (const w of waiting.values()) w.reject(err);
@@ -142,15 +143,12 @@ export function createProcessPool(size: number): ProcessPool {
 
   return {
     size,
-    prove(job) {
-      if (closed) return Promise.reject(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
-      if (broken !== undefined) return Promise.reject(broken);
+    submit(job) {
+      if (closed) return refused(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
+      if (broken !== undefined) return refused(broken);
       if (slots.length === 0) start();
       let slot = slots[0]!;
       for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
-      if (busy++ === 0) hold(true);
-      slot.inFlight++;
-      const id = nextId++;
       const r = region(job.length);
       try {
         let at = r.offset;
@@ -161,14 +159,20 @@ export function createProcessPool(size: number): ProcessPool {
         }
       } catch (e) {
         r.busy = false;
-        slot.inFlight--;
-        if (--busy === 0) hold(false);
-        return Promise.reject(new TallyError('TALLY_VERIFY_WORKER_FAILED', 'The verification pool could not write a segment to its shared file.', { cause: e }));
+        return refused(new TallyError('TALLY_VERIFY_WORKER_FAILED', 'The verification pool could not write a segment to its shared file.', { cause: e }));
       }
-      return new Promise<SegmentResult>((resolve, reject) => {
-        waiting.set(id, { resolve, reject, slot, region: r });
-        slot.child.stdin!.write(requestFrame(id, job.base, r.offset, job.length));
-      });
+      if (busy++ === 0) hold(true);
+      slot.inFlight++;
+      const id = nextId++;
+      const answer = new Promise<SegmentResult>((resolve, reject) => waiting.set(id, { resolve, reject, slot, region: r }));
+      answer.catch(() => undefined); // observed through finish
+      slot.child.stdin!.write(requestFrame(id, PROVE, r.offset, job.length));
+      return {
+        finish(base) {
+          if (waiting.has(id)) slot.child.stdin!.write(requestFrame(id, FINISH, base, 0));
+          return answer;
+        },
+      };
     },
     pids: () => slots.map((s) => s.child.pid).filter((p): p is number => p !== undefined),
     async close(): Promise<void> {
@@ -176,6 +180,8 @@ export function createProcessPool(size: number): ProcessPool {
       closed = true;
       fail(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
       if (fd !== undefined) closeSync(fd);
+      // Held while they exit, so that awaiting the close keeps this process alive until they have.
+      hold(true);
       await Promise.all(
         slots.map(
           (s) =>

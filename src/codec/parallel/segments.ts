@@ -1,96 +1,76 @@
 /**
  * Parallel verification by segments: the bundle is cut into segments of
- * whole lines, taken in turn by the main thread and by each worker. The main
- * thread verifies its segments itself with the one-thread verifier
- * (`ChainVerifier`, the fast path with the reference behind it). A worker
- * proves its segment with the same verifier's fast path alone, having
+ * whole lines, shared between the main thread and the workers (child
+ * processes or threads). Every segment is first PROVEN apart from the lines
+ * before it (./segment-proof.ts): the verifier's fast path alone, having
  * assumed the state the segment's first line claims to follow
- * (`ChainVerifier.assume`), and returns where that left the chain and the
- * entry hashes, without the tree (whose shape needs the bundle index, not
- * known until the segments before are counted). The main thread then checks
- * the segment's first line by the full rules, joins the rest
- * (`ChainVerifier.adopt`: the one assumption left, the first frame's time,
- * is checked there), merges the leaves into the tree, and checks by itself
- * whatever the worker did not prove. So every verdict, index and message is
- * the one-thread verifier's: a worker can only save the main thread work.
+ * (`SegmentVerifier.assume`) — by a worker as soon as it is handed the segment,
+ * or by the main thread for its own share as soon as the segment is cut. No
+ * segment's proof waits for another's, and nothing needs the lines counted
+ * ahead: the one thing that needs a segment's place in the bundle, the shape
+ * of its part of the tree, waits for the join.
  *
- * On two cores this costs about the CPU of one thread in all, against about
- * 1.5 times that for the per-line records of `analyzeBatch` (see
- * docs/PERFORMANCE.md, issue 33, third round).
+ * The main thread JOINS the segments in order: it checks the segment's first
+ * line by the full rules, hands the worker the segment's first index (the
+ * worker then answers with its tree part: the roots of the aligned perfect
+ * subtrees of the lines after the first), adopts the rest
+ * (`SegmentVerifier.adopt`: the one assumption left, the first frame's time, is
+ * checked there), and checks by itself whatever was not proven. So every
+ * verdict, index and message is the one-thread verifier's: a worker can only
+ * save the main thread work.
  */
-import { ChainVerifier, type ChainError, type ChainSummary, type FinishOptions } from '../../protocol/chain.js';
+import type { ChainError, ChainSummary, FinishOptions } from '../../protocol/chain.js';
+import { SegmentVerifier } from '../../protocol/chain-segments.js';
 import { MAX_CARRY, concatBytes, unterminatedProblem } from '../../protocol/stream.js';
 import { sha256, sha256Into } from '../sha256.js';
-import { subtreeRoots } from './analyze.js';
-import { subtreeHeights, type SegmentResult } from './layout.js';
+import { subtreeHeights, type SegmentResult, type SegmentTicket } from './layout.js';
 import type { VerifyPool } from './pool.js';
+import { proveSegment, segmentRoots, type SegmentProof } from './segment-proof.js';
 
 const NEWLINE = 0x0a;
-/** Segments queued beyond one per worker (measured best on 2 cores: 2; 0 left a worker idle while this thread verified its own). */
-const AHEAD = 2;
-
-/**
- * The worker's part (a thread's or a child process's): proves the lines of
- * `bytes` (each ending in a newline) from the first on, stopping at the first
- * line the fast path does not prove (a seal among them). `base` is the bundle
- * index of the first line.
- */
-export function proveSegment(bytes: Uint8Array, base: number): Omit<SegmentResult, 'id' | 'bytes'> {
-  let leaves = new Uint8Array(32 * 1024);
-  let n = 0;
-  const v = new ChainVerifier(sha256, {
-    digestInto: sha256Into,
-    onLeaf: (h) => {
-      if (32 * n + 32 > leaves.length) {
-        const grown = new Uint8Array(leaves.length * 2);
-        grown.set(leaves);
-        leaves = grown;
-      }
-      leaves.set(h, 32 * n++);
-    },
-  });
-  let proven = 0;
-  let pos = 0;
-  const first = bytes.indexOf(NEWLINE);
-  if (first >= 0) {
-    const line = bytes.subarray(0, first);
-    if (v.assume(line) && v.prove(line)) {
-      v.restartCounts();
-      n = 0;
-      proven = 1;
-      pos = first + 1;
-      for (;;) {
-        const nl = bytes.indexOf(NEWLINE, pos);
-        if (nl < 0 || !v.prove(bytes.subarray(pos, nl))) break;
-        proven++;
-        pos = nl + 1;
-      }
-    }
-  }
-  const roots = subtreeRoots(leaves, 32, 0, base + 1, Math.max(0, proven - 1));
-  return { proven, provenEnd: pos, roots, state: v.segmentState() };
-}
+/** Segments cut but not yet joined, at most, per party (the main thread and each worker): bounds memory, and keeps a worker from waiting for work. */
+const QUEUED_PER_PARTY = 3;
 
 /** Options of {@link verifyBySegments}. */
 export interface SegmentOptions extends FinishOptions {
   readonly pool: VerifyPool;
   /** Bytes per segment, unless one line alone is longer. */
   readonly segmentBytes: number;
+  /** The main thread's share of the segments (default: an equal one, 1 / (workers + 1)). */
+  readonly mainShare?: number;
   readonly onProgress?: ((entries: number) => void) | undefined;
 }
 
-/** A segment in line order (whole lines, in pieces that are views of the input): the main thread's own, or a worker's answer to come. */
-type Queued = { readonly pieces: readonly Uint8Array[]; readonly result?: undefined } | { readonly pieces: readonly Uint8Array[]; readonly base: number; readonly result: Promise<SegmentResult> };
+/** A segment cut and not yet joined: its bytes (views of the input, in order), and its proof here or its worker's ticket. */
+interface Queued {
+  readonly pieces: readonly Uint8Array[];
+  readonly proof?: SegmentProof;
+  readonly ticket?: SegmentTicket;
+  answer?: Promise<SegmentResult>;
+  /** The worker's answer, once it has come. */
+  result?: SegmentResult;
+}
+
+/** One turn of the event loop: a worker's answer is read only then. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Verifies `chunks` by segments (see the module comment). */
 export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: SegmentOptions): Promise<ChainSummary | ChainError> {
-  const { pool, segmentBytes } = options;
-  const v = new ChainVerifier(sha256, { digestInto: sha256Into });
-  const turn = pool.size + 1; // segment k goes to the main thread when k % turn === 0
   const queue: Queued[] = [];
+  try {
+    return await bySegments(queue, chunks, options);
+  } finally {
+    // Stopped early (a verdict, or a throw): the workers still hold the proofs of segments never joined; let them answer, unheard.
+    for (const q of queue) if (q.ticket !== undefined && q.answer === undefined) q.ticket.finish(0).catch(() => undefined);
+  }
+}
+
+async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: SegmentOptions): Promise<ChainSummary | ChainError> {
+  const { pool, segmentBytes } = options;
+  const v = new SegmentVerifier(sha256, { digestInto: sha256Into });
+  const share = options.mainShare ?? 1 / (pool.size + 1);
+  const limit = QUEUED_PER_PARTY * (pool.size + 1);
   let made = 0;
-  /** Lines in the segments made so far: the bundle index of the next segment's first line. */
-  let before = 0;
 
   /** Checks here the lines of `pieces` from byte `from` of the segment on; the first error, if any. */
   const here = (pieces: readonly Uint8Array[], from: number): ChainError | undefined => {
@@ -103,67 +83,85 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
       let pos = skip;
       skip = 0;
       for (;;) {
-        const nl = bytes.indexOf(NEWLINE, pos);
-        if (nl < 0) break;
-        const bad = v.accept(bytes.subarray(pos, nl));
-        if (bad) return bad;
+        let nl = v.acceptAt(bytes, pos);
+        if (nl < 0) {
+          nl = bytes.indexOf(NEWLINE, pos);
+          if (nl < 0) break;
+          const bad = v.accept(bytes.subarray(pos, nl));
+          if (bad) return bad;
+        }
         pos = nl + 1;
       }
     }
     return undefined;
   };
-  /** Verifies or joins the oldest segment. */
-  const settle = async (): Promise<ChainError | undefined> => {
-    const q = queue.shift()!;
-    if (q.result === undefined) {
-      const bad = here(q.pieces, 0);
-      options.onProgress?.(v.size);
-      return bad;
-    }
-    const r = await q.result;
+  /** Joins a segment whose proof (and tree part, for entry `base` on) is `r`. */
+  const join = (q: Queued, base: number, r: { readonly proven: number; readonly provenEnd: number; readonly state: SegmentResult['state']; readonly roots: ArrayBuffer }): ChainError | undefined => {
     const head = q.pieces[0]!;
     const first = head.indexOf(NEWLINE);
     let bad = v.accept(head.subarray(0, first));
     if (!bad) {
-      // The worker's lines after the first, if the join holds; else all of them here.
+      // The proven lines after the first, if the join holds; else all of them here.
       const count = r.proven - 1;
-      const from = count >= 0 && v.size === q.base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(q.base + 1, count)) ? r.provenEnd : first + 1;
+      const from = count >= 0 && v.size === base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(base + 1, count)) ? r.provenEnd : first + 1;
       bad = here(q.pieces, from);
     }
     options.onProgress?.(v.size);
     return bad;
   };
+  /**
+   * Joins the oldest segments as far as their answers have come (all of them
+   * with `all`), asking each worker's for its tree part as soon as its place
+   * is known; waits for an answer only with `all` or when the queue is full.
+   */
+  const advance = async (all: boolean): Promise<ChainError | undefined> => {
+    let turned = false;
+    for (;;) {
+      const q = queue[0];
+      if (q === undefined) return undefined;
+      const base = v.size;
+      if (q.proof !== undefined) {
+        const bad = join(q, base, q.proof.proven > 1 ? { ...q.proof, roots: segmentRoots(q.proof, base) } : { ...q.proof, roots: new ArrayBuffer(0) });
+        if (bad) return bad;
+        queue.shift();
+        continue;
+      }
+      if (q.answer === undefined) {
+        q.answer = q.ticket!.finish(base);
+        q.answer.then(
+          (r) => void (q.result = r),
+          () => undefined,
+        );
+      }
+      if (q.result === undefined) {
+        if (!all && queue.length < limit) {
+          // Let the answers already sent in; if this one has not come, go on cutting and proving.
+          if (turned) return undefined;
+          await turn();
+          turned = true;
+          continue;
+        }
+        q.result = await q.answer;
+      }
+      const bad = join(q, base, q.result);
+      if (bad) return bad;
+      queue.shift();
+    }
+  };
 
   let pieces: Uint8Array[] = [];
   let used = 0;
-  let lines = 0;
-  /**
-   * Queues the segment filled so far; settles the oldest once more than
-   * `pool.size + AHEAD` are queued, so that a worker has its next segment
-   * queued while it proves one (it is not idle while this thread verifies or
-   * joins).
-   */
+  /** Cuts the segment filled so far: proven here (the main thread's share) or handed to a worker; then joins what it can. */
   const flush = async (): Promise<ChainError | undefined> => {
     if (used === 0) return undefined;
     const k = made++;
-    const base = before;
-    before += lines;
-    if (k % turn === 0) queue.push({ pieces });
-    else {
-      const result = pool.prove({ pieces, length: used, base });
-      result.catch(() => undefined); // observed when settled
-      queue.push({ pieces, base, result });
-    }
+    if (Math.floor((k + 1) * share) > Math.floor(k * share)) queue.push({ pieces, proof: proveSegment(pieces) });
+    else queue.push({ pieces, ticket: pool.submit({ pieces, length: used }) });
     pieces = [];
     used = 0;
-    lines = 0;
-    while (queue.length > pool.size + AHEAD) {
-      const bad = await settle();
-      if (bad) return bad;
-    }
-    return undefined;
+    return advance(false);
   };
-  /** Adds `piece` (whole lines, a view kept until its segment is settled) to the segment being filled, flushing first when it does not fit. */
+  /** Adds `piece` (whole lines, a view kept until its segment is joined) to the segment being filled, cutting it first when it does not fit. */
   const add = async (piece: Uint8Array): Promise<ChainError | undefined> => {
     if (used > 0 && used + piece.length > segmentBytes) {
       const bad = await flush();
@@ -171,7 +169,6 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
     }
     pieces.push(piece);
     used += piece.length;
-    for (let nl = piece.indexOf(NEWLINE); nl >= 0; nl = piece.indexOf(NEWLINE, nl + 1)) lines++;
     return undefined;
   };
 
@@ -224,7 +221,7 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
   }
   if (unterminated === undefined && carryLen > 0) unterminated = concatBytes(carry, carryLen);
   let bad = await flush();
-  while (!bad && queue.length > 0) bad = await settle();
+  if (!bad) bad = await advance(true);
   if (bad) return bad;
   if (unterminated) {
     const p = unterminatedProblem(unterminated);

@@ -45,7 +45,7 @@ export interface ParallelVerifyOptions {
    * applies the records in order (./analyze.ts, ./sequencer.ts).
    */
   readonly split?: 'segments' | 'records';
-  /** Bytes per segment with `split: 'segments'`, unless one line alone is longer (default 256 KiB). */
+  /** Bytes per segment with `split: 'segments'`, unless one line alone is longer (default 512 KiB: measured best of 64 KiB to 2 MiB on 2 cores). */
   readonly segmentBytes?: number;
 }
 
@@ -80,7 +80,7 @@ async function verifyParallel(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8
   if (options.split === undefined || options.split === 'segments') {
     return verifyBySegments(chunks, {
       pool,
-      segmentBytes: positive('segmentBytes', options.segmentBytes, 1 << 18),
+      segmentBytes: positive('segmentBytes', options.segmentBytes, 1 << 19),
       onProgress: options.onProgress,
       ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
       ...(options.pin === undefined ? {} : { pin: options.pin }),

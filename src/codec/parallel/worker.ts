@@ -1,19 +1,30 @@
 /**
  * Entry point of a verification worker thread: answers each batch request
  * with {@link analyzeBatch}, transferring the records buffer back, and the
- * batch's own bytes for the main thread to reuse.
+ * batch's own bytes for the main thread to reuse; proves each segment when it
+ * comes and answers it, with its tree part, once told its place
+ * (./segment-proof.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import { analyzeBatch } from './analyze.js';
-import type { BatchRequest, SegmentRequest } from './layout.js';
-import { proveSegment } from './segments.js';
+import type { BatchRequest, SegmentMessage } from './layout.js';
+import { proveSegment, segmentRoots, type SegmentProof } from './segment-proof.js';
 
 const port = parentPort;
+const proofs = new Map<number, { proof: SegmentProof; bytes: ArrayBuffer }>();
 if (port) {
-  port.on('message', (req: BatchRequest | SegmentRequest) => {
+  port.on('message', (req: BatchRequest | SegmentMessage) => {
     if ('segment' in req) {
-      const r = { ...proveSegment(new Uint8Array(req.bytes, 0, req.length), req.base), id: req.id, bytes: req.bytes };
-      port.postMessage(r, [r.roots, r.bytes]);
+      proofs.set(req.id, { proof: proveSegment([new Uint8Array(req.bytes, 0, req.length)]), bytes: req.bytes });
+      return;
+    }
+    if ('finish' in req) {
+      const held = proofs.get(req.id);
+      if (held === undefined) throw new Error(`no segment ${req.id} to finish`);
+      proofs.delete(req.id);
+      const { proof, bytes } = held;
+      const roots = segmentRoots(proof, req.base);
+      port.postMessage({ id: req.id, proven: proof.proven, provenEnd: proof.provenEnd, state: proof.state, roots, bytes }, [roots, bytes]);
       return;
     }
     const r = analyzeBatch(req.id, new Uint8Array(req.bytes), req.ends, {
