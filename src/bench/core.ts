@@ -48,6 +48,8 @@ interface ChildRun {
   readonly ms: number;
   readonly rssBeforeKb: number;
   readonly maxRssKb: number;
+  /** Peak RSS of each of the pool's child processes (none with threads or one thread). */
+  readonly childrenMaxRssKb: readonly number[];
 }
 
 /** Verifies `path` in a fresh process (sequential or parallel) and reports its time and peak RSS. */
@@ -63,15 +65,23 @@ function childVerify(path: string, mode: 'seq' | 'par', workers: number): Promis
 
 const mb = (kb: number): string => `${Math.round(kb / 1024)} MB`;
 
-/** CPU ticks (user + system, 1/100 s) of each thread of this process, by thread id: Linux's /proc, else empty. */
-function threadTicks(): Map<number, number> {
-  const out = new Map<number, number>();
+/** Ticks (user + system, 1/100 s) in a /proc stat line. */
+function statTicks(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+
+/**
+ * CPU ticks of each thread of this process (keyed `t<tid>`) and of each of
+ * the pool's child processes, all their threads (`p<pid>`): Linux's /proc,
+ * else empty.
+ */
+function cpuTicks(pids: readonly number[]): Map<string, number> {
+  const out = new Map<string, number>();
   try {
-    for (const t of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(t), Number(f[11]) + Number(f[12]));
-    }
+    for (const t of readdirSync('/proc/self/task')) out.set(`t${t}`, statTicks(`/proc/self/task/${t}/stat`));
+    for (const pid of pids) out.set(`p${pid}`, statTicks(`/proc/${pid}/stat`));
   } catch {
     out.clear();
   }
@@ -79,28 +89,32 @@ function threadTicks(): Map<number, number> {
 }
 
 /**
- * The CPU per entry of each thread during the parallel rounds (from
- * {@link threadTicks} before and after): the main thread's, the `workers`
- * busiest other threads' (the pool), and the rest (V8's helpers, libuv), and
- * what two cores allow at best with that much work in all: entries/s <= 2
- * cores / (total CPU per entry), even with no waiting.
+ * The CPU per entry of each party during a parallel round (from
+ * {@link cpuTicks} before and after): the main thread's, the workers' (the
+ * pool's child processes, or the `workers` busiest other threads of a pool
+ * of threads), and the rest of this process (V8's helpers, libuv), and what
+ * two cores allow at best with that much work in all: entries/s <= 2 cores /
+ * (total CPU per entry), even with no waiting.
  */
-function threadSplit(before: Map<number, number>, after: Map<number, number>, entries: number, workers: number, hashUs: number): string {
+function threadSplit(before: Map<string, number>, after: Map<string, number>, entries: number, workers: number, hashUs: number): string {
   if (after.size === 0) return 'per-thread CPU not measured (no /proc)';
   const us = (t: number): number => (t * 10_000) / entries;
-  const others: number[] = [];
+  const threads: number[] = [];
+  const children: number[] = [];
   let main = 0;
-  for (const [tid, ticks] of after) {
-    const d = ticks - (before.get(tid) ?? 0);
-    if (tid === process.pid) main = d;
-    else others.push(d);
+  for (const [key, ticks] of after) {
+    const d = ticks - (before.get(key) ?? 0);
+    if (key === `t${process.pid}`) main = d;
+    else if (key.startsWith('p')) children.push(d);
+    else threads.push(d);
   }
-  others.sort((a, b) => b - a);
-  const pool = others.slice(0, workers);
-  const rest = others.slice(workers).reduce((a, b) => a + b, 0);
+  threads.sort((a, b) => b - a);
+  const pool = children.length > 0 ? children : threads.slice(0, workers);
+  const rest = (children.length > 0 ? threads : threads.slice(workers)).reduce((a, b) => a + b, 0);
   const total = main + pool.reduce((a, b) => a + b, 0) + rest;
   const bound = Math.round((2 * 1e6) / us(total));
-  return `CPU per entry by thread: main ${us(main).toFixed(2)} µs, workers ${pool.map((w) => us(w).toFixed(2)).join(' + ')} µs, other threads ${us(rest).toFixed(2)} µs, in all ${us(total).toFixed(2)} µs against SHA-256 ${hashUs.toFixed(2)} µs, so 2 free cores allow at most ${bound.toLocaleString('en-US')}/s (ratio ${((bound * hashUs) / 1e6).toFixed(3)})`;
+  const what = children.length > 0 ? 'child processes' : 'worker threads';
+  return `CPU per entry: main thread ${us(main).toFixed(2)} µs, ${what} ${pool.map((w) => us(w).toFixed(2)).join(' + ')} µs, other threads ${us(rest).toFixed(2)} µs, in all ${us(total).toFixed(2)} µs against SHA-256 ${hashUs.toFixed(2)} µs, so 2 free cores allow at most ${bound.toLocaleString('en-US')}/s (ratio ${((bound * hashUs) / 1e6).toFixed(3)})`;
 }
 
 /** CPU microseconds per entry (this thread) of SHA-256 over each entry, best of 3. */
@@ -154,17 +168,17 @@ export async function benchCore(turns = 50_000): Promise<Figure[]> {
     const seq: number[] = [];
     const par: number[] = [];
     const raw: number[] = [];
-    const ticks: [Map<number, number>, Map<number, number>][] = [];
+    const ticks: [Map<string, number>, Map<string, number>][] = [];
     for (let round = 0; round < 3; round++) {
       let t0 = performance.now();
       const v = await verifyBundle(chunks);
       seq.push(rate(lines.length, performance.now() - t0));
       if (!v.ok) throw new Error(`bench bundle failed verification: ${v.code}`);
-      const before = threadTicks();
+      const before = cpuTicks(pool.pids());
       t0 = performance.now();
       const p = await verifyBundleParallel(chunks, { pool });
       par.push(rate(lines.length, performance.now() - t0));
-      ticks.push([before, threadTicks()]);
+      ticks.push([before, cpuTicks(pool.pids())]);
       if (!p.ok || p.receiptRoot !== v.receiptRoot) throw new Error('parallel verification disagrees with the sequential verifier');
       raw.push(rawHashRate(lines, 1));
     }
@@ -198,12 +212,12 @@ export async function benchCore(turns = 50_000): Promise<Figure[]> {
         note: `best of 3; from a ${fileMb} MB file: ${rate(seqChild.size, seqChild.ms).toLocaleString('en-US')}/s, peak RSS ${mb(seqChild.maxRssKb)} (process at start ${mb(seqChild.rssBeforeKb)})`,
       },
       {
-        name: `verify bundle entries (verifyBundleParallel, ${pool.size} workers)`,
+        name: `verify bundle entries (verifyBundleParallel, main thread + ${pool.size} ${pool.mode === 'processes' ? `child process${pool.size === 1 ? '' : 'es'}` : `worker thread${pool.size === 1 ? '' : 's'}`})`,
         perSecond: best(par),
         baselineName: 'SHA-256 of the same entry bytes',
         baselinePerSecond: hashAll,
         ratio: best(par) / hashAll,
-        note: `aim: ratio >= 0.45 (issue 33); best of 3; from the file: ${rate(parChild.size, parChild.ms).toLocaleString('en-US')}/s incl. worker start, peak RSS ${mb(parChild.maxRssKb)} (process at start ${mb(parChild.rssBeforeKb)}); ${split}`,
+        note: `aim: ratio >= 0.45 (issue 33); best of 3; from the file: ${rate(parChild.size, parChild.ms).toLocaleString('en-US')}/s incl. worker start, peak RSS ${mb(parChild.maxRssKb)} (process at start ${mb(parChild.rssBeforeKb)}) + ${parChild.childrenMaxRssKb.map(mb).join(' + ') || 'no'} in its child processes; ${split}`,
       },
     ];
   } finally {

@@ -1,7 +1,9 @@
 /**
  * Entry point of a verification child process (./process-pool.ts): reads
  * requests on stdin (./pipe-frames.ts). PROVE: read a segment from the shared
- * file on fd 3 and prove it (./segment-proof.ts), holding the proof. FINISH:
+ * file on fd 3 and prove it (./segment-proof.ts), holding the proof, and say
+ * how many lines it proved (so the parent learns where the next segment
+ * starts before it joins this one). FINISH:
  * the segment's place is known; answer on stdout with its tree part. It exits
  * when stdin ends (its parent closed the pool, or died) and on a frame it
  * cannot read (exit 2, the reason on stderr): it never guesses at bytes it
@@ -13,7 +15,7 @@
  * processes run at full speed side by side), and hashing is most of the work.
  */
 import { readSync } from 'node:fs';
-import { FINISH, FrameReader, answerFrame, readRequest } from './pipe-frames.js';
+import { FINISH, FrameReader, answerFrame, provenFrame, readRequest } from './pipe-frames.js';
 import { proveSegment, segmentRoots, type SegmentProof } from './segment-proof.js';
 
 const SHARED_FD = 3;
@@ -43,7 +45,9 @@ function proveNext(): void {
     got += n;
   }
   // The proof keeps no view of `buf` (its leaves and state are its own), so the buffer is reused.
-  proofs.set(id, proveSegment([buf.subarray(0, length)]));
+  const proof = proveSegment([buf.subarray(0, length)]);
+  proofs.set(id, proof);
+  process.stdout.write(provenFrame(id, proof.proven, proof.provenEnd));
   finishReady();
   schedule();
 }

@@ -104,9 +104,11 @@ export interface SegmentJob {
 export interface SegmentTicket {
   /** The answer, given the bundle index of the segment's first line (call once). */
   finish(base: number): Promise<SegmentResult>;
+  /** Called once the worker has proven the segment, before `finish`: how many lines, ending where (so the places of the segments after it are known early). */
+  onProven?: (proven: number, provenEnd: number) => void;
 }
 
-/** Messages to a worker thread (./worker.ts): a segment to prove, then the index of its first line. */
+/** Messages to a worker thread (./worker.ts): a segment to prove, then the index of its first line. It answers `{ id, proven, provenEnd, early: true }` once proven, then the {@link SegmentResult}. */
 export type SegmentMessage = { readonly segment: true; readonly id: number; readonly bytes: ArrayBuffer; readonly length: number } | { readonly finish: true; readonly id: number; readonly base: number };
 
 /** What a worker proved of a segment: its first `proven` lines (ending at byte `provenEnd`), and the tree part and state of all but the first. */

@@ -11,7 +11,8 @@
  * in the shared file · f64 segment length, for type {@link FINISH} f64 base
  * (the bundle index of the segment's first line) · f64 zero.
  *
- * Answer: u32 frame length · u32 id · u32 proven · u32 provenEnd · u32 roots
+ * Answers: once proven, {@link PROVEN_BYTES}: u32 frame length · u32 id · u32
+ * proven · u32 provenEnd; once finished, u32 frame length · u32 id · u32 proven · u32 provenEnd · u32 roots
  * length · the state ({@link STATE_BYTES}: head, pending root, pending flag
  * and 7 zero bytes, then f64 pendingOrdinal, expectOrdinal, lastTime, frames,
  * turns, firstFrameTime) · the subtree roots.
@@ -52,6 +53,27 @@ export function readRequest(frame: Uint8Array): { readonly id: number; readonly 
   const b = view.getFloat64(24, true);
   if ((type !== PROVE && type !== FINISH) || !Number.isSafeInteger(a) || a < 0 || !Number.isSafeInteger(b) || b < 0) return undefined;
   return { id: view.getUint32(4, true), type, a, b };
+}
+
+/** Bytes of the answer that a segment is proven. */
+export const PROVEN_BYTES = 16;
+
+/** The answer that segment `id` is proven: `proven` lines, ending at byte `provenEnd`. */
+export function provenFrame(id: number, proven: number, provenEnd: number): Uint8Array {
+  const out = new Uint8Array(PROVEN_BYTES);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, PROVEN_BYTES - 4, true);
+  view.setUint32(4, id, true);
+  view.setUint32(8, proven, true);
+  view.setUint32(12, provenEnd, true);
+  return out;
+}
+
+/** A decoded proven-answer, or undefined when the frame is not one. */
+export function readProven(frame: Uint8Array): { readonly id: number; readonly proven: number; readonly provenEnd: number } | undefined {
+  if (frame.length !== PROVEN_BYTES) return undefined;
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.length);
+  return { id: view.getUint32(4, true), proven: view.getUint32(8, true), provenEnd: view.getUint32(12, true) };
 }
 
 /** One answer frame. */

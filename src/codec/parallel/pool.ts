@@ -79,7 +79,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
     };
   }
   const slots: Slot[] = [];
-  const waiting = new Map<number, { resolve(r: BatchResult | SegmentResult): void; reject(e: unknown): void; slot: Slot }>();
+  const waiting = new Map<number, { resolve(r: BatchResult | SegmentResult): void; reject(e: unknown): void; slot: Slot; ticket?: SegmentTicket }>();
   let busy = 0;
   let nextId = 0;
   let closed = false;
@@ -97,9 +97,10 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
       const worker = new Worker(WORKER_URL);
       worker.unref();
       const slot: Slot = { worker, inFlight: 0 };
-      worker.on('message', (r: BatchResult | SegmentResult) => {
+      worker.on('message', (r: BatchResult | SegmentResult | { id: number; proven: number; provenEnd: number; early: true }) => {
         const w = waiting.get(r.id);
         if (!w) return;
+        if ('early' in r) return w.ticket?.onProven?.(r.proven, r.provenEnd);
         waiting.delete(r.id);
         w.slot.inFlight--;
         if (--busy === 0) for (const s of slots) s.worker.unref();
@@ -158,7 +159,7 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
         return { finish: () => Promise.reject(e) };
       }
       sent.answer.catch(() => undefined); // observed through finish
-      return {
+      const ticket: SegmentTicket = {
         finish: (base) => {
           if (waiting.has(sent.id)) sent.slot.worker.postMessage({ finish: true, id: sent.id, base } satisfies SegmentMessage);
           return sent.answer.then((r) => {
@@ -167,6 +168,9 @@ export function createVerifyPool(options: VerifyPoolOptions = {}): VerifyPool {
           });
         },
       };
+      const w = waiting.get(sent.id);
+      if (w !== undefined) w.ticket = ticket;
+      return ticket;
     },
     async close(): Promise<void> {
       if (closed) return;

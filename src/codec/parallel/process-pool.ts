@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TallyError } from '../../protocol/errors.js';
 import type { SegmentJob, SegmentResult, SegmentTicket } from './layout.js';
-import { FINISH, FrameReader, PROVE, readAnswer, requestFrame } from './pipe-frames.js';
+import { FINISH, FrameReader, PROVE, readAnswer, readProven, requestFrame } from './pipe-frames.js';
 
 const CHILD_PATH = fileURLToPath(new URL('./child.js', import.meta.url));
 
@@ -32,6 +32,7 @@ interface Waiting {
   readonly reject: (e: unknown) => void;
   readonly slot: Slot;
   readonly region: Region;
+  ticket?: SegmentTicket;
 }
 
 /** A part of the shared file. */
@@ -119,6 +120,13 @@ export function createProcessPool(size: number): ProcessPool {
         const frames = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
         if (typeof frames === 'string') return fail(failed(slot, 'sent an unreadable answer', frames));
         for (const frame of frames) {
+          const early = readProven(frame);
+          if (early !== undefined) {
+            const w = waiting.get(early.id);
+            if (w === undefined || w.slot !== slot) return fail(failed(slot, 'sent an answer to no request'));
+            w.ticket?.onProven?.(early.proven, early.provenEnd);
+            continue;
+          }
           const a = readAnswer(frame);
           const w = a === undefined ? undefined : waiting.get(a.id);
           if (a === undefined || w === undefined || w.slot !== slot) return fail(failed(slot, 'sent an answer to no request'));
@@ -164,15 +172,18 @@ export function createProcessPool(size: number): ProcessPool {
       if (busy++ === 0) hold(true);
       slot.inFlight++;
       const id = nextId++;
-      const answer = new Promise<SegmentResult>((resolve, reject) => waiting.set(id, { resolve, reject, slot, region: r }));
+      let entry: Waiting | undefined;
+      const answer = new Promise<SegmentResult>((resolve, reject) => waiting.set(id, (entry = { resolve, reject, slot, region: r })));
       answer.catch(() => undefined); // observed through finish
       slot.child.stdin!.write(requestFrame(id, PROVE, r.offset, job.length));
-      return {
+      const ticket: SegmentTicket = {
         finish(base) {
           if (waiting.has(id)) slot.child.stdin!.write(requestFrame(id, FINISH, base, 0));
           return answer;
         },
       };
+      entry!.ticket = ticket;
+      return ticket;
     },
     pids: () => slots.map((s) => s.child.pid).filter((p): p is number => p !== undefined),
     async close(): Promise<void> {

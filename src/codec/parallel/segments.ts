@@ -44,11 +44,16 @@ export interface SegmentOptions extends FinishOptions {
 /** A segment cut and not yet joined: its bytes (views of the input, in order), and its proof here or its worker's ticket. */
 interface Queued {
   readonly pieces: readonly Uint8Array[];
+  readonly length: number;
   readonly proof?: SegmentProof;
   readonly ticket?: SegmentTicket;
   answer?: Promise<SegmentResult>;
+  /** The index the worker was given for the segment's first line (its tree part is for that place only). */
+  base?: number;
   /** The worker's answer, once it has come. */
   result?: SegmentResult;
+  /** Its lines, once known: when every line was proven (the proof reached the segment's end). */
+  lines?: number;
 }
 
 /** One turn of the event loop: a worker's answer is read only then. */
@@ -61,7 +66,13 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
     return await bySegments(queue, chunks, options);
   } finally {
     // Stopped early (a verdict, or a throw): the workers still hold the proofs of segments never joined; let them answer, unheard.
-    for (const q of queue) if (q.ticket !== undefined && q.answer === undefined) q.ticket.finish(0).catch(() => undefined);
+    for (const q of queue) {
+      if (q.ticket === undefined || q.answer !== undefined) continue;
+      q.answer = q.ticket.finish(0);
+      q.answer.catch(() => undefined);
+    }
+    // A worker's late word that it has proven a segment places nothing now.
+    queue.length = 0;
   }
 }
 
@@ -95,15 +106,37 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
     }
     return undefined;
   };
+  /**
+   * Hands each worker's segment its place as soon as it is known: the index
+   * after the lines joined so far and those of the segments queued before it,
+   * as long as each of them was proven whole (its lines then counted by its
+   * proof). A place is given once; where a count is missing, the rest wait
+   * for the join.
+   */
+  const place = (): void => {
+    let base = v.size;
+    for (const q of queue) {
+      if (q.ticket !== undefined && q.answer === undefined) {
+        q.base = base;
+        q.answer = q.ticket.finish(base);
+        q.answer.then(
+          (r) => void (q.result = r),
+          () => undefined,
+        );
+      }
+      if (q.lines === undefined) return;
+      base += q.lines;
+    }
+  };
   /** Joins a segment whose proof (and tree part, for entry `base` on) is `r`. */
-  const join = (q: Queued, base: number, r: { readonly proven: number; readonly provenEnd: number; readonly state: SegmentResult['state']; readonly roots: ArrayBuffer }): ChainError | undefined => {
+  const join = (q: Queued, base: number, r: { readonly proven: number; readonly provenEnd: number; readonly state: SegmentResult['state']; readonly roots: ArrayBuffer } | undefined): ChainError | undefined => {
     const head = q.pieces[0]!;
     const first = head.indexOf(NEWLINE);
     let bad = v.accept(head.subarray(0, first));
     if (!bad) {
       // The proven lines after the first, if the join holds; else all of them here.
-      const count = r.proven - 1;
-      const from = count >= 0 && v.size === base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(base + 1, count)) ? r.provenEnd : first + 1;
+      const count = r === undefined ? -1 : r.proven - 1;
+      const from = r !== undefined && count >= 0 && v.size === base + 1 && v.adopt(r.state, count, new Uint8Array(r.roots), subtreeHeights(base + 1, count)) ? r.provenEnd : first + 1;
       bad = here(q.pieces, from);
     }
     options.onProgress?.(v.size);
@@ -126,12 +159,13 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
         queue.shift();
         continue;
       }
-      if (q.answer === undefined) {
-        q.answer = q.ticket!.finish(base);
-        q.answer.then(
-          (r) => void (q.result = r),
-          () => undefined,
-        );
+      if (q.answer === undefined) place();
+      if (q.base !== base) {
+        // Placed early, but the lines before did not come to what their proofs counted (a line was rejected: the verdict is on its way): no tree part from it.
+        const bad = join(q, base, undefined);
+        if (bad) return bad;
+        queue.shift();
+        continue;
       }
       if (q.result === undefined) {
         if (!all && queue.length < limit) {
@@ -141,7 +175,7 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
           turned = true;
           continue;
         }
-        q.result = await q.answer;
+        q.result = await q.answer!;
       }
       const bad = join(q, base, q.result);
       if (bad) return bad;
@@ -155,10 +189,21 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
   const flush = async (): Promise<ChainError | undefined> => {
     if (used === 0) return undefined;
     const k = made++;
-    if (Math.floor((k + 1) * share) > Math.floor(k * share)) queue.push({ pieces, proof: proveSegment(pieces) });
-    else queue.push({ pieces, ticket: pool.submit({ pieces, length: used }) });
+    const length = used;
+    if (Math.floor((k + 1) * share) > Math.floor(k * share)) {
+      const proof = proveSegment(pieces);
+      queue.push({ pieces, length, proof, ...(proof.provenEnd === length ? { lines: proof.proven } : {}) });
+    } else {
+      const q: Queued = { pieces, length, ticket: pool.submit({ pieces, length }) };
+      q.ticket!.onProven = (proven, provenEnd) => {
+        if (provenEnd === q.length) q.lines = proven;
+        place();
+      };
+      queue.push(q);
+    }
     pieces = [];
     used = 0;
+    place();
     return advance(false);
   };
   /** Adds `piece` (whole lines, a view kept until its segment is joined) to the segment being filled, cutting it first when it does not fit. */

@@ -15,7 +15,9 @@ const proofs = new Map<number, { proof: SegmentProof; bytes: ArrayBuffer }>();
 if (port) {
   port.on('message', (req: BatchRequest | SegmentMessage) => {
     if ('segment' in req) {
-      proofs.set(req.id, { proof: proveSegment([new Uint8Array(req.bytes, 0, req.length)]), bytes: req.bytes });
+      const proof = proveSegment([new Uint8Array(req.bytes, 0, req.length)]);
+      proofs.set(req.id, { proof, bytes: req.bytes });
+      port.postMessage({ id: req.id, proven: proof.proven, provenEnd: proof.provenEnd, early: true });
       return;
     }
     if ('finish' in req) {
