@@ -22,8 +22,8 @@ Options:
   --session <hex>   pin the session id
   --size <n>        pin the number of entries
   --unsealed        accept a bundle without a finalize seal (in-progress export)
-  --parallel        spread the per-line checks over worker threads (same result;
-                    faster on long days when cores are free)
+  --parallel        spread the work over child processes, one per free core
+                    (same result; faster on long days when cores are free)
   --vkey <vkey>     the engine's verifier key (name+keyid+base64, or a file of keys);
                     --key is its old spelling, accepted until the next release
   --checkpoint <f>  a signed checkpoint of the day (the sealed receipt, or an earlier
