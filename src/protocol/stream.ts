@@ -26,14 +26,62 @@ export function unterminatedProblem(piece: Uint8Array): { readonly code: ChainEr
 export const MAX_CARRY = 2 * 1_048_576;
 
 /**
+ * The partial line carried between chunks, by one rule for every reader of
+ * bundle bytes: kept as copies (the chunk may be reused), ended by the next
+ * newline, and reported as overflow once longer than {@link MAX_CARRY}
+ * (nothing after it counts).
+ */
+export class LineCarry {
+  private parts: Uint8Array[] = [];
+  private length = 0;
+
+  /** True while a partial line is carried. */
+  get holding(): boolean {
+    return this.length > 0;
+  }
+
+  /**
+   * Ends the carried line with `chunk` up to its first newline: the line
+   * (with that newline when `withNewline`) and where the chunk's own lines
+   * start. When the chunk has no newline it is kept whole instead (`next`
+   * -1), with `overflow` once the carry is over the limit.
+   */
+  end(chunk: Uint8Array, withNewline: boolean): { readonly line: Uint8Array; readonly next: number } | { readonly next: -1; readonly overflow?: Uint8Array } {
+    const nl = chunk.indexOf(NEWLINE);
+    if (nl < 0) {
+      const overflow = this.keep(chunk, 0);
+      return overflow === undefined ? { next: -1 } : { next: -1, overflow };
+    }
+    const cut = withNewline ? nl + 1 : nl;
+    this.parts.push(chunk.subarray(0, cut));
+    const line = concatBytes(this.parts, this.length + cut);
+    this.parts = [];
+    this.length = 0;
+    return { line, next: nl + 1 };
+  }
+
+  /** Keeps a copy of `chunk[from, …)` (nothing when empty): the whole carry once it is over the limit. */
+  keep(chunk: Uint8Array, from: number): Uint8Array | undefined {
+    if (from >= chunk.length) return undefined;
+    this.parts.push(chunk.slice(from));
+    this.length += chunk.length - from;
+    return this.length > MAX_CARRY ? concatBytes(this.parts, this.length) : undefined;
+  }
+
+  /** The unterminated rest, if any. */
+  rest(): Uint8Array | undefined {
+    return this.length > 0 ? concatBytes(this.parts, this.length) : undefined;
+  }
+}
+
+/**
  * Synchronous line splitting for chunked input: `push` returns the complete
  * lines (without their newline) a chunk finishes, `end` the unterminated rest.
  * A partial line longer than any legal entry is cut short and reported as
  * `overflow` (unterminated), which bounds memory.
  */
 export class LineSplitter {
-  private carry: Uint8Array[] = [];
-  private carryLen = 0;
+  private readonly carry = new LineCarry();
 
   /** Lines completed by `chunk`, in order; `overflow` ends the stream (nothing after it counts). */
   push(input: Uint8Array): { readonly lines: Uint8Array[]; readonly overflow?: Uint8Array } {
@@ -42,33 +90,25 @@ export class LineSplitter {
     const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
     const lines: Uint8Array[] = [];
     let start = 0;
+    if (this.carry.holding) {
+      const done = this.carry.end(chunk, false);
+      if (!('line' in done)) return done.overflow === undefined ? { lines } : { lines, overflow: done.overflow };
+      lines.push(done.line);
+      start = done.next;
+    }
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl < 0) break;
-      const piece = chunk.subarray(start, nl);
-      if (this.carryLen > 0) {
-        this.carry.push(piece);
-        lines.push(concatBytes(this.carry, this.carryLen + piece.length));
-        this.carry = [];
-        this.carryLen = 0;
-      } else {
-        lines.push(piece);
-      }
+      lines.push(chunk.subarray(start, nl));
       start = nl + 1;
     }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      this.carry.push(rest.slice());
-      this.carryLen += rest.length;
-      // Bound memory: a "line" longer than any legal entry cannot be valid.
-      if (this.carryLen > MAX_CARRY) return { lines, overflow: concatBytes(this.carry, this.carryLen) };
-    }
-    return { lines };
+    const overflow = this.carry.keep(chunk, start);
+    return overflow === undefined ? { lines } : { lines, overflow };
   }
 
   /** The unterminated last piece, if any. */
   end(): Uint8Array | undefined {
-    return this.carryLen > 0 ? concatBytes(this.carry, this.carryLen) : undefined;
+    return this.carry.rest();
   }
 }
 
@@ -190,23 +230,18 @@ async function verdictOnly(
   onAccepted: VerifyChunksOptions['onAccepted'],
   onChunk: VerifyChunksOptions['onChunk'],
 ): Promise<ChainError | Uint8Array | undefined> {
-  let carry: Uint8Array[] = [];
-  let carryLen = 0;
+  const carry = new LineCarry();
   for await (const input of chunks) {
     const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
     let pos = 0;
-    if (carryLen > 0) {
-      const nl = chunk.indexOf(NEWLINE);
-      if (nl >= 0) {
-        carry.push(chunk.subarray(0, nl));
-        const line = concatBytes(carry, carryLen + nl);
-        carry = [];
-        carryLen = 0;
-        const bad = v.accept(line);
+    if (carry.holding) {
+      const done = carry.end(chunk, false);
+      if ('line' in done) {
+        const bad = v.accept(done.line);
         if (bad) return bad;
-        onAccepted?.(line, v);
-        pos = nl + 1;
-      } else pos = -1;
+        onAccepted?.(done.line, v);
+      } else if (done.overflow !== undefined) return done.overflow;
+      pos = done.next;
     }
     if (pos >= 0) {
       for (;;) {
@@ -221,15 +256,11 @@ async function verdictOnly(
         } else if (onAccepted !== undefined) onAccepted(chunk.subarray(pos, end), v);
         pos = end + 1;
       }
-    }
-    const from = pos < 0 ? 0 : pos;
-    if (from < chunk.length) {
-      carry.push(chunk.slice(from));
-      carryLen += chunk.length - from;
-      if (carryLen > MAX_CARRY) return concatBytes(carry, carryLen);
+      const overflow = carry.keep(chunk, pos);
+      if (overflow !== undefined) return overflow;
     }
     const p = onChunk?.();
     if (p !== undefined) await p;
   }
-  return carryLen > 0 ? concatBytes(carry, carryLen) : undefined;
+  return carry.rest();
 }

@@ -21,7 +21,7 @@
  */
 import type { ChainError, ChainSummary, FinishOptions } from '../../protocol/chain.js';
 import { SegmentVerifier } from '../../protocol/chain-segments.js';
-import { MAX_CARRY, concatBytes, unterminatedProblem } from '../../protocol/stream.js';
+import { LineCarry, unterminatedProblem } from '../../protocol/stream.js';
 import { sha256, sha256Into } from '../sha256.js';
 import { subtreeHeights, type SegmentResult, type SegmentTicket } from './layout.js';
 import type { VerifyPool } from './pool.js';
@@ -217,29 +217,20 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
     return undefined;
   };
 
-  let carry: Uint8Array[] = [];
-  let carryLen = 0;
+  const carry = new LineCarry();
   let unterminated: Uint8Array | undefined;
   for await (const input of chunks) {
     const chunk = input.constructor === Uint8Array ? input : new Uint8Array(input.buffer, input.byteOffset, input.length);
     let pos = 0;
-    if (carryLen > 0) {
-      const nl = chunk.indexOf(NEWLINE);
-      if (nl < 0) {
-        carry.push(chunk.slice());
-        carryLen += chunk.length;
-        if (carryLen > MAX_CARRY) {
-          unterminated = concatBytes(carry, carryLen);
-          break;
-        }
+    if (carry.holding) {
+      const done = carry.end(chunk, true);
+      if (!('line' in done)) {
+        if ((unterminated = done.overflow) !== undefined) break;
         continue;
       }
-      carry.push(chunk.subarray(0, nl + 1));
-      const bad = await add(concatBytes(carry, carryLen + nl + 1));
+      const bad = await add(done.line);
       if (bad) return bad;
-      carry = [];
-      carryLen = 0;
-      pos = nl + 1;
+      pos = done.next;
     }
     // Whole lines of this chunk, in pieces that fit the segment being filled.
     const last = chunk.lastIndexOf(NEWLINE);
@@ -255,16 +246,9 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
       if (bad) return bad;
       pos = end;
     }
-    if (pos < chunk.length) {
-      carry.push(chunk.slice(pos));
-      carryLen += chunk.length - pos;
-      if (carryLen > MAX_CARRY) {
-        unterminated = concatBytes(carry, carryLen);
-        break;
-      }
-    }
+    if ((unterminated = carry.keep(chunk, pos)) !== undefined) break;
   }
-  if (unterminated === undefined && carryLen > 0) unterminated = concatBytes(carry, carryLen);
+  unterminated ??= carry.rest();
   let bad = await flush();
   if (!bad) bad = await advance(true);
   if (bad) return bad;
