@@ -4,7 +4,8 @@
  * (./pipe-frames.ts). The segments' bytes go through one shared file, opened
  * here, handed to every child as its fd 3 and unlinked at once (in /dev/shm
  * where there is one: memory, not disk; nothing is left behind however the
- * process ends): written with one `writeSync`, read with one `readSync`, no
+ * process ends — where an open file cannot be unlinked, it is removed at
+ * close instead): written with one `writeSync`, read with one `readSync`, no
  * waiting on a pipe while this thread verifies its own segment. Each request
  * takes a region of the file, free again when its answer comes (so the file
  * is at most the segments in flight). Children start lazily, are kept while the pool lives,
@@ -17,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,16 +101,29 @@ export function createProcessPool(size: number): ProcessPool {
     return new TallyError('TALLY_VERIFY_WORKER_FAILED', `A verification child process ${what}.`, said === '' ? {} : { details: said });
   };
 
-  const start = (): void => {
+  /** Where the shared file still has a name (where an open file cannot be unlinked): removed at close. */
+  let named: string | undefined;
+  /** Opens the shared file and starts the children; false (and the pool broken, with the reason) when it cannot. */
+  const start = (): boolean => {
     const dir = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
     const path = join(dir, `tally-verify-${process.pid}-${randomBytes(6).toString('hex')}`);
-    fd = openSync(path, 'wx+', 0o600);
+    try {
+      fd = openSync(path, 'wx+', 0o600);
+    } catch (e) {
+      broken = new TallyError('TALLY_VERIFY_WORKER_FAILED', `The verification pool could not create its shared file in ${dir}.`, { cause: e });
+      return false;
+    }
     try {
       for (let i = 0; i < size; i++) spawnChild(fd);
     } finally {
-      unlinkSync(path);
+      try {
+        unlinkSync(path);
+      } catch {
+        named = path;
+      }
     }
     hold(false);
+    return true;
   };
   const spawnChild = (shared: number): void => {
     {
@@ -154,7 +168,7 @@ export function createProcessPool(size: number): ProcessPool {
     submit(job) {
       if (closed) return refused(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
       if (broken !== undefined) return refused(broken);
-      if (slots.length === 0) start();
+      if (slots.length === 0 && !start()) return refused(broken);
       let slot = slots[0]!;
       for (const s of slots) if (s.inFlight < slot.inFlight) slot = s;
       const r = region(job.length);
@@ -191,6 +205,7 @@ export function createProcessPool(size: number): ProcessPool {
       closed = true;
       fail(new TallyError('TALLY_VERIFY_POOL_CLOSED', 'The verification pool is closed.'));
       if (fd !== undefined) closeSync(fd);
+      if (named !== undefined) rmSync(named, { force: true });
       // Held while they exit, so that awaiting the close keeps this process alive until they have.
       hold(true);
       await Promise.all(
