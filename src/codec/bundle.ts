@@ -20,8 +20,10 @@ export interface VerifyBundleOptions {
   readonly requireSealed?: boolean;
   /** Values pinned out of band (session id, size, receipt root). */
   readonly pin?: ChainPin;
-  /** Called for every verified entry (for progress or inspection). */
+  /** Called for every verified entry (for inspection: each entry is then built, which costs; for progress use `onProgress`). */
   readonly onEntry?: (entry: VerifiedEntry) => void;
+  /** Called after each chunk with the number of entries verified so far (the verdict-only path: nothing is built per line). */
+  readonly onProgress?: (entries: number) => void;
 }
 
 /**
@@ -33,9 +35,10 @@ export interface VerifyBundleOptions {
  * if (r.ok) console.log(r.receiptRoot); else console.error(r.index, r.code);
  */
 export function verifyBundle(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: VerifyBundleOptions = {}): Promise<ChainSummary | ChainError> {
-  const onEntry = options.onEntry;
+  const { onEntry, onProgress } = options;
   return traceVerify(() => verifyChunks(sha256, chunks, {
     digestInto: sha256Into,
+    ...(onProgress === undefined ? {} : { onChunk: (v: { readonly size: number }): void => onProgress(v.size) }),
     ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
     ...(options.pin === undefined ? {} : { pin: options.pin }),
     ...(onEntry === undefined ? {} : { onEntry: (e: VerifiedEntry): void => void onEntry(e) }),
@@ -61,6 +64,7 @@ export async function verifyBundleFile(path: string, options: VerifyBundleFileOp
     const { verifyBundleParallel } = await import('./parallel/verify.js');
     const extra = typeof parallel === 'object' ? parallel : {};
     return verifyBundleParallel(stream, {
+      ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...extra,
       ...(options.requireSealed === undefined ? {} : { requireSealed: options.requireSealed }),
       ...(options.pin === undefined ? {} : { pin: options.pin }),

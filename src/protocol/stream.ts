@@ -161,8 +161,8 @@ export interface VerifyChunksOptions {
   readonly byteScan?: boolean;
   /** The digest written into a given array (see `ChainVerifierOptions.digestInto`). */
   readonly digestInto?: (data: Uint8Array, out: Uint8Array) => void;
-  /** Called after each chunk has been verified (for progress; may yield to the caller's event loop). */
-  readonly onChunk?: () => void | Promise<void>;
+  /** Called after each chunk has been verified, with the verifier (for progress: `verifier.size` entries so far; may yield to the caller's event loop). */
+  readonly onChunk?: (verifier: ChainVerifier) => void | Promise<void>;
 }
 
 /**
@@ -203,7 +203,7 @@ export async function verifyChunks(
         if (p !== undefined) await p;
       }
       if (overflow) return unterminated(overflow);
-      const p = options.onChunk?.();
+      const p = options.onChunk?.(v);
       if (p !== undefined) await p;
     }
     rest = splitter.end();
@@ -259,7 +259,7 @@ async function verdictOnly(
       const overflow = carry.keep(chunk, pos);
       if (overflow !== undefined) return overflow;
     }
-    const p = onChunk?.();
+    const p = onChunk?.(v);
     if (p !== undefined) await p;
   }
   return carry.rest();

@@ -83,7 +83,7 @@ Exit codes: 0 valid, 1 invalid, 2 usage error, 3 file unreadable.`,
     const result =
       values['parallel'] === true
         ? await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, parallel: { onProgress: (n) => progress.tick(n, pin.size) } })
-        : await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, onEntry: (e) => progress.tick(e.index + 1, pin.size) });
+        : await verifyBundleFile(path, { requireSealed: values['unsealed'] !== true, pin: pin as ChainPin, onProgress: (n) => progress.tick(n, pin.size) });
     progress.done();
     if (json) {
       println(io.stdout, JSON.stringify(result));
