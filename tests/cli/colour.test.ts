@@ -53,7 +53,25 @@ describe('progress ETA', () => {
     expect(etaText(59.2)).toBe('1:00');
   });
 
-  it('a terminal run with a known total shows the ETA', () => {
-    expect(onTerminal(['verify', golden, '--size', '10'])).toMatch(/verifying \[[#.]+\] \d+\/10 \(\d+\/s, ETA \d+:\d\d\)/);
+  it('a terminal run with a known total shows the ETA', async () => {
+    // Progress is reported after each 1 MiB read (the verdict-only path): a day of several of them.
+    const { createEngine } = await import('../../src/session/index.js');
+    const { encodeBundle } = await import('../../src/codec/index.js');
+    const engine = createEngine();
+    const open = await engine.open({ name: 'eta', wakes: 4000 });
+    if (!open.ok) throw new Error(open.message);
+    for (let i = 0; i < 4000; i++) {
+      const f = await engine.frame({ sessionId: open.sessionId, ordinal: i - 1, time: 1000 + i });
+      if (!f.ok) throw new Error(f.message);
+      const t = await engine.turn({ sessionId: open.sessionId, ordinal: i - 1, parentHash: f.entryHash, frameRoot: f.frameRoot, body: { kind: 'stand-down', failureClass: 'timeout' } });
+      if (!t.ok) throw new Error(t.message);
+    }
+    if (!(await engine.finalize(open.sessionId)).ok) throw new Error('seal');
+    const lines: Uint8Array[] = [];
+    for await (const l of engine.exportEntries(open.sessionId)) lines.push(l);
+    const day = join(dir, 'eta.jsonl');
+    writeFileSync(day, encodeBundle(lines));
+    expect(lines.length).toBe(8002);
+    expect(onTerminal(['verify', day, '--size', '8002'])).toMatch(/verifying \[[#.]+\] \d+\/8002 \(\d+\/s, ETA \d+:\d\d\)/);
   });
 });
