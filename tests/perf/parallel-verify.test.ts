@@ -289,6 +289,29 @@ describe('the pool of child processes', () => {
     await expect(par.verifyBundleParallel([encodeBundle(lines)], { pool: spent, segmentBytes: 64 })).rejects.toMatchObject({ code: 'TALLY_VERIFY_POOL_CLOSED' });
   });
 
+  it('a script that awaits close() at top level ends with exit code 0 once its children have exited', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join, resolve } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'tally-close-'));
+    const bundle = join(dir, 'day.jsonl');
+    writeFileSync(bundle, encodeBundle(await build({ name: 'close', wakes: [{ dt: 1, body: { kind: 'authored', text: 'x' } }], seal: true })));
+    const script = join(dir, 'close.mjs');
+    const index = resolve(import.meta.dirname, '../../dist/codec/parallel/index.js');
+    writeFileSync(
+      script,
+      `import { readFileSync } from 'node:fs';\nconst par = await import(${JSON.stringify(index)});\nconst pool = par.createVerifyPool({ workers: 1 });\nconst r = await par.verifyBundleParallel([readFileSync(${JSON.stringify(bundle)})], { pool, segmentBytes: 64 });\nconsole.log(JSON.stringify({ ok: r.ok, pids: pool.pids() }));\nawait pool.close();\nconsole.log('closed');\n`,
+    );
+    const r = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const [first, last] = r.stdout.trim().split('\n');
+    const { ok, pids } = JSON.parse(first!) as { ok: boolean; pids: number[] };
+    expect(ok).toBe(true);
+    expect(last).toBe('closed');
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+
   it('fails the verification with TALLY_VERIFY_WORKER_FAILED when a child dies, and never leaves a child behind', async () => {
     const wakes = Array.from({ length: 400 }, (_, i) => ({ dt: 1, body: { kind: 'authored' as const, text: `t${i}` } }));
     const bytes = encodeBundle(await build({ name: 'killed', wakes, seal: true }));
