@@ -133,10 +133,15 @@ export class ChainVerifier {
    * proven, and every verdict stays the reference's.
    */
   acceptAt(bytes: Uint8Array, start: number): number {
+    return this.fastAt(bytes, start, true);
+  }
+
+  /** The fast path at `bytes[start]` (see {@link acceptAt}); a seal only when `seals`. */
+  protected fastAt(bytes: Uint8Array, start: number, seals: boolean): number {
     const s = this.scan;
     if (s === undefined || this.failed !== undefined || this.sealed || this.index === 0) return -1;
     const end = scanEntryAt(bytes, start, s);
-    return end >= 0 && bytes[end] === NEWLINE && this.acceptScanned(bytes, s, start, end, this.viewOver(bytes)) ? end : -1;
+    return end >= 0 && (seals || s.kind !== 3) && bytes[end] === NEWLINE && this.acceptScanned(bytes, s, start, end, this.viewOver(bytes)) ? end : -1;
   }
 
   protected viewOver(bytes: Uint8Array): DataView {

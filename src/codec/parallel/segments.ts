@@ -36,8 +36,6 @@ export interface SegmentOptions extends FinishOptions {
   readonly pool: VerifyPool;
   /** Bytes per segment, unless one line alone is longer. */
   readonly segmentBytes: number;
-  /** The main thread's share of the segments (default: an equal one, 1 / (workers + 1)). */
-  readonly mainShare?: number;
   readonly onProgress?: ((entries: number) => void) | undefined;
 }
 
@@ -79,7 +77,8 @@ export async function verifyBySegments(chunks: AsyncIterable<Uint8Array> | Itera
 async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, options: SegmentOptions): Promise<ChainSummary | ChainError> {
   const { pool, segmentBytes } = options;
   const v = new SegmentVerifier(sha256, { digestInto: sha256Into });
-  const share = options.mainShare ?? 1 / (pool.size + 1);
+  // An equal share (measured: shares of 0.35 to 0.6 with one worker did no better).
+  const share = 1 / (pool.size + 1);
   const limit = QUEUED_PER_PARTY * (pool.size + 1);
   let made = 0;
 
@@ -154,7 +153,7 @@ async function bySegments(queue: Queued[], chunks: AsyncIterable<Uint8Array> | I
       if (q === undefined) return undefined;
       const base = v.size;
       if (q.proof !== undefined) {
-        const bad = join(q, base, q.proof.proven > 1 ? { ...q.proof, roots: segmentRoots(q.proof, base) } : { ...q.proof, roots: new ArrayBuffer(0) });
+        const bad = join(q, base, { ...q.proof, roots: segmentRoots(q.proof, base) });
         if (bad) return bad;
         queue.shift();
         continue;
