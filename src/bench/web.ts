@@ -1,8 +1,8 @@
 /**
  * The grader's desk benchmark: entries per second the audit page verifies a
  * 100,000-entry day at, in Chromium (its web worker, SHA-256 in
- * WebAssembly from hash-wasm, streaming the picked File: the verdict, and the
- * page ready with every row), beside `verifyBundle` on this
+ * WebAssembly from hash-wasm, streaming the picked File: the verdict, shown
+ * first, and the page ready with every row, built after it), beside `verifyBundle` on this
  * thread over the same bytes in the same run; and replay in the page (its
  * worker re-derives every ruling of a demo day with `replay`, referee ruler,
  * secp256k1 and EIP-191 from @noble/viem) beside `replay` in Node over the
@@ -86,7 +86,7 @@ export async function benchWeb(): Promise<Figure[]> {
         baselineName: 'verifyBundle (node, this thread)',
         baselinePerSecond: baseline,
         ratio: perSecond / baseline,
-        note: `${Math.round(bundle.length / 1048576)} MB; the verdict (the rows are built beside it, in a second worker)`,
+        note: `${Math.round(bundle.length / 1048576)} MB; the verdict, shown first (the rows are built after it, one rows worker per core)`,
       },
       {
         name: `the page ready in the browser (verdict, ${size} rows, timeline and charts)`,

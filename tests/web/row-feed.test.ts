@@ -16,6 +16,7 @@ import { runDemo } from '../../src/demo/index.js';
 import { verifyChunks } from '../../src/protocol/index.js';
 import { createEngine } from '../../src/session/index.js';
 import { rowOf, rowOfLine, type Row } from '../../src/web/browser/rows.js';
+import { joinRowParts, rowSplits } from '../../src/web/browser/row-parts.js';
 import { bundleBytes, bundleCases } from '../conformance/corpus.js';
 
 const enc = new TextEncoder();
@@ -91,5 +92,67 @@ describe('rows read from the lines', () => {
       const { reference, fromLines } = await bothRows(bundleBytes(c));
       expect(fromLines, c.name).toEqual(reference);
     }
+  });
+});
+
+/** The rows of `bundle`'s lines from byte `offset` (line `base`) to `end`, built as one rows worker builds its part: no frame time before it. */
+function partRows(bundle: Uint8Array, base: number, offset: number, end: number): Row[] {
+  const rows: Row[] = [];
+  let t: number | undefined;
+  let start = offset;
+  for (let nl = bundle.indexOf(0x0a, start); nl >= 0 && nl < end; nl = bundle.indexOf(0x0a, start)) {
+    const row = rowOfLine(base + rows.length, bundle.subarray(start, nl), t);
+    if (row.kind === 'frame' && typeof row.time === 'number') t = row.time;
+    rows.push(row);
+    start = nl + 1;
+  }
+  return rows;
+}
+
+/** Line start offsets of `bundle`. */
+function lineOffsets(bundle: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let at = 0; at < bundle.length; at = bundle.indexOf(0x0a, at) + 1) out.push(at);
+  return out;
+}
+
+describe('rows built in parts (row-parts.ts)', () => {
+  it('join into the rows of one pass, wherever the day is split', async () => {
+    const seed = Number(process.env['TALLY_SEED'] ?? Date.now() % 1_000_000);
+    console.log(`row-parts seed ${seed}`);
+    const out = mkdtempSync(join(tmpdir(), 'tally-row-parts-'));
+    try {
+      await runDemo({ seed: 5, wakes: 30, out, db: 'memory:' });
+      const bundle = new Uint8Array(readFileSync(join(out, 'bundle.jsonl')));
+      const { fromLines } = await bothRows(bundle);
+      const offsets = lineOffsets(bundle);
+      const n = fromLines.length;
+      await fc.assert(
+        fc.property(fc.uniqueArray(fc.integer({ min: 1, max: n - 1 }), { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: n }), (cuts, count) => {
+          const starts = [0, ...cuts.sort((a, b) => a - b)];
+          const parts = starts.map((s, k) => partRows(bundle, s, offsets[s]!, k + 1 < starts.length ? offsets[starts[k + 1]!]! : bundle.length));
+          expect(joinRowParts(parts, starts, count)).toEqual(fromLines.slice(0, count));
+        }),
+        { seed, numRuns: 200 },
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('give the turns at the start of a part the time of the frame they answer, and bare rows where a part ended early', () => {
+    const frame: Row = { i: 0, kind: 'frame', hash: '', bytes: 1, time: 7 };
+    const turn: Row = { i: 1, kind: 'turn', hash: '', bytes: 1 };
+    const joined = joinRowParts([[frame], [{ ...turn }]], [0, 1], 3);
+    expect(joined[1]!.time).toBe(7);
+    expect(joined[2]).toEqual({ i: 2, kind: 'unverified', hash: '', bytes: 0 });
+  });
+
+  it('split a day at the line offsets the verifier found, one part per core, none for a small day', () => {
+    const offsets = Array.from({ length: 4096 }, (_, i) => 10 * i);
+    expect(rowSplits(offsets, 4096, 2)).toEqual([{ index: 2048, offset: 20480 }]);
+    expect(rowSplits(offsets, 4096, 4).map((s) => s.index)).toEqual([1024, 2048, 3072]);
+    expect(rowSplits(offsets, 100, 4)).toEqual([]);
+    expect(rowSplits(offsets, 4096, 1)).toEqual([]);
   });
 });

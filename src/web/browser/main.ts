@@ -22,8 +22,10 @@ import { Timeline, options, readFilters, renderDetail } from './timeline.js';
 import VerifyWorker from './worker.ts?worker&inline';
 
 let worker: Worker | undefined;
-/** A loaded day's rows, built beside its verification (undefined for a live day: its worker posts rows as it verifies). */
+/** A loaded day's rows, built once it is verified (undefined for a live day: its worker posts rows as it verifies). */
 let feed: RowFeed | undefined;
+/** The loaded day whose rows are built once its verdict comes. */
+let rowsOf: Blob | undefined;
 /** When the day shown was asked for (the page's own time to show it: verdict, rows, timeline). */
 let asked = 0;
 let rows: Row[] = [];
@@ -122,8 +124,9 @@ function spawn(name: string, bundle?: Blob): Worker {
   worker?.terminate();
   feed?.stop();
   asked = performance.now();
-  // A loaded day: its rows are built on the other core while it verifies (row-feed.ts).
-  feed = bundle === undefined ? undefined : new RowFeed(bundle);
+  // A loaded day: its rows are built once it is verified (row-feed.ts): while it verifies, every core is the verifier's.
+  feed = undefined;
+  rowsOf = bundle;
   rows = [];
   pinned = false;
   verdict = undefined;
@@ -169,14 +172,20 @@ function spawn(name: string, bundle?: Blob): Worker {
       put(progressText, `${m.entries} entries, ${bytesText(m.bytes, m.total)}`);
     } else if (m.type === 'rows') {
       for (const r of m.rows) rows.push(r);
-    } else if (m.type === 'done' && feed !== undefined && m.verified !== undefined) {
+    } else if (m.type === 'done' && rowsOf !== undefined && m.verified !== undefined) {
       // The rows of the verified entries, then the lines the worker listed unverified (already in `rows`).
       const tail = rows;
-      feed.verified(m.verified.count, m.verified.leaves, (verifiedRows) => {
+      // The verdict at once; the list, timeline and charts once the rows are built.
+      showVerdict(banner, m.verdict, m.ms, servedKey);
+      const read = progressText.textContent ?? '';
+      put(progressText, `checked; listing ${m.verified.count} entries…`);
+      feed = new RowFeed(rowsOf, m.verified.splits, m.verified.count, m.verified.leaves, (verifiedRows) => {
+        put(progressText, read);
         rows = verifiedRows.concat(tail);
         feed = undefined;
         done(m);
       });
+      rowsOf = undefined;
     } else if (m.type === 'done') {
       done(m);
     } else if (m.type === 'entry') {

@@ -2,6 +2,8 @@
 import type { ChainPin } from '../../protocol/index.js';
 import type { Row } from './rows.js';
 
+import type { RowSplit } from './row-parts.js';
+
 /** What the page asks the worker. */
 export type ToWorker =
   | { readonly type: 'verify'; readonly bundle: Blob; readonly checkpoint?: string; readonly vkey?: string; readonly policy?: string; readonly unsealed?: boolean; readonly pin?: ChainPin; readonly logProof?: string; readonly logKey?: string; readonly logIdentity?: readonly string[] }
@@ -100,7 +102,7 @@ export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
   /** `verified`: a loaded day's verified entries, how many and their hashes (32 bytes each), for the rows the rows worker built. */
-  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean; readonly verified?: { readonly count: number; readonly leaves: Uint8Array } }
+  | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean; readonly verified?: { readonly count: number; readonly leaves: Uint8Array; readonly splits: readonly RowSplit[] } }
   | { readonly type: 'entry'; readonly index: number; readonly text: string }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }
   | { readonly type: 'replayed'; readonly report: ReplayReport; readonly ms: number }

@@ -1,58 +1,80 @@
 /**
- * A loaded day's rows, built by the rows worker (rows-worker.ts) while the
- * verification worker verifies the same bytes. When the verdict comes, the
- * page keeps the rows of exactly the entries the verifier verified, each with
- * the entry hash the verifier computed, and drops every other row: which
- * entries count as verified is the verifier's word alone.
+ * A loaded day's rows, built by rows workers (rows-worker.ts) once the
+ * verification worker has verified it: one per part of the day (split at
+ * line boundaries the verifier found, row-parts.ts), all at once on the
+ * cores the verifier has just freed. The page keeps the rows of exactly the
+ * entries the verifier verified, each with the entry hash the verifier
+ * computed, and drops every other row: which entries count as verified is
+ * the verifier's word alone.
  */
 import { toHex } from '../../protocol/index.js';
 import type { Row } from './rows.js';
 import type { FromRowsWorker, ToRowsWorker } from './rows-worker.js';
+import { joinRowParts, type RowSplit } from './row-parts.js';
 import RowsWorker from './rows-worker.ts?worker&inline';
 
-/** The rows of one loaded day, as they arrive. */
+interface Part {
+  readonly worker: Worker;
+  readonly start: number;
+  readonly got: Row[];
+  ended: boolean;
+}
+
+/** The rows of one verified day, as they arrive. */
 export class RowFeed {
-  private readonly worker: Worker;
-  private readonly got: Row[] = [];
-  private ended = false;
-  private want: { readonly count: number; readonly leaves: Uint8Array; readonly then: (rows: Row[]) => void } | undefined;
+  private readonly parts: Part[];
+  private readonly count: number;
+  private readonly leaves: Uint8Array;
+  private then: ((rows: Row[]) => void) | undefined;
 
-  constructor(bundle: Blob) {
-    const w = new RowsWorker();
-    this.worker = w;
-    w.onmessage = (ev: MessageEvent<FromRowsWorker>) => {
-      const m = ev.data;
-      if (m.type === 'rows') for (const r of m.rows) this.got.push(r);
-      else this.ended = true;
-      this.settle();
-    };
-    // A worker that failed builds no more rows: the verified entries it did not reach get bare rows (never a verdict's business).
-    w.onerror = () => {
-      this.ended = true;
-      this.settle();
-    };
-    w.postMessage({ bundle } satisfies ToRowsWorker);
-  }
-
-  /** Calls `then` with the rows of the first `count` entries (their hashes from `leaves`) once they are built. */
-  verified(count: number, leaves: Uint8Array, then: (rows: Row[]) => void): void {
-    this.want = { count, leaves, then };
-    this.settle();
+  /** Builds the rows of the first `count` entries of `bundle` (their hashes from `leaves`), in parts from each of `splits`, and calls `then` with them. */
+  constructor(bundle: Blob, splits: readonly RowSplit[], count: number, leaves: Uint8Array, then: (rows: Row[]) => void) {
+    this.count = count;
+    this.leaves = leaves;
+    this.then = then;
+    const bounds = [{ index: 0, offset: 0 }, ...splits];
+    this.parts = bounds.map((b, k) => {
+      const next = bounds[k + 1];
+      const w = new RowsWorker();
+      const part: Part = { worker: w, start: b.index, got: [], ended: false };
+      w.onmessage = (ev: MessageEvent<FromRowsWorker>) => {
+        const m = ev.data;
+        if (m.type === 'rows') for (const r of m.rows) part.got.push(r);
+        else part.ended = true;
+        this.settle();
+      };
+      // A worker that failed builds no more rows: the verified entries it did not reach get bare rows (never a verdict's business).
+      w.onerror = () => {
+        part.ended = true;
+        this.settle();
+      };
+      w.postMessage({ bundle: next === undefined ? bundle.slice(b.offset) : bundle.slice(b.offset, next.offset), base: b.index } satisfies ToRowsWorker);
+      return part;
+    });
   }
 
   /** Stops building (a new day, or the rows are in). */
   stop(): void {
-    this.worker.terminate();
-    this.want = undefined;
+    for (const p of this.parts) p.worker.terminate();
+    this.then = undefined;
   }
 
   private settle(): void {
-    const want = this.want;
-    if (want === undefined || (this.got.length < want.count && !this.ended)) return;
+    const then = this.then;
+    if (then === undefined) return;
+    const parts = this.parts;
+    for (let k = 0; k < parts.length; k++) {
+      const p = parts[k]!;
+      const want = Math.max(0, Math.min(this.count, parts[k + 1]?.start ?? this.count) - p.start);
+      if (p.got.length < want && !p.ended) return;
+    }
     this.stop();
-    const rows = this.got.length > want.count ? this.got.slice(0, want.count) : this.got;
-    for (let i = rows.length; i < want.count; i++) rows.push({ i, kind: 'unverified', hash: '', bytes: 0 });
-    for (let i = 0; i < want.count; i++) rows[i]!.hash = toHex(want.leaves.subarray(32 * i, 32 * i + 32));
-    want.then(rows);
+    const rows = joinRowParts(
+      parts.map((p) => p.got),
+      parts.map((p) => p.start),
+      this.count,
+    );
+    for (let i = 0; i < this.count; i++) rows[i]!.hash = toHex(this.leaves.subarray(32 * i, 32 * i + 32));
+    then(rows);
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The rows worker: builds a loaded day's display rows (rows.ts) beside the
- * verification worker, on the other core, from the same bytes. It reads the
+ * The rows worker: builds a loaded day's display rows (rows.ts) once the
+ * verification worker has verified it, from the same bytes (several at once,
+ * each a run of whole lines: row-parts.ts). It reads the
  * bundle's lines as JSON and checks NOTHING: a verified line is canonical
  * JSON of its entry, so `JSON.parse` of it is the very entry the verifier
  * accepted, and its row is the one the verifier's entry would give. The page
@@ -12,9 +13,10 @@
 import { LineSplitter } from '../../protocol/stream.js';
 import { rowOfLine, type Row } from './rows.js';
 
-/** What the page sends: the bundle whose rows to build. */
+/** What the page sends: the bundle (or a run of its whole lines) whose rows to build, and the index of its first line. */
 export interface ToRowsWorker {
   readonly bundle: Blob;
+  readonly base?: number;
 }
 
 /** What the rows worker posts: the next rows in line order, then the end. */
@@ -33,10 +35,10 @@ function frameTimeOf(row: Row): number | undefined {
   return row.kind === 'frame' && typeof row.time === 'number' ? row.time : undefined;
 }
 
-async function build(bundle: Blob): Promise<void> {
+async function build(bundle: Blob, base: number): Promise<void> {
   const reader = bundle.stream().getReader();
   const splitter = new LineSplitter();
-  let i = 0;
+  let i = base;
   let frameTime: number | undefined;
   let batch: Row[] = [];
   for (;;) {
@@ -59,4 +61,4 @@ async function build(bundle: Blob): Promise<void> {
   scope.postMessage({ type: 'end' });
 }
 
-scope.onmessage = (ev) => void build(ev.data.bundle);
+scope.onmessage = (ev) => void build(ev.data.bundle, ev.data.base ?? 0);

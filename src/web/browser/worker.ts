@@ -26,6 +26,7 @@ import { openPin } from './pin.js';
 import { replayDay } from './replay.js';
 import { chooseReplayRuler } from '../../payments/replay-ruler.js';
 import { unverifiedRows, whyUnverified } from './tail.js';
+import { ROW_PARTS, rowSplits } from './row-parts.js';
 
 interface WorkerScope {
   postMessage(m: FromWorker, transfer?: Transferable[]): void;
@@ -113,9 +114,11 @@ async function verify(msg: Extract<ToWorker, { type: 'verify' }>): Promise<void>
   }
   if (day.rows.length > 0) post({ type: 'rows', rows: takeRows(day) });
   post({ type: 'progress', bytes, total, entries: day.offsets.length });
-  // The verified entries' hashes, for the rows the rows worker built (moved, not copied).
-  const leaves = day.leaves.slice(0, 32 * day.offsets.length);
-  scope.postMessage({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate, verified: { count: day.offsets.length, leaves } }, [leaves.buffer]);
+  // The verified entries' hashes, for the rows the rows workers build (moved, not copied), and where each of their parts starts.
+  const n = day.offsets.length;
+  const leaves = day.leaves.slice(0, 32 * n);
+  const splits = rowSplits(day.offsets, n, ROW_PARTS);
+  scope.postMessage({ type: 'done', verdict, ms: performance.now() - t0, sealsMandate: day.sealsMandate, verified: { count: n, leaves, splits } }, [leaves.buffer]);
 }
 
 /** Posts what a live day's last step changed: new rows, progress, the verdict now. */
