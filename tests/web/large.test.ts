@@ -102,4 +102,25 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
     expect(errors, errors.join('\n')).toEqual([]);
     await page.close();
   }, 180_000);
+
+  it('shows the verdict before the rows, and a refusal made while they are built stays', async () => {
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`file://${PAGE}`);
+    await page.setInputFiles('#in-bundle', join(dir, 'large.jsonl'));
+    await page.click('#load-files');
+    await page.waitForSelector('#banner[data-state=unpinned]', { timeout: 170_000 });
+    // The verdict is in; the rows (hundreds of milliseconds for this day) are not yet.
+    expect(await page.textContent('#progress-text')).toBe(`checked; listing ${ENTRIES} entries…`);
+    expect(await page.getAttribute('body', 'data-ready')).not.toBe('true');
+    // A pin outside the one encoding, loaded now: refused, and the day whose rows were being built never comes back over it.
+    await page.$eval('#pin-root', (el) => ((el as HTMLInputElement).value = 'XYZ'));
+    await page.$eval('#load-files', (el) => (el as HTMLButtonElement).click());
+    await page.waitForSelector('#banner[data-state=refused]');
+    await page.waitForTimeout(3_000);
+    expect(await page.getAttribute('#banner', 'data-state')).toBe('refused');
+    expect(errors, errors.join('\n')).toEqual([]);
+    await page.close();
+  }, 180_000);
 });

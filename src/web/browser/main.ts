@@ -14,7 +14,7 @@ import type { FromWorker, ToWorker, Verdict } from './messages.js';
 import type { Row } from './rows.js';
 import { startFollowing, type Following } from './live.js';
 import { bindPackOpener } from './pack-view.js';
-import { describe, pinFromForm } from './pin-form.js';
+import { describe, pinFromForm, suppliedKey } from './pin-form.js';
 import { bindDrop } from './drop.js';
 import { RowFeed } from './row-feed.js';
 import { AUTO_REPLAY_ENTRIES, showReplayIdle, showReplayReport, showReplayRunning } from './replay-view.js';
@@ -260,43 +260,43 @@ async function fromInputs(): Promise<void> {
   start(b, c ? await c.text() : undefined, await suppliedKey(), b.name, byId<HTMLInputElement>('in-unsealed').checked, p ? await p.text() : undefined, pin, false, await suppliedLog());
 }
 
-/** A refused combination of log pins: nothing checked (as the CLI exits 2). */
-function refuseLog(why: string): void {
+/** Stops building the rows of a day whose verdict a refusal has replaced (they would show that day again). */
+function stopRows(): void {
+  feed?.stop();
+  feed = undefined;
+  rowsOf = undefined;
+}
+
+/** A refused input (`what`): nothing checked, as the CLI exits 2. */
+function refuse(what: string, why: string): void {
   stopLive();
+  stopRows();
   worker?.terminate();
   worker = undefined;
   rows = [];
   verdict = undefined;
   refresh();
-  showRefused(banner, 'the engine-log pin', why);
+  showRefused(banner, what, why);
 }
 
-/** The engine key the grader supplied (key file, else key text), if any. */
-async function suppliedKey(): Promise<string | undefined> {
-  const k = byId<HTMLInputElement>('in-key').files?.[0];
-  const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
-  return k ? await k.text() : keyText !== '' ? keyText : undefined;
-}
+/** A refused combination of log pins. */
+const refuseLog = (why: string): void => refuse('the engine-log pin', why);
 
-/** A pin value outside the one encoding: refused in the banner, nothing checked (as the CLI exits 2). */
-function refusePin(why: string): void {
-  stopLive();
-  worker?.terminate();
-  worker = undefined;
-  rows = [];
-  verdict = undefined;
-  refresh();
-  showRefused(banner, why.startsWith('the pinned size') ? 'the pinned size' : why.startsWith('the pinned session') ? 'the pinned session id' : 'the pinned receipt root', why);
-}
+/** A pin value outside the one encoding. */
+const refusePin = (why: string): void => refuse(why.startsWith('the pinned size') ? 'the pinned size' : why.startsWith('the pinned session') ? 'the pinned session id' : 'the pinned receipt root', why);
 
 /** Same-origin engine: GET /sessions/<id>/bundle (+ checkpoint and verifier key when it signs). Never another origin. */
 async function fromServer(): Promise<void> {
   const session = byId<HTMLInputElement>('srv-session').value.trim();
   const token = byId<HTMLInputElement>('srv-token').value.trim();
-  if (!/^[0-9a-f]{64}$/.test(session)) return showRefused(banner, 'the session id', `the session id must be 64 lowercase hex characters: you typed ${describe(session)}`);
+  if (!/^[0-9a-f]{64}$/.test(session)) {
+    stopRows();
+    return showRefused(banner, 'the session id', `the session id must be 64 lowercase hex characters: you typed ${describe(session)}`);
+  }
   const auth = { authorization: `Bearer ${token}` };
   const name = `session-${session.slice(0, 12)}`;
   const fail = (what: string, words: string): void => {
+    stopRows();
     put(byId('srv-status'), `${what}: ${words}`);
     showHttp(banner, what, words);
   };

@@ -1,4 +1,4 @@
-/** The pin fields of the page's form (as `tally verify --root --session --size`), read and refused in words. */
+/** The pin fields of the page's form (as `tally verify --root --session --size`), read and refused in words, and the engine key it was given. */
 import { isDigestHex, type ChainPin } from '../../protocol/index.js';
 import { byId } from './dom.js';
 
@@ -28,4 +28,11 @@ export function describe(v: string): string {
   const n = [...v].length;
   const what = /[A-F]/.test(v) && /^[0-9a-fA-F]*$/.test(v) ? 'uppercase hex' : /^[0-9a-f]*$/.test(v) ? 'hex' : 'characters that are not hex';
   return `${n} character${n === 1 ? '' : 's'} of ${what}${n === 64 ? '' : `, not 64`}`;
+}
+
+/** The engine key the grader supplied (key file, else key text), if any. */
+export async function suppliedKey(): Promise<string | undefined> {
+  const k = byId<HTMLInputElement>('in-key').files?.[0];
+  const keyText = byId<HTMLInputElement>('in-key-text').value.trim();
+  return k ? await k.text() : keyText !== '' ? keyText : undefined;
 }

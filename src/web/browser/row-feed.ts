@@ -51,6 +51,8 @@ export class RowFeed {
       w.postMessage({ bundle: next === undefined ? bundle.slice(b.offset) : bundle.slice(b.offset, next.offset), base: b.index } satisfies ToRowsWorker);
       return part;
     });
+    // No entry verified (a day failing at its first): nothing to wait for.
+    this.settle();
   }
 
   /** Stops building (a new day, or the rows are in). */

@@ -61,4 +61,5 @@ async function build(bundle: Blob, base: number): Promise<void> {
   scope.postMessage({ type: 'end' });
 }
 
-scope.onmessage = (ev) => void build(ev.data.bundle, ev.data.base ?? 0);
+// A read that fails (the picked file changed on disk, say) ends the rows here: the page gives the entries not reached bare rows.
+scope.onmessage = (ev) => void build(ev.data.bundle, ev.data.base ?? 0).catch(() => scope.postMessage({ type: 'end' }));
