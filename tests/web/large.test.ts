@@ -60,14 +60,19 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
     await ctx?.close();
     rmSync(dir, { recursive: true, force: true });
   });
-
-  it(`verifies ${ENTRIES} entries in the worker with progress, keeping the DOM small`, async () => {
+  /** A new tab that has been given the large day to load, and the page errors it reports. */
+  const loadLarge = async () => {
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`file://${PAGE}`);
     await page.setInputFiles('#in-bundle', join(dir, 'large.jsonl'));
     await page.click('#load-files');
+    return { page, errors };
+  };
+
+  it(`verifies ${ENTRIES} entries in the worker with progress, keeping the DOM small`, async () => {
+    const { page, errors } = await loadLarge();
     await page.waitForSelector('body[data-ready=true]', { timeout: 170_000 });
     expect(await page.getAttribute('#banner', 'data-state')).toBe('unpinned');
     expect(await page.textContent('#summary')).toMatch(new RegExp(`^${ENTRIES} entries`));
@@ -104,19 +109,14 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
   }, 180_000);
 
   it('shows the verdict before the rows, and a refusal made while they are built stays', async () => {
-    const page = await ctx.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`file://${PAGE}`);
-    await page.setInputFiles('#in-bundle', join(dir, 'large.jsonl'));
-    await page.click('#load-files');
+    const { page, errors } = await loadLarge();
     await page.waitForSelector('#banner[data-state=unpinned]', { timeout: 170_000 });
     // The verdict is in; the rows (hundreds of milliseconds for this day) are not yet.
     expect(await page.textContent('#progress-text')).toBe(`checked; listing ${ENTRIES} entries…`);
     expect(await page.getAttribute('body', 'data-ready')).not.toBe('true');
     // A pin outside the one encoding, loaded now: refused, and the day whose rows were being built never comes back over it.
-    await page.$eval('#pin-root', (el) => ((el as HTMLInputElement).value = 'XYZ'));
-    await page.$eval('#load-files', (el) => (el as HTMLButtonElement).click());
+    await page.$eval('#pin-root', (el) => ((el as unknown as { value: string }).value = 'XYZ'));
+    await page.$eval('#load-files', (el) => (el as unknown as { click(): void }).click());
     await page.waitForSelector('#banner[data-state=refused]');
     await page.waitForTimeout(3_000);
     expect(await page.getAttribute('#banner', 'data-state')).toBe('refused');
