@@ -60,6 +60,8 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
     await ctx?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  /** At least twice the time the page took to show the whole day (set by the first test): rows being built would be in by then. */
+  let settleMs = 3_000;
   /** A new tab that has been given the large day to load, and the page errors it reports. */
   const loadLarge = async () => {
     const page = await ctx.newPage();
@@ -74,6 +76,7 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
   it(`verifies ${ENTRIES} entries in the worker with progress, keeping the DOM small`, async () => {
     const { page, errors } = await loadLarge();
     await page.waitForSelector('body[data-ready=true]', { timeout: 170_000 });
+    settleMs = Math.max(settleMs, 2 * Number(await page.getAttribute('body', 'data-page-ms')));
     expect(await page.getAttribute('#banner', 'data-state')).toBe('unpinned');
     expect(await page.textContent('#summary')).toMatch(new RegExp(`^${ENTRIES} entries`));
     // Progress: the worker reported more than once, and the bar ended full.
@@ -118,7 +121,7 @@ describe.skipIf(!CHROMIUM)('a large day in the page', () => {
     await page.$eval('#pin-root', (el) => ((el as unknown as { value: string }).value = 'XYZ'));
     await page.$eval('#load-files', (el) => (el as unknown as { click(): void }).click());
     await page.waitForSelector('#banner[data-state=refused]');
-    await page.waitForTimeout(3_000);
+    await page.waitForTimeout(settleMs);
     expect(await page.getAttribute('#banner', 'data-state')).toBe('refused');
     expect(errors, errors.join('\n')).toEqual([]);
     await page.close();

@@ -15,11 +15,25 @@ import { encodeBundle, sha256 } from '../../src/codec/index.js';
 import { runDemo } from '../../src/demo/index.js';
 import { verifyChunks } from '../../src/protocol/index.js';
 import { createEngine } from '../../src/session/index.js';
-import { rowOf, rowOfLine, type Row } from '../../src/web/browser/rows.js';
+import { frameTimeOf, rowOf, rowOfLine, type Row } from '../../src/web/browser/rows.js';
 import { joinRowParts, rowSplits } from '../../src/web/browser/row-parts.js';
 import { bundleBytes, bundleCases } from '../conformance/corpus.js';
 
 const enc = new TextEncoder();
+
+/** The rows of `bundle`'s lines from byte `offset` (line `base`) to `end`, at most `most`, built as a rows worker builds its part: no frame time before it. */
+function partRows(bundle: Uint8Array, base: number, offset: number, end: number, most = Infinity): Row[] {
+  const rows: Row[] = [];
+  let t: number | undefined;
+  let start = offset;
+  for (let nl = bundle.indexOf(0x0a, start); nl >= 0 && nl < end && rows.length < most; nl = bundle.indexOf(0x0a, start)) {
+    const row = rowOfLine(base + rows.length, bundle.subarray(start, nl), t);
+    t = frameTimeOf(row) ?? t;
+    rows.push(row);
+    start = nl + 1;
+  }
+  return rows;
+}
 
 /** The rows of the verified entries as the verifier's entries give them (the reference), and the rows read from the lines. */
 async function bothRows(bundle: Uint8Array): Promise<{ reference: Row[]; fromLines: Row[] }> {
@@ -32,16 +46,7 @@ async function bothRows(bundle: Uint8Array): Promise<{ reference: Row[]; fromLin
       reference.push(rowOf(e.index, '', line.length, e.entry, frameTime));
     },
   });
-  const fromLines: Row[] = [];
-  let t: number | undefined;
-  let start = 0;
-  for (let nl = bundle.indexOf(0x0a); nl >= 0 && fromLines.length < reference.length; nl = bundle.indexOf(0x0a, start)) {
-    const row = rowOfLine(fromLines.length, bundle.subarray(start, nl), t);
-    if (row.kind === 'frame' && typeof row.time === 'number') t = row.time;
-    fromLines.push(row);
-    start = nl + 1;
-  }
-  return { reference, fromLines };
+  return { reference, fromLines: partRows(bundle, 0, 0, bundle.length, reference.length) };
 }
 
 const json: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 3 });
@@ -95,19 +100,6 @@ describe('rows read from the lines', () => {
   });
 });
 
-/** The rows of `bundle`'s lines from byte `offset` (line `base`) to `end`, built as one rows worker builds its part: no frame time before it. */
-function partRows(bundle: Uint8Array, base: number, offset: number, end: number): Row[] {
-  const rows: Row[] = [];
-  let t: number | undefined;
-  let start = offset;
-  for (let nl = bundle.indexOf(0x0a, start); nl >= 0 && nl < end; nl = bundle.indexOf(0x0a, start)) {
-    const row = rowOfLine(base + rows.length, bundle.subarray(start, nl), t);
-    if (row.kind === 'frame' && typeof row.time === 'number') t = row.time;
-    rows.push(row);
-    start = nl + 1;
-  }
-  return rows;
-}
 
 /** Line start offsets of `bundle`. */
 function lineOffsets(bundle: Uint8Array): number[] {

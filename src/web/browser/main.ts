@@ -124,7 +124,7 @@ function spawn(name: string, bundle?: Blob): Worker {
   worker?.terminate();
   feed?.stop();
   asked = performance.now();
-  // A loaded day: its rows are built once it is verified (row-feed.ts): while it verifies, every core is the verifier's.
+  // A loaded day: its rows are built once it is verified (row-feed.ts); built beside it, they slowed the verifier (docs/PERFORMANCE.md).
   feed = undefined;
   rowsOf = bundle;
   rows = [];

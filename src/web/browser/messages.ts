@@ -1,7 +1,6 @@
 /** Messages between the page and its verification worker. */
 import type { ChainPin } from '../../protocol/index.js';
 import type { Row } from './rows.js';
-
 import type { RowSplit } from './row-parts.js';
 
 /** What the page asks the worker. */
@@ -101,7 +100,7 @@ export type Verdict =
 export type FromWorker =
   | { readonly type: 'progress'; readonly bytes: number; readonly total: number; readonly entries: number }
   | { readonly type: 'rows'; readonly rows: Row[] }
-  /** `verified`: a loaded day's verified entries, how many and their hashes (32 bytes each), for the rows the rows worker built. */
+  /** `verified`: a loaded day's verified entries, how many and their hashes (32 bytes each), and where each rows worker's part starts, for the rows built after the verdict. */
   | { readonly type: 'done'; readonly verdict: Verdict; readonly ms: number; readonly sealsMandate: boolean; readonly live?: boolean; readonly verified?: { readonly count: number; readonly leaves: Uint8Array; readonly splits: readonly RowSplit[] } }
   | { readonly type: 'entry'; readonly index: number; readonly text: string }
   | { readonly type: 'replay-progress'; readonly entries: number; readonly total: number }

@@ -10,12 +10,14 @@
 import { toHex } from '../../protocol/index.js';
 import type { Row } from './rows.js';
 import type { FromRowsWorker, ToRowsWorker } from './rows-worker.js';
-import { joinRowParts, type RowSplit } from './row-parts.js';
+import { joinRowParts, partLength, type RowSplit } from './row-parts.js';
 import RowsWorker from './rows-worker.ts?worker&inline';
 
 interface Part {
   readonly worker: Worker;
   readonly start: number;
+  /** How many verified entries it holds. */
+  readonly want: number;
   readonly got: Row[];
   ended: boolean;
 }
@@ -33,10 +35,11 @@ export class RowFeed {
     this.leaves = leaves;
     this.then = then;
     const bounds = [{ index: 0, offset: 0 }, ...splits];
+    const starts = bounds.map((b) => b.index);
     this.parts = bounds.map((b, k) => {
       const next = bounds[k + 1];
       const w = new RowsWorker();
-      const part: Part = { worker: w, start: b.index, got: [], ended: false };
+      const part: Part = { worker: w, start: b.index, want: partLength(starts, k, count), got: [], ended: false };
       w.onmessage = (ev: MessageEvent<FromRowsWorker>) => {
         const m = ev.data;
         if (m.type === 'rows') for (const r of m.rows) part.got.push(r);
@@ -65,11 +68,7 @@ export class RowFeed {
     const then = this.then;
     if (then === undefined) return;
     const parts = this.parts;
-    for (let k = 0; k < parts.length; k++) {
-      const p = parts[k]!;
-      const want = Math.max(0, Math.min(this.count, parts[k + 1]?.start ?? this.count) - p.start);
-      if (p.got.length < want && !p.ended) return;
-    }
+    if (parts.some((p) => p.got.length < p.want && !p.ended)) return;
     this.stop();
     const rows = joinRowParts(
       parts.map((p) => p.got),

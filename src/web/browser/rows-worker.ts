@@ -11,7 +11,7 @@
  * can never make a line count as verified, and nothing here decides a verdict.
  */
 import { LineSplitter } from '../../protocol/stream.js';
-import { rowOfLine, type Row } from './rows.js';
+import { frameTimeOf, rowOfLine, type Row } from './rows.js';
 
 /** What the page sends: the bundle (or a run of its whole lines) whose rows to build, and the index of its first line. */
 export interface ToRowsWorker {
@@ -29,11 +29,6 @@ interface RowsScope {
 const scope = self as unknown as RowsScope;
 /** Rows per message: few messages, and the page's list fills as it goes. */
 const BATCH = 4096;
-
-/** The time a frame line carries, for the turns that answer it (`undefined`: not a frame). */
-function frameTimeOf(row: Row): number | undefined {
-  return row.kind === 'frame' && typeof row.time === 'number' ? row.time : undefined;
-}
 
 async function build(bundle: Blob, base: number): Promise<void> {
   const reader = bundle.stream().getReader();

@@ -201,6 +201,11 @@ export function rowOf(index: number, hash: string, bytes: number, e: Entry, fram
   return row;
 }
 
+/** The time a frame row carries, for the turns that answer it (`undefined`: not a frame). */
+export function frameTimeOf(row: Row): number | undefined {
+  return row.kind === 'frame' && typeof row.time === 'number' ? row.time : undefined;
+}
+
 /** The row of line `i` read as an entry (unverified here); a line that is not one gets a bare row (it never verified, so the page drops it). */
 export function rowOfLine(i: number, line: Uint8Array, frameTime: number | undefined): Row {
   try {
